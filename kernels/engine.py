@@ -1,0 +1,177 @@
+"""Entry points: one round, one game, and a parallel batch of games.
+
+A game is a pure function of (seed, game index): the cards come from the DEAL and DRAW
+streams, every random decision from the round's DECISIONS stream (docs/randomness.md).
+"""
+import numpy as np
+from numba import njit, prange
+
+from kernels.policies.dispatch import decide
+from kernels.rng import STREAM_DECISIONS, new_stream
+from kernels.rules import (
+    apply_bid,
+    bidder_at,
+    dealer_of_round,
+    deal,
+    finish_trick,
+    first_dealer,
+    game_winners,
+    legal_bids,
+    legal_cards,
+    play_card,
+    reveal_bids,
+    reveals_bids_after_play,
+    reveals_bids_before_play,
+    round_score,
+    seat_after,
+    start_round,
+    trump_of_turned_card,
+)
+from kernels.state import (
+    DEALER_CHOOSES_TRUMP,
+    DECIDE_BID,
+    DECIDE_CARD,
+    DECIDE_TRUMP,
+    MAX_PLAYERS,
+    MAX_PLAYS_PER_ROUND,
+    PLAY_DTYPE,
+    SEAT_DTYPE,
+    TABLE_DTYPE,
+)
+
+ALL_SUITS = 0b1111
+
+
+@njit(cache=True)
+def new_table(rules):
+    """Fresh storage for one game under `rules`: a one-record array of public state and the
+    seat records (returned as arrays: records cannot leave compiled code by value)."""
+    table_storage = np.zeros(1, dtype=TABLE_DTYPE)
+    table = table_storage[0]
+    table.n_players = rules.n_players
+    table.bidding = rules.bidding
+    table.even_bids = rules.even_bids
+    return table_storage, np.zeros(MAX_PLAYERS, dtype=SEAT_DTYPE)
+
+
+@njit(cache=True, inline="always")
+def checked(choice, legal):
+    if choice < 0 or (legal >> choice) & 1 == 0:
+        raise ValueError("a policy chose an illegal action")
+    return choice
+
+
+@njit(cache=True)
+def choose_trump(policies, table, seats, generator):
+    choice = decide(policies, DECIDE_TRUMP, seats[table.dealer], table, ALL_SUITS, generator)
+    return checked(choice, ALL_SUITS)
+
+
+@njit(cache=True)
+def bidding_phase(policies, table, seats, generator):
+    for position in range(table.n_players):
+        seat = bidder_at(table, position)
+        legal = legal_bids(table, seats, position)
+        bid = decide(policies, DECIDE_BID, seats[seat], table, legal, generator)
+        apply_bid(table, seats, seat, checked(bid, legal))
+    if reveals_bids_before_play(table.bidding):
+        reveal_bids(table, seats)
+
+
+@njit(cache=True, inline="always")
+def play_trick(policies, table, seats, generator, plays, first_play):
+    """Play one trick, logging each card to plays[first_play:]. Returns the winning seat."""
+    n_players = table.n_players
+    for position in range(n_players):
+        seat = seat_after(table.leader, position, n_players)
+        legal = legal_cards(seats[seat].hand, table.led_suit)
+        card = decide(policies, DECIDE_CARD, seats[seat], table, legal, generator)
+        play = plays[first_play + position]
+        play.card = checked(card, legal)
+        play.seat = seat
+        play.legal = legal
+        play_card(table, seats, seat, card)
+    winner = finish_trick(table)
+    for position in range(n_players):
+        plays[first_play + position].winner = winner
+    return winner
+
+
+@njit(cache=True)
+def play_round(game_key, policies, table, seats, plays):
+    """Deal, choose trump, bid, play and score one round on a table already started with
+    start_round. Scores are added to table.totals; plays[:n*r] logs every card."""
+    seed, game = game_key
+    deal(seed, game, table, seats)
+    generator = new_stream(seed, game, table.round_size, STREAM_DECISIONS)
+    table.trump = trump_of_turned_card(table.trump_card)
+    if table.trump == DEALER_CHOOSES_TRUMP:
+        table.trump = choose_trump(policies, table, seats, generator)
+    bidding_phase(policies, table, seats, generator)
+    for trick in range(table.round_size):
+        play_trick(policies, table, seats, generator, plays, trick * table.n_players)
+    if reveals_bids_after_play(table.bidding):
+        reveal_bids(table, seats)
+    for seat in range(table.n_players):
+        table.totals[seat] += round_score(seats[seat].bid, table.tricks[seat])
+
+
+@njit(cache=True)
+def record_round(table, seats, round_result, seat_results):
+    round_result.dealer = table.dealer
+    round_result.trump_card = table.trump_card
+    round_result.trump = table.trump
+    for seat in range(table.n_players):
+        result = seat_results[seat]
+        result.hand = seats[seat].dealt
+        result.bid = seats[seat].bid
+        result.tricks = table.tricks[seat]
+        result.score = round_score(seats[seat].bid, table.tricks[seat])
+        result.total = table.totals[seat]
+
+
+@njit(cache=True)
+def play_game(game_key, rules, round_sizes, policies, results):
+    """Play the rounds of `round_sizes` (each dealt by its own dealer of the full game) and
+    fill this game's slices of the results (round, seat, game, play records)."""
+    round_results, seat_results, game_results, play_results = results
+    seed, game = game_key
+    n_players = rules.n_players
+    first = first_dealer(seed, game, rules)
+    table_storage, seats = new_table(rules)
+    table = table_storage[0]
+    plays = np.zeros(MAX_PLAYS_PER_ROUND, dtype=PLAY_DTYPE)
+    log_plays = play_results.shape[0] > 0
+    logged = 0
+    for index in range(round_sizes.shape[0]):
+        round_size = round_sizes[index]
+        start_round(table, seats, round_size, dealer_of_round(first, round_size, n_players))
+        play_round(game_key, policies, table, seats, plays)
+        record_round(table, seats, round_results[index], seat_results[index])
+        if log_plays:
+            n_plays = round_size * n_players
+            play_results[logged : logged + n_plays] = plays[:n_plays]
+            logged += n_plays
+    winners = np.zeros(MAX_PLAYERS, dtype=np.bool_)
+    game_winners(table.totals, n_players, winners)
+    for seat in range(n_players):
+        game_results[seat].total = table.totals[seat]
+        game_results[seat].winner = winners[seat]
+
+
+@njit(cache=True, parallel=True)
+def play_games(seed, game_ids, rules, round_sizes, policies, results):
+    """Play game_ids[i] into results[*][i] for every i, in parallel over games.
+
+    rules is a one-record RULES_DTYPE array (a parallel kernel cannot take a bare record).
+    results = (round records [games, rounds], seat records [games, rounds, players],
+    game records [games, players], play records [games, plays per game or 0])."""
+    round_results, seat_results, game_results, play_results = results
+    for i in prange(game_ids.shape[0]):
+        play_game(
+            (seed, game_ids[i]),
+            rules[0],
+            round_sizes,
+            policies,
+            (round_results[i], seat_results[i], game_results[i], play_results[i]),
+        )

@@ -1,0 +1,28 @@
+"""Policy ids and the one jitted dispatch that chooses a policy by id.
+
+Adding a built-in policy: write its `decide` in a module of this package, give it an id
+here and a branch in `decide`, and register its name and parameters in sim.policies.
+"""
+from numba import njit
+
+from kernels.policies import heuristic, random_policy
+
+POLICY_RANDOM = 0
+POLICY_HEURISTIC = 1
+MAX_PARAMS = 8
+
+POLICY_MODULES = {POLICY_RANDOM: random_policy, POLICY_HEURISTIC: heuristic}
+
+
+@njit(cache=True, inline="always")
+def decide(policies, decision, me, table, legal, generator):
+    """The choice of the policy seated at me.seat for `decision` (kernels.state.DECIDE_*): an
+    index of a set bit of `legal`. `me` is the deciding seat's own record; `table` holds only
+    public state. policies = (policy id per seat, parameter row per seat); a policy reads its
+    parameters as params[me.seat, k] (slicing a row here would cost a reference count per
+    decision)."""
+    policy_ids, params = policies
+    policy_id = policy_ids[me.seat]
+    if policy_id == POLICY_HEURISTIC:
+        return heuristic.decide(decision, params, me, table, legal, generator)
+    return random_policy.decide(decision, params, me, table, legal, generator)

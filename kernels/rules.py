@@ -1,0 +1,315 @@
+"""The rules of Wizard, one small function per phase (RULES.md sections 2-7).
+
+Every function works on integers, masks and the table/seat records of kernels.state.
+"""
+import numpy as np
+from numba import njit
+
+from kernels.cards import (
+    N_CARDS,
+    NO_CARD,
+    NO_SUIT,
+    SPECIAL_MASK,
+    card_bit,
+    card_rank,
+    card_suit,
+    draw_value,
+    is_jester,
+    is_wizard,
+    suit_mask,
+)
+from kernels.rng import ROUND_OF_DRAW, STREAM_DEAL, STREAM_DRAW, below, new_stream
+from kernels.state import (
+    BIDDING_DELAYED,
+    BIDDING_HIDDEN,
+    BIDDING_OPEN,
+    DEALER_CHOOSES_TRUMP,
+    EVEN_BIDS_ALLOWED,
+    EVEN_BIDS_LEADER,
+    FIRST_DEALER_DRAW,
+    LED_FREE,
+    LED_NONE,
+    MAX_PLAYERS,
+    NO_BID,
+)
+
+EXACT_BID_BONUS = 20
+POINTS_PER_TRICK = 10
+
+
+# --- first dealer -----------------------------------------------------------------------
+
+
+@njit(cache=True)
+def draw_first_dealer(seed, game, n_players):
+    """Every player draws a card; the highest deals; tied players draw again (RULES.md 2)."""
+    generator = new_stream(seed, game, ROUND_OF_DRAW, STREAM_DRAW)
+    deck = np.arange(N_CARDS)
+    drawn = 0
+    contenders = np.arange(n_players)
+    n_contenders = n_players
+    values = np.empty(MAX_PLAYERS, dtype=np.int64)
+    while True:
+        if drawn + n_contenders > N_CARDS:
+            deck = np.arange(N_CARDS)
+            drawn = 0
+        best = 0
+        for i in range(n_contenders):
+            pick = drawn + below(generator, N_CARDS - drawn)
+            deck[drawn], deck[pick] = deck[pick], deck[drawn]
+            values[i] = draw_value(deck[drawn])
+            drawn += 1
+            best = max(best, values[i])
+        kept = 0
+        for i in range(n_contenders):
+            if values[i] == best:
+                contenders[kept] = contenders[i]
+                kept += 1
+        n_contenders = kept
+        if n_contenders == 1:
+            return contenders[0]
+
+
+@njit(cache=True)
+def first_dealer(seed, game, rules):
+    if rules.first_dealer == FIRST_DEALER_DRAW:
+        return draw_first_dealer(seed, game, rules.n_players)
+    return rules.first_dealer
+
+
+@njit(cache=True, inline="always")
+def seat_after(seat, steps, n_players):
+    """The seat `steps` places to the left (clockwise) of `seat`, for 0 <= steps <= n_players;
+    a compare instead of a modulo, which costs a division in the play loop."""
+    seat += steps
+    return seat - n_players if seat >= n_players else seat
+
+
+@njit(cache=True, inline="always")
+def dealer_of_round(first, round_size, n_players):
+    """The dealer passes left every round, so round size r is dealt by first + r - 1."""
+    return (first + round_size - 1) % n_players
+
+
+# --- deal and trump ---------------------------------------------------------------------
+
+
+@njit(cache=True)
+def start_round(table, seats, round_size, dealer):
+    """Reset the table's per-round fields; the score pad (totals) carries over."""
+    table.round_size = round_size
+    table.dealer = dealer
+    table.trump_card = NO_CARD
+    table.trump = NO_SUIT
+    table.n_bids = 0
+    table.trick = 0
+    table.leader = seat_after(dealer, 1, table.n_players)
+    table.n_in_trick = 0
+    table.led_suit = LED_NONE
+    table.winning_position = 0
+    table.played = 0
+    for seat in range(MAX_PLAYERS):
+        table.bids[seat] = NO_BID
+        table.tricks[seat] = 0
+        table.trick_cards[seat] = NO_CARD
+        table.voids[seat] = 0
+        seats[seat].seat = seat
+        seats[seat].hand = 0
+        seats[seat].dealt = 0
+        seats[seat].bid = NO_BID
+
+
+@njit(cache=True)
+def deal(seed, game, table, seats):
+    """Shuffle, deal round_size cards to each seat and turn up the next card (if any)."""
+    n_players = table.n_players
+    round_size = table.round_size
+    n_dealt = n_players * round_size
+    n_drawn = min(n_dealt + 1, N_CARDS)
+    generator = new_stream(seed, game, round_size, STREAM_DEAL)
+    deck = np.arange(N_CARDS)
+    for i in range(n_drawn):
+        pick = i + below(generator, N_CARDS - i)
+        deck[i], deck[pick] = deck[pick], deck[i]
+    for seat in range(n_players):
+        hand = np.int64(0)
+        for i in range(seat * round_size, (seat + 1) * round_size):
+            hand |= card_bit(deck[i])
+        seats[seat].hand = hand
+        seats[seat].dealt = hand
+    table.trump_card = deck[n_dealt] if n_dealt < N_CARDS else NO_CARD
+
+
+@njit(cache=True)
+def trump_of_turned_card(card):
+    """Trump suit set by the turned-up card: its suit, NO_SUIT for a Jester or no card,
+    DEALER_CHOOSES_TRUMP for a Wizard (RULES.md 3)."""
+    if card == NO_CARD or is_jester(card):
+        return NO_SUIT
+    if is_wizard(card):
+        return DEALER_CHOOSES_TRUMP
+    return card_suit(card)
+
+
+# --- bidding ----------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def bidder_at(table, bid_position):
+    """Seat that bids at position 0..N-1; bidding starts left of the dealer."""
+    return seat_after(table.dealer, 1 + bid_position, table.n_players)
+
+
+@njit(cache=True)
+def is_sole_leader(totals, seat, n_players):
+    for other in range(n_players):
+        if other != seat and totals[other] >= totals[seat]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def legal_bids(table, seats, bid_position):
+    """Mask of the bids allowed at this bidding position (bit b = bid b, 0..round_size)."""
+    round_size = table.round_size
+    allowed = (np.int64(1) << (round_size + 1)) - 1
+    n_players = table.n_players
+    # Restrictions exist only for open bidding (Rules validation rejects the other mixes).
+    if table.even_bids == EVEN_BIDS_ALLOWED or bid_position != n_players - 1:
+        return allowed
+    seat = bidder_at(table, bid_position)
+    if table.even_bids == EVEN_BIDS_LEADER and not is_sole_leader(table.totals, seat, n_players):
+        return allowed
+    others = 0
+    for other in range(n_players):
+        if other != seat:
+            others += seats[other].bid
+    forbidden = round_size - others
+    if 0 <= forbidden <= round_size:
+        allowed &= ~(np.int64(1) << forbidden)
+    return allowed
+
+
+@njit(cache=True)
+def apply_bid(table, seats, seat, bid):
+    seats[seat].bid = bid
+    table.n_bids += 1
+    if table.bidding == BIDDING_OPEN:
+        table.bids[seat] = bid
+
+
+@njit(cache=True)
+def reveal_bids(table, seats):
+    for seat in range(table.n_players):
+        table.bids[seat] = seats[seat].bid
+
+
+@njit(cache=True, inline="always")
+def reveals_bids_before_play(bidding):
+    return bidding == BIDDING_HIDDEN
+
+
+@njit(cache=True, inline="always")
+def reveals_bids_after_play(bidding):
+    return bidding == BIDDING_DELAYED
+
+
+# --- play -------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def legal_cards(hand, led_suit):
+    """Cards of `hand` that may be played to a trick whose led suit is `led_suit` (RULES.md 5).
+
+    Follow suit if able; Wizards and Jesters may always be played. LED_NONE (nothing or only
+    Jesters played) and LED_FREE (a Wizard set the trick) allow any card."""
+    if led_suit == LED_NONE or led_suit == LED_FREE:
+        return hand
+    following = hand & suit_mask(led_suit)
+    if following == 0:
+        return hand
+    return following | (hand & SPECIAL_MASK)
+
+
+@njit(cache=True)
+def beats(card, best, trump):
+    """Whether `card`, played after `best` (the card winning so far), takes the lead (RULES.md 6)."""
+    if is_wizard(best):
+        return False  # the first Wizard wins
+    if is_wizard(card):
+        return True
+    if is_jester(card):
+        return False  # a Jester never beats an earlier card; all Jesters: the first wins
+    if is_jester(best):
+        return True  # the first suited card after only Jesters sets the suit
+    card_s = card_suit(card)
+    best_s = card_suit(best)
+    if card_s == best_s:
+        return card_rank(card) > card_rank(best)
+    return card_s == trump
+
+
+@njit(cache=True)
+def trick_winner_position(cards, n_cards, trump):
+    """Position of the winning card in a complete trick (reference form of `beats`)."""
+    winning = 0
+    for position in range(1, n_cards):
+        if beats(cards[position], cards[winning], trump):
+            winning = position
+    return winning
+
+
+@njit(cache=True)
+def play_card(table, seats, seat, card):
+    """Move `card` from the seat's hand to the current trick and update the public state."""
+    bit = card_bit(card)
+    seats[seat].hand &= ~bit
+    table.played |= bit
+    position = table.n_in_trick
+    table.trick_cards[position] = card
+    suit = card_suit(card)
+    if table.led_suit == LED_NONE:
+        if is_wizard(card):
+            table.led_suit = LED_FREE
+        elif suit != NO_SUIT:
+            table.led_suit = suit
+    elif table.led_suit != LED_FREE and suit != NO_SUIT and suit != table.led_suit:
+        table.voids[seat] |= 1 << table.led_suit
+    if position > 0 and beats(card, table.trick_cards[table.winning_position], table.trump):
+        table.winning_position = position
+    table.n_in_trick = position + 1
+
+
+@njit(cache=True)
+def finish_trick(table):
+    """Award the complete trick; its winner leads the next one. Returns the winning seat."""
+    winner = seat_after(table.leader, table.winning_position, table.n_players)
+    table.tricks[winner] += 1
+    table.leader = winner
+    table.trick += 1
+    table.n_in_trick = 0
+    table.led_suit = LED_NONE
+    table.winning_position = 0
+    return winner
+
+
+# --- scoring ----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def round_score(bid, tricks):
+    """20 + 10 per trick for an exact bid, otherwise -10 per trick over or under (RULES.md 7)."""
+    if bid == tricks:
+        return EXACT_BID_BONUS + POINTS_PER_TRICK * tricks
+    return -POINTS_PER_TRICK * abs(bid - tricks)
+
+
+@njit(cache=True)
+def game_winners(totals, n_players, winners):
+    """Mark every seat tied for the highest total (ties share the win)."""
+    best = totals[0]
+    for seat in range(1, n_players):
+        best = max(best, totals[seat])
+    for seat in range(n_players):
+        winners[seat] = totals[seat] == best
+

@@ -1,0 +1,73 @@
+"""Named layouts of the engine's state and results (structured dtypes, no magic offsets).
+
+The table record holds only public information: what every seat may see. Each seat's private
+information (its hand and its own bid) lives in its own seat record, and a policy is handed
+its own seat record and the table, never another seat's record.
+"""
+import numpy as np
+
+MIN_PLAYERS = 3
+MAX_PLAYERS = 6
+MAX_ROUND_SIZE = 20  # 60 cards / 3 players
+MAX_PLAYS_PER_ROUND = 60
+
+# Rules variants (RULES.md sections 2 and 4).
+BIDDING_OPEN = 0
+BIDDING_HIDDEN = 1
+BIDDING_DELAYED = 2
+EVEN_BIDS_ALLOWED = 0
+EVEN_BIDS_FORBIDDEN = 1
+EVEN_BIDS_LEADER = 2
+FIRST_DEALER_DRAW = -1  # otherwise the fixed seat 0..N-1
+
+NO_BID = -1
+DEALER_CHOOSES_TRUMP = -2  # a Wizard was turned up
+LED_NONE = -1  # no card other than Jesters played to the trick yet
+LED_FREE = 4  # the first non-Jester card was a Wizard: any card may be played
+
+# What a policy is asked to decide; the answer is always the index of a set bit of `legal`.
+DECIDE_TRUMP = 0  # legal: bits 0..3, one per suit
+DECIDE_BID = 1  # legal: bit b set when bid b is allowed
+DECIDE_CARD = 2  # legal: mask of the cards that may be played
+
+_i8 = np.int64
+_seats = (MAX_PLAYERS,)
+
+RULES_DTYPE = np.dtype(
+    [("n_players", _i8), ("bidding", _i8), ("even_bids", _i8), ("first_dealer", _i8)]
+)
+
+TABLE_DTYPE = np.dtype(
+    [
+        ("n_players", _i8),
+        ("bidding", _i8),
+        ("even_bids", _i8),
+        ("round_size", _i8),
+        ("dealer", _i8),
+        ("trump_card", _i8),  # NO_CARD when nothing was turned up
+        ("trump", _i8),  # suit 0..3, NO_SUIT for no trump
+        ("bids", _i8, _seats),  # bids every seat can see now; NO_BID where hidden
+        ("n_bids", _i8),  # bids made so far this round
+        ("totals", _i8, _seats),  # the score pad before this round
+        ("tricks", _i8, _seats),  # tricks taken so far this round
+        ("trick", _i8),  # 0-based number of the current trick
+        ("leader", _i8),  # seat that leads the current trick
+        ("trick_cards", _i8, _seats),  # cards of the current trick, by position
+        ("n_in_trick", _i8),
+        ("led_suit", _i8),  # LED_NONE, LED_FREE or the suit that must be followed
+        ("winning_position", _i8),  # position of the card currently winning the trick
+        ("played", _i8),  # mask of every card played this round
+        ("voids", _i8, _seats),  # bit s set once the seat has shown it holds no suit s
+    ]
+)
+
+SEAT_DTYPE = np.dtype([("seat", _i8), ("hand", _i8), ("dealt", _i8), ("bid", _i8)])
+
+# Results the kernels fill, one record per game x round, game x round x seat, game x seat,
+# game x card play.
+ROUND_RESULT_DTYPE = np.dtype([("dealer", np.int8), ("trump_card", np.int8), ("trump", np.int8)])
+SEAT_RESULT_DTYPE = np.dtype(
+    [("hand", _i8), ("bid", np.int8), ("tricks", np.int8), ("score", np.int16), ("total", np.int32)]
+)
+GAME_RESULT_DTYPE = np.dtype([("total", np.int32), ("winner", np.bool_)])
+PLAY_DTYPE = np.dtype([("card", np.int8), ("seat", np.int8), ("winner", np.int8), ("legal", _i8)])

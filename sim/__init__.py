@@ -1,0 +1,28 @@
+"""wizard-sim: a fast, reproducible simulator of the card game Wizard."""
+from importlib.metadata import PackageNotFoundError, version
+
+from sim.cards import format_card, format_hand, parse_card, parse_cards
+from sim.engine import GameBatch, draw_first_dealer, run_games
+from sim.errors import ConfigError
+from sim.policies import parse_policies, parse_policy
+from sim.rules import Rules
+
+try:
+    __version__ = version("wizard-sim")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0.0.0+source"
+
+__all__ = [
+    "ConfigError",
+    "GameBatch",
+    "Rules",
+    "__version__",
+    "draw_first_dealer",
+    "format_card",
+    "format_hand",
+    "parse_card",
+    "parse_cards",
+    "parse_policies",
+    "parse_policy",
+    "run_games",
+]

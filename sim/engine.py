@@ -1,0 +1,96 @@
+"""Run games with the numba kernels: validate, allocate, call, return columns."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from kernels import state
+from kernels.engine import play_games
+from kernels.rules import draw_first_dealer as _draw_first_dealer
+from sim.errors import ConfigError
+from sim.policies import Policy, parse_policies, policy_arrays
+from sim.rules import Rules
+
+MAX_SEED = 2**63 - 1
+
+
+@dataclass
+class GameBatch:
+    """Results of games `game_ids` under `rules` and `policies` (one per seat).
+
+    rounds[g, k]: dealer, trump_card, trump of round rules.round_sizes[k] of game g;
+    seats[g, k, s]: hand, bid, tricks, score, total of seat s in that round;
+    games[g, s]: final total and winner flag; plays[g, p]: card, seat, trick winner and the
+    legal mask of the p-th card played in game g (empty unless plays were logged)."""
+
+    rules: Rules
+    policies: list[Policy]
+    seed: int
+    game_ids: np.ndarray
+    rounds: np.ndarray
+    seats: np.ndarray
+    games: np.ndarray
+    plays: np.ndarray
+
+
+def check_seed(seed: int) -> int:
+    if not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SEED:
+        raise ConfigError(f"seed must be an integer in 0..{MAX_SEED}, got {seed!r}")
+    return int(seed)
+
+
+def set_threads(threads: int | None) -> None:
+    """Use `threads` kernel threads (default: all cores); results do not depend on it."""
+    if threads is None:
+        threads = numba.config.NUMBA_NUM_THREADS
+    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise ConfigError(f"threads must be 1..{numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    numba.set_num_threads(threads)
+
+
+def run_games(
+    rules: Rules,
+    policies: str | list[str] | list[Policy],
+    *,
+    seed: int,
+    games: int | None = None,
+    first_game: int = 0,
+    game_ids: np.ndarray | None = None,
+    log_plays: bool = False,
+    threads: int | None = None,
+) -> GameBatch:
+    """Play games first_game .. first_game+games-1 (or the given game_ids) of the run `seed`.
+
+    Each game is a pure function of (seed, game id): any split of a run into batches, and any
+    thread count, gives the same games."""
+    seed = check_seed(seed)
+    if not (policies and isinstance(policies, list) and isinstance(policies[0], Policy)):
+        policies = parse_policies(policies, rules.players)
+    if len(policies) != rules.players:
+        raise ConfigError(f"got {len(policies)} policies for {rules.players} players")
+    if game_ids is None:
+        if games is None or games < 1:
+            raise ConfigError(f"games must be at least 1, got {games}")
+        if first_game < 0:
+            raise ConfigError(f"first_game must be >= 0, got {first_game}")
+        game_ids = np.arange(first_game, first_game + games, dtype=np.int64)
+    game_ids = np.ascontiguousarray(game_ids, dtype=np.int64)
+    set_threads(threads)
+    n_games = game_ids.shape[0]
+    n_rounds = len(rules.round_sizes)
+    results = (
+        np.zeros((n_games, n_rounds), dtype=state.ROUND_RESULT_DTYPE),
+        np.zeros((n_games, n_rounds, rules.players), dtype=state.SEAT_RESULT_DTYPE),
+        np.zeros((n_games, rules.players), dtype=state.GAME_RESULT_DTYPE),
+        np.zeros((n_games, rules.plays_per_game() if log_plays else 0), dtype=state.PLAY_DTYPE),
+    )
+    play_games(seed, game_ids, rules.to_record(), rules.round_sizes_array(), policy_arrays(policies), results)
+    return GameBatch(rules, policies, seed, game_ids, *results)
+
+
+def draw_first_dealer(seed: int, game: int, players: int) -> int:
+    """The seat that deals first in game `game` of run `seed` (RULES.md 2, by the draw)."""
+    Rules(players=players)
+    return int(_draw_first_dealer(check_seed(seed), game, players))

@@ -1,0 +1,111 @@
+"""Policy registry: `name[:key=value,...]` -> kernel policy id and parameter vector.
+
+Adding a built-in policy: one `decide` function in kernels/policies (with a branch in the
+dispatch) and one entry in REGISTRY below.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernels.policies import heuristic, random_policy
+from kernels.policies.dispatch import MAX_PARAMS, POLICY_HEURISTIC, POLICY_RANDOM
+from sim.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class PolicyKind:
+    name: str
+    policy_id: int
+    parameters: tuple[tuple[str, float], ...]  # (name, default), in parameter-vector order
+    summary: str
+
+
+REGISTRY: dict[str, PolicyKind] = {
+    kind.name: kind
+    for kind in (
+        PolicyKind("random", POLICY_RANDOM, random_policy.PARAMETERS, "uniformly random legal trump, bid and card"),
+        PolicyKind(
+            "heuristic",
+            POLICY_HEURISTIC,
+            heuristic.PARAMETERS,
+            "bids from hand strength, plays to make its bid",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A parsed policy: its kind and the full parameter vector (defaults filled in)."""
+
+    kind: PolicyKind
+    params: tuple[float, ...]
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
+
+    @property
+    def label(self) -> str:
+        """Canonical text: the name plus every parameter that differs from its default."""
+        changed = [
+            f"{key}={value:g}"
+            for (key, default), value in zip(self.kind.parameters, self.params)
+            if value != default
+        ]
+        return self.kind.name + (":" + ",".join(changed) if changed else "")
+
+
+def parse_policy(text: str) -> Policy:
+    """`heuristic` or `heuristic:aggression=1.1,crowding=0.2`."""
+    name, _, arguments = text.strip().partition(":")
+    kind = REGISTRY.get(name)
+    if kind is None:
+        raise ConfigError(f"unknown policy {name!r}; known: {', '.join(REGISTRY)}")
+    values = dict(kind.parameters)
+    if arguments:
+        for pair in arguments.split(","):
+            key, equals, value = pair.partition("=")
+            key = key.strip()
+            if not equals or key not in values:
+                known = ", ".join(values) or "none"
+                raise ConfigError(f"policy {name!r} has no parameter {pair.strip()!r}; its parameters: {known}")
+            try:
+                values[key] = float(value)
+            except ValueError:
+                raise ConfigError(f"policy parameter {key} needs a number, got {value!r}") from None
+    return Policy(kind, tuple(values[key] for key, _ in kind.parameters))
+
+
+def split_policy_list(text: str) -> list[str]:
+    """Split `heuristic:aggression=1.1,crowding=0.2,random` into policies: a comma starts a new
+    policy unless the next item is a key=value parameter."""
+    items: list[str] = []
+    for part in text.split(","):
+        if items and "=" in part and ":" not in part:
+            items[-1] += "," + part
+        else:
+            items.append(part)
+    return [item.strip() for item in items]
+
+
+def parse_policies(text: str | list[str], players: int) -> list[Policy]:
+    """One policy for every seat, or a comma list with exactly one per seat."""
+    names = split_policy_list(text) if isinstance(text, str) else list(text)
+    if len(names) == 1:
+        names = names * players
+    if len(names) != players:
+        raise ConfigError(f"got {len(names)} policies for {players} players: give one, or one per seat")
+    return [parse_policy(name) for name in names]
+
+
+def policy_arrays(policies: list[Policy]) -> tuple[np.ndarray, np.ndarray]:
+    """The (policy id per seat, parameter row per seat) pair the kernels take."""
+    ids = np.zeros(6, dtype=np.int64)
+    params = np.zeros((6, MAX_PARAMS), dtype=np.float64)
+    for seat, policy in enumerate(policies):
+        ids[seat] = policy.kind.policy_id
+        params[seat, : len(policy.params)] = policy.params
+    return ids, params

@@ -1,0 +1,105 @@
+"""The `Rules` configuration: every variant of RULES.md as a validated option."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kernels import state
+from sim.errors import ConfigError
+
+BIDDING_MODES = {"open": state.BIDDING_OPEN, "hidden": state.BIDDING_HIDDEN, "delayed": state.BIDDING_DELAYED}
+EVEN_BIDS_MODES = {
+    "allowed": state.EVEN_BIDS_ALLOWED,
+    "forbidden": state.EVEN_BIDS_FORBIDDEN,
+    "leader": state.EVEN_BIDS_LEADER,
+}
+N_CARDS = 60
+
+
+def max_round(players: int) -> int:
+    """Rounds in a full game, which is also the largest round size: 60 / players."""
+    return N_CARDS // players
+
+
+def parse_rounds(text: str, players: int) -> tuple[int, ...]:
+    """Round sizes from `7`, `1-5` or `1,3,5` (mixes allowed, e.g. `1-3,10`), sorted and unique."""
+    sizes: set[int] = set()
+    for part in text.replace(" ", "").split(","):
+        match = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if match is None:
+            raise ConfigError(f"bad round list {text!r}: use e.g. 7, 1-5 or 1,3,5")
+        low = int(match.group(1))
+        high = int(match.group(2) or low)
+        if low > high:
+            raise ConfigError(f"bad round range {part!r}: the first size is larger than the second")
+        sizes.update(range(low, high + 1))
+    return tuple(sorted(sizes))
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One table's rules. `rounds` holds the round sizes each game plays (default: all,
+    1..60/players); `first_dealer` is "draw" or a fixed seat."""
+
+    players: int = 4
+    rounds: tuple[int, ...] | None = None
+    bidding: str = "open"
+    even_bids: str = "allowed"
+    first_dealer: str | int = "draw"
+    round_sizes: tuple[int, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.players, (int, np.integer)) or not state.MIN_PLAYERS <= self.players <= state.MAX_PLAYERS:
+            raise ConfigError(f"players must be 3..6, got {self.players}")
+        largest = max_round(self.players)
+        sizes = tuple(range(1, largest + 1)) if self.rounds is None else tuple(self.rounds)
+        if not sizes:
+            raise ConfigError("rounds is empty: give at least one round size")
+        for size in sizes:
+            if not 1 <= size <= largest:
+                raise ConfigError(f"round size {size} is outside 1..{largest} for {self.players} players")
+        if len(set(sizes)) != len(sizes):
+            raise ConfigError(f"round sizes repeat: {sizes}")
+        object.__setattr__(self, "round_sizes", tuple(sorted(int(s) for s in sizes)))
+        if self.bidding not in BIDDING_MODES:
+            raise ConfigError(f"bidding must be one of {', '.join(BIDDING_MODES)}, got {self.bidding!r}")
+        if self.even_bids not in EVEN_BIDS_MODES:
+            raise ConfigError(f"even_bids must be one of {', '.join(EVEN_BIDS_MODES)}, got {self.even_bids!r}")
+        if self.bidding != "open" and self.even_bids != "allowed":
+            raise ConfigError(
+                f"even_bids={self.even_bids} needs a last bidder, which {self.bidding} bidding does not have"
+            )
+        dealer = self.first_dealer
+        if isinstance(dealer, str) and dealer != "draw":
+            if not dealer.isdigit():
+                raise ConfigError(f"first_dealer must be 'draw' or a seat 0..{self.players - 1}, got {dealer!r}")
+            dealer = int(dealer)
+            object.__setattr__(self, "first_dealer", dealer)
+        if dealer != "draw" and not 0 <= int(dealer) < self.players:
+            raise ConfigError(f"first_dealer seat {dealer} is outside 0..{self.players - 1}")
+
+    def to_record(self) -> np.ndarray:
+        """The one-record RULES_DTYPE array the kernels take."""
+        record = np.zeros(1, dtype=state.RULES_DTYPE)
+        record["n_players"] = self.players
+        record["bidding"] = BIDDING_MODES[self.bidding]
+        record["even_bids"] = EVEN_BIDS_MODES[self.even_bids]
+        record["first_dealer"] = state.FIRST_DEALER_DRAW if self.first_dealer == "draw" else int(self.first_dealer)
+        return record
+
+    def round_sizes_array(self) -> np.ndarray:
+        return np.array(self.round_sizes, dtype=np.int64)
+
+    def plays_per_game(self) -> int:
+        return self.players * sum(self.round_sizes)
+
+    def to_dict(self) -> dict:
+        return {
+            "players": self.players,
+            "rounds": list(self.round_sizes),
+            "bidding": self.bidding,
+            "even_bids": self.even_bids,
+            "first_dealer": self.first_dealer,
+        }

@@ -1,0 +1,113 @@
+"""Arrow tables of a GameBatch, in the public data contract (README: Data contract)."""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from sim.engine import GameBatch
+
+ROUNDS_SCHEMA = pa.schema(
+    [
+        ("game_id", pa.int64()),
+        ("round", pa.int8()),
+        ("seat", pa.int8()),
+        ("dealer", pa.int8()),
+        ("policy", pa.dictionary(pa.int8(), pa.string())),
+        ("hand", pa.int64()),
+        ("trump_card", pa.int8()),
+        ("trump", pa.int8()),
+        ("bid", pa.int8()),
+        ("bid_order", pa.int8()),
+        ("tricks", pa.int8()),
+        ("score", pa.int16()),
+        ("total", pa.int32()),
+    ]
+)
+GAMES_SCHEMA = pa.schema(
+    [
+        ("game_id", pa.int64()),
+        ("seat", pa.int8()),
+        ("policy", pa.dictionary(pa.int8(), pa.string())),
+        ("total", pa.int32()),
+        ("winner", pa.bool_()),
+    ]
+)
+PLAYS_SCHEMA = pa.schema(
+    [
+        ("game_id", pa.int64()),
+        ("round", pa.int8()),
+        ("trick", pa.int8()),
+        ("position", pa.int8()),
+        ("seat", pa.int8()),
+        ("card", pa.int8()),
+        ("winner", pa.int8()),
+    ]
+)
+
+
+def _policy_column(batch: GameBatch, seat_column: np.ndarray) -> pa.DictionaryArray:
+    labels = [policy.label for policy in batch.policies]
+    dictionary = sorted(set(labels))
+    codes = np.array([dictionary.index(label) for label in labels], dtype=np.int8)
+    return pa.DictionaryArray.from_arrays(pa.array(codes[seat_column]), pa.array(dictionary, pa.string()))
+
+
+def rounds_table(batch: GameBatch) -> pa.Table:
+    """One row per game x round x seat."""
+    n_games, n_rounds, n_players = batch.seats.shape
+    shape = (n_games, n_rounds, n_players)
+    seat = np.broadcast_to(np.arange(n_players, dtype=np.int8), shape).ravel()
+    dealer = np.broadcast_to(batch.rounds["dealer"][:, :, None], shape).ravel()
+    sizes = np.array(batch.rules.round_sizes, dtype=np.int8)
+    columns = {
+        "game_id": np.repeat(batch.game_ids, n_rounds * n_players),
+        "round": np.broadcast_to(sizes[None, :, None], shape).ravel(),
+        "seat": seat,
+        "dealer": dealer,
+        "policy": _policy_column(batch, seat),
+        "hand": batch.seats["hand"].ravel(),
+        "trump_card": np.broadcast_to(batch.rounds["trump_card"][:, :, None], shape).ravel(),
+        "trump": np.broadcast_to(batch.rounds["trump"][:, :, None], shape).ravel(),
+        "bid": batch.seats["bid"].ravel(),
+        "bid_order": ((seat - dealer.astype(np.int16) - 1) % n_players).astype(np.int8),
+        "tricks": batch.seats["tricks"].ravel(),
+        "score": batch.seats["score"].ravel(),
+        "total": batch.seats["total"].ravel(),
+    }
+    return pa.Table.from_pydict(columns, schema=ROUNDS_SCHEMA)
+
+
+def games_table(batch: GameBatch) -> pa.Table:
+    """One row per game x seat."""
+    n_games, n_players = batch.games.shape
+    seat = np.tile(np.arange(n_players, dtype=np.int8), n_games)
+    columns = {
+        "game_id": np.repeat(batch.game_ids, n_players),
+        "seat": seat,
+        "policy": _policy_column(batch, seat),
+        "total": batch.games["total"].ravel(),
+        "winner": batch.games["winner"].ravel(),
+    }
+    return pa.Table.from_pydict(columns, schema=GAMES_SCHEMA)
+
+
+def plays_table(batch: GameBatch) -> pa.Table:
+    """One row per card played (needs a batch run with log_plays)."""
+    n_games, plays_per_game = batch.plays.shape
+    n_players = batch.rules.players
+    round_of_play, trick, position = [], [], []
+    for size in batch.rules.round_sizes:
+        count = size * n_players
+        round_of_play.append(np.full(count, size, dtype=np.int8))
+        trick.append(np.repeat(np.arange(size, dtype=np.int8), n_players))
+        position.append(np.tile(np.arange(n_players, dtype=np.int8), size))
+    columns = {
+        "game_id": np.repeat(batch.game_ids, plays_per_game),
+        "round": np.tile(np.concatenate(round_of_play), n_games) if plays_per_game else np.zeros(0, np.int8),
+        "trick": np.tile(np.concatenate(trick), n_games) if plays_per_game else np.zeros(0, np.int8),
+        "position": np.tile(np.concatenate(position), n_games) if plays_per_game else np.zeros(0, np.int8),
+        "seat": batch.plays["seat"].ravel(),
+        "card": batch.plays["card"].ravel(),
+        "winner": batch.plays["winner"].ravel(),
+    }
+    return pa.Table.from_pydict(columns, schema=PLAYS_SCHEMA)
