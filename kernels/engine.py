@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit, prange
 
 from kernels.policies.dispatch import decide
-from kernels.rng import STREAM_DECISIONS, new_stream
+from kernels.rng import STREAM_DECISIONS, seed_stream
 from kernels.rules import (
     apply_bid,
     bidder_at,
@@ -35,6 +35,7 @@ from kernels.state import (
     MAX_PLAYERS,
     MAX_PLAYS_PER_ROUND,
     PLAY_DTYPE,
+    SCRATCH_DTYPE,
     SEAT_DTYPE,
     TABLE_DTYPE,
 )
@@ -44,7 +45,7 @@ ALL_SUITS = 0b1111
 
 @njit(cache=True)
 def new_table(rules):
-    """Fresh storage for one game under `rules`: a one-record array of public state and the
+    """Fresh storage for games under `rules`: a one-record array of public state and the
     seat records (returned as arrays: records cannot leave compiled code by value)."""
     table_storage = np.zeros(1, dtype=TABLE_DTYPE)
     table = table_storage[0]
@@ -52,6 +53,17 @@ def new_table(rules):
     table.bidding = rules.bidding
     table.even_bids = rules.even_bids
     return table_storage, np.zeros(MAX_PLAYERS, dtype=SEAT_DTYPE)
+
+
+@njit(cache=True)
+def new_workspace(rules):
+    """Everything one thread needs to play games: table, seats, scratch, a round's play log
+    and the winners' flags, allocated once and reused game after game."""
+    table_storage, seats = new_table(rules)
+    scratch_storage = np.zeros(1, dtype=SCRATCH_DTYPE)
+    plays = np.zeros(MAX_PLAYS_PER_ROUND, dtype=PLAY_DTYPE)
+    winners = np.zeros(MAX_PLAYERS, dtype=np.bool_)
+    return table_storage, seats, scratch_storage, plays, winners
 
 
 @njit(cache=True, inline="always")
@@ -98,12 +110,13 @@ def play_trick(policies, table, seats, generator, plays, first_play):
 
 
 @njit(cache=True)
-def play_round(game_key, policies, table, seats, plays):
+def play_round(game_key, policies, table, seats, scratch, plays):
     """Deal, choose trump, bid, play and score one round on a table already started with
     start_round. Scores are added to table.totals; plays[:n*r] logs every card."""
     seed, game = game_key
-    deal(seed, game, table, seats)
-    generator = new_stream(seed, game, table.round_size, STREAM_DECISIONS)
+    deal(seed, game, table, seats, scratch)
+    generator = scratch.generator
+    seed_stream(generator, seed, game, table.round_size, STREAM_DECISIONS)
     table.trump = trump_of_turned_card(table.trump_card)
     if table.trump == DEALER_CHOOSES_TRUMP:
         table.trump = choose_trump(policies, table, seats, generator)
@@ -131,47 +144,58 @@ def record_round(table, seats, round_result, seat_results):
 
 
 @njit(cache=True)
-def play_game(game_key, rules, round_sizes, policies, results):
+def play_game(game_key, rules, round_sizes, policies, workspace, results):
     """Play the rounds of `round_sizes` (each dealt by its own dealer of the full game) and
     fill this game's slices of the results (round, seat, game, play records)."""
+    table_storage, seats, scratch_storage, plays, winners = workspace
+    table = table_storage[0]
+    scratch = scratch_storage[0]
     round_results, seat_results, game_results, play_results = results
     seed, game = game_key
     n_players = rules.n_players
-    first = first_dealer(seed, game, rules)
-    table_storage, seats = new_table(rules)
-    table = table_storage[0]
-    plays = np.zeros(MAX_PLAYS_PER_ROUND, dtype=PLAY_DTYPE)
+    first = first_dealer(seed, game, rules, scratch)
+    for seat in range(MAX_PLAYERS):
+        table.totals[seat] = 0
     log_plays = play_results.shape[0] > 0
     logged = 0
     for index in range(round_sizes.shape[0]):
         round_size = round_sizes[index]
         start_round(table, seats, round_size, dealer_of_round(first, round_size, n_players))
-        play_round(game_key, policies, table, seats, plays)
+        play_round(game_key, policies, table, seats, scratch, plays)
         record_round(table, seats, round_results[index], seat_results[index])
         if log_plays:
             n_plays = round_size * n_players
             play_results[logged : logged + n_plays] = plays[:n_plays]
             logged += n_plays
-    winners = np.zeros(MAX_PLAYERS, dtype=np.bool_)
     game_winners(table.totals, n_players, winners)
     for seat in range(n_players):
         game_results[seat].total = table.totals[seat]
         game_results[seat].winner = winners[seat]
 
 
+GAMES_PER_BLOCK = 64  # games a thread plays with one workspace
+
+
 @njit(cache=True, parallel=True)
 def play_games(seed, game_ids, rules, round_sizes, policies, results):
-    """Play game_ids[i] into results[*][i] for every i, in parallel over games.
+    """Play game_ids[i] into results[*][i] for every i, in parallel over blocks of games.
 
     rules is a one-record RULES_DTYPE array (a parallel kernel cannot take a bare record).
     results = (round records [games, rounds], seat records [games, rounds, players],
-    game records [games, players], play records [games, plays per game or 0])."""
+    game records [games, players], play records [games, plays per game or 0]).
+    Each game is independent of the others, so the blocking never changes a result."""
     round_results, seat_results, game_results, play_results = results
-    for i in prange(game_ids.shape[0]):
-        play_game(
-            (seed, game_ids[i]),
-            rules[0],
-            round_sizes,
-            policies,
-            (round_results[i], seat_results[i], game_results[i], play_results[i]),
-        )
+    n_games = game_ids.shape[0]
+    n_blocks = (n_games + GAMES_PER_BLOCK - 1) // GAMES_PER_BLOCK
+    for block in prange(n_blocks):
+        table_rules = rules[0]
+        workspace = new_workspace(table_rules)
+        for i in range(block * GAMES_PER_BLOCK, min(n_games, (block + 1) * GAMES_PER_BLOCK)):
+            play_game(
+                (seed, game_ids[i]),
+                table_rules,
+                round_sizes,
+                policies,
+                workspace,
+                (round_results[i], seat_results[i], game_results[i], play_results[i]),
+            )

@@ -27,13 +27,18 @@ def mix64(z):
 
 
 @njit(cache=True)
-def new_stream(seed, game, round_size, stream):
-    """A generator for the stream (seed, game, round, stream id)."""
+def seed_stream(generator, seed, game, round_size, stream):
+    """Set `generator` to the start of the stream (seed, game, round, stream id)."""
     h = mix64(np.uint64(seed))
     h = mix64(h ^ np.uint64(game))
-    h = mix64(h ^ np.uint64(round_size * 256 + stream))
+    generator[0] = mix64(h ^ np.uint64(round_size * 256 + stream))
+
+
+@njit(cache=True)
+def new_stream(seed, game, round_size, stream):
+    """A new generator for the stream (seed, game, round, stream id)."""
     generator = np.empty(1, dtype=np.uint64)
-    generator[0] = h
+    seed_stream(generator, seed, game, round_size, stream)
     return generator
 
 

@@ -18,7 +18,7 @@ from kernels.cards import (
     is_wizard,
     suit_mask,
 )
-from kernels.rng import ROUND_OF_DRAW, STREAM_DEAL, STREAM_DRAW, below, new_stream
+from kernels.rng import ROUND_OF_DRAW, STREAM_DEAL, STREAM_DRAW, below, seed_stream
 from kernels.state import (
     BIDDING_DELAYED,
     BIDDING_HIDDEN,
@@ -41,17 +41,27 @@ POINTS_PER_TRICK = 10
 
 
 @njit(cache=True)
-def draw_first_dealer(seed, game, n_players):
+def reset_deck(deck):
+    for card in range(N_CARDS):
+        deck[card] = card
+
+
+@njit(cache=True)
+def draw_first_dealer(seed, game, n_players, scratch):
     """Every player draws a card; the highest deals; tied players draw again (RULES.md 2)."""
-    generator = new_stream(seed, game, ROUND_OF_DRAW, STREAM_DRAW)
-    deck = np.arange(N_CARDS)
+    generator = scratch.generator
+    deck = scratch.deck
+    values = scratch.draw_values
+    contenders = scratch.contenders
+    seed_stream(generator, seed, game, ROUND_OF_DRAW, STREAM_DRAW)
+    reset_deck(deck)
     drawn = 0
-    contenders = np.arange(n_players)
+    for seat in range(n_players):
+        contenders[seat] = seat
     n_contenders = n_players
-    values = np.empty(MAX_PLAYERS, dtype=np.int64)
     while True:
         if drawn + n_contenders > N_CARDS:
-            deck = np.arange(N_CARDS)
+            reset_deck(deck)
             drawn = 0
         best = 0
         for i in range(n_contenders):
@@ -71,9 +81,9 @@ def draw_first_dealer(seed, game, n_players):
 
 
 @njit(cache=True)
-def first_dealer(seed, game, rules):
+def first_dealer(seed, game, rules, scratch):
     if rules.first_dealer == FIRST_DEALER_DRAW:
-        return draw_first_dealer(seed, game, rules.n_players)
+        return draw_first_dealer(seed, game, rules.n_players, scratch)
     return rules.first_dealer
 
 
@@ -107,6 +117,7 @@ def start_round(table, seats, round_size, dealer):
     table.n_in_trick = 0
     table.led_suit = LED_NONE
     table.winning_position = 0
+    table.winning_power = 0
     table.played = 0
     for seat in range(MAX_PLAYERS):
         table.bids[seat] = NO_BID
@@ -120,14 +131,16 @@ def start_round(table, seats, round_size, dealer):
 
 
 @njit(cache=True)
-def deal(seed, game, table, seats):
+def deal(seed, game, table, seats, scratch):
     """Shuffle, deal round_size cards to each seat and turn up the next card (if any)."""
     n_players = table.n_players
     round_size = table.round_size
     n_dealt = n_players * round_size
     n_drawn = min(n_dealt + 1, N_CARDS)
-    generator = new_stream(seed, game, round_size, STREAM_DEAL)
-    deck = np.arange(N_CARDS)
+    generator = scratch.generator
+    seed_stream(generator, seed, game, round_size, STREAM_DEAL)
+    deck = scratch.deck
+    reset_deck(deck)
     for i in range(n_drawn):
         pick = i + below(generator, N_CARDS - i)
         deck[i], deck[pick] = deck[pick], deck[i]
@@ -231,22 +244,40 @@ def legal_cards(hand, led_suit):
     return following | (hand & SPECIAL_MASK)
 
 
+# Trick power (RULES.md 6) once the led suit is known: the first Wizard beats everything, then
+# trumps by rank, then the led suit by rank; other cards and Jesters have no power. A card takes
+# the lead only with strictly more power, so the first of equal Wizards or Jesters keeps it.
+POWER_WIZARD = 64
+POWER_TRUMP = 32
+POWER_LED = 16
+
+
+@njit(cache=True, inline="always")
+def trick_power(card, led_suit, trump):
+    """Power of `card` in a trick whose led suit is `led_suit` (written as selects, not
+    branches: the play loop resolves every card with it)."""
+    suit = card_suit(card)
+    suited = suit != NO_SUIT
+    rank = card_rank(card)
+    power = POWER_LED + rank if suited and suit == led_suit else 0
+    power = POWER_TRUMP + rank if suited and suit == trump else power
+    return POWER_WIZARD if is_wizard(card) else power
+
+
+@njit(cache=True)
+def led_suit_after(led_suit, card):
+    """The trick's led suit after `card` is played to it (RULES.md 5): the first non-Jester
+    card decides; a Wizard frees the trick."""
+    if led_suit != LED_NONE or is_jester(card):
+        return led_suit
+    return LED_FREE if is_wizard(card) else card_suit(card)
+
+
 @njit(cache=True)
 def beats(card, best, trump):
     """Whether `card`, played after `best` (the card winning so far), takes the lead (RULES.md 6)."""
-    if is_wizard(best):
-        return False  # the first Wizard wins
-    if is_wizard(card):
-        return True
-    if is_jester(card):
-        return False  # a Jester never beats an earlier card; all Jesters: the first wins
-    if is_jester(best):
-        return True  # the first suited card after only Jesters sets the suit
-    card_s = card_suit(card)
-    best_s = card_suit(best)
-    if card_s == best_s:
-        return card_rank(card) > card_rank(best)
-    return card_s == trump
+    led = led_suit_after(LED_NONE, card if is_jester(best) else best)
+    return trick_power(card, led, trump) > trick_power(best, led, trump)
 
 
 @njit(cache=True)
@@ -267,15 +298,16 @@ def play_card(table, seats, seat, card):
     table.played |= bit
     position = table.n_in_trick
     table.trick_cards[position] = card
+    led = table.led_suit
     suit = card_suit(card)
-    if table.led_suit == LED_NONE:
-        if is_wizard(card):
-            table.led_suit = LED_FREE
-        elif suit != NO_SUIT:
-            table.led_suit = suit
-    elif table.led_suit != LED_FREE and suit != NO_SUIT and suit != table.led_suit:
-        table.voids[seat] |= 1 << table.led_suit
-    if position > 0 and beats(card, table.trick_cards[table.winning_position], table.trump):
+    if 0 <= led < LED_FREE and suit != NO_SUIT and suit != led:
+        table.voids[seat] |= 1 << led
+    led = led_suit_after(led, card)
+    table.led_suit = led
+    power = trick_power(card, led, table.trump)
+    # Cards before the first suited card are Jesters (power 0), so the stored power stays right.
+    if power > table.winning_power:
+        table.winning_power = power
         table.winning_position = position
     table.n_in_trick = position + 1
 
@@ -290,6 +322,7 @@ def finish_trick(table):
     table.n_in_trick = 0
     table.led_suit = LED_NONE
     table.winning_position = 0
+    table.winning_power = 0
     return winner
 
 

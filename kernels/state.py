@@ -56,8 +56,20 @@ TABLE_DTYPE = np.dtype(
         ("n_in_trick", _i8),
         ("led_suit", _i8),  # LED_NONE, LED_FREE or the suit that must be followed
         ("winning_position", _i8),  # position of the card currently winning the trick
+        ("winning_power", _i8),  # its rules.trick_power
         ("played", _i8),  # mask of every card played this round
         ("voids", _i8, _seats),  # bit s set once the seat has shown it holds no suit s
+    ]
+)
+
+# Per-thread working memory, allocated once per block of games: arrays viewed from a record
+# carry no reference count, so the play loop passes them around for free.
+SCRATCH_DTYPE = np.dtype(
+    [
+        ("deck", _i8, (60,)),
+        ("generator", np.uint64, (1,)),
+        ("draw_values", _i8, _seats),
+        ("contenders", _i8, _seats),
     ]
 )
 

@@ -30,12 +30,15 @@ P_WIZARD_WIN = 1  # chance a Wizard in hand takes a trick
 P_WIZARD_TIMING = 2  # how often an opponent's Wizard lands on the trick a card is played to (x 1/r)
 P_RUFF_VALUE = 3  # extra tricks from a small trump for each side suit the hand is void in
 P_CROWDING = 4  # tricks given up per trick the earlier visible bids exceed their fair share
+P_LATE_TRICKS = 5  # tricks per card beyond the fourth that small cards win late in long rounds
+LATE_TRICKS_FROM = 4
 PARAMETERS = (
     ("aggression", 1.0),
     ("wizard_win", 0.95),
     ("wizard_timing", 1.5),
     ("ruff_value", 0.3),
     ("crowding", 0.15),
+    ("late_tricks", 0.05),
 )
 
 STRENGTH_WIZARD = 40
@@ -54,6 +57,19 @@ def strength(card, trump):
     if card_suit(card) == trump:
         return TRUMP_BONUS + rank
     return rank
+
+
+@njit(cache=True, inline="always")
+def ipow(base, exponent):
+    """base ** exponent for an integer exponent >= 0 by squaring (a float pow call costs more
+    than the rest of a bid)."""
+    result = 1.0
+    while exponent > 0:
+        if exponent & 1:
+            result *= base
+        base *= base
+        exponent >>= 1
+    return result
 
 
 @njit(cache=True)
@@ -76,13 +92,13 @@ def expected_tricks(hand, table, params):
     held_by_opponents = (n_players - 1) * round_size / n_unseen
     wizards_out = popcount(WIZARD_MASK & ~known)
     wizard_hits = min(1.0, params[P_WIZARD_TIMING] / round_size)
-    wizard_escape = (1.0 - held_by_opponents * wizard_hits) ** wizards_out
+    wizard_escape = ipow(1.0 - held_by_opponents * wizard_hits, wizards_out)
     trumps_out = 0
     trumps_held = 0
     if trump != NO_SUIT:
         trumps_out = popcount(suit_mask(trump) & ~known)
         trumps_held = popcount(hand & suit_mask(trump))
-    opponent_has_trump = 1.0 - (1.0 - trumps_out / n_unseen) ** round_size
+    opponent_has_trump = 1.0 - ipow(1.0 - trumps_out / n_unseen, round_size)
 
     total = 0.0
     small_trumps = 0
@@ -97,18 +113,19 @@ def expected_tricks(hand, table, params):
         rest &= rest - 1
         suit = card_suit(card)
         beaten_by = popcount(higher_in_suit(card) & ~known)
-        chance = (1.0 - held_by_opponents) ** beaten_by * wizard_escape
+        chance = ipow(1.0 - held_by_opponents, beaten_by) * wizard_escape
         if suit == trump:
             if chance < 0.5:
                 small_trumps += 1
         elif trump != NO_SUIT:
             suit_out = popcount(suit_mask(suit) & ~known)
-            opponent_void = (1.0 - suit_out / n_unseen) ** round_size
-            chance *= (1.0 - opponent_void * opponent_has_trump) ** (n_players - 1)
+            opponent_void = ipow(1.0 - suit_out / n_unseen, round_size)
+            chance *= ipow(1.0 - opponent_void * opponent_has_trump, n_players - 1)
         total += chance
     if trumps_held > 0 and round_size >= 3:
         total += params[P_RUFF_VALUE] * min(small_trumps, void_suits)
-    return total
+    # Once suits run out, cards this estimate counts as losers take tricks too.
+    return total + params[P_LATE_TRICKS] * max(0, round_size - LATE_TRICKS_FROM)
 
 
 @njit(cache=True)
