@@ -187,15 +187,20 @@ def play_games(seed, game_ids, rules, round_sizes, policies, results):
     round_results, seat_results, game_results, play_results = results
     n_games = game_ids.shape[0]
     n_blocks = (n_games + GAMES_PER_BLOCK - 1) // GAMES_PER_BLOCK
+    policy_ids, params = policies
     for block in prange(n_blocks):
         table_rules = rules[0]
         workspace = new_workspace(table_rules)
+        # Thread-local copies: sharing arrays across threads makes every reference count an
+        # atomic on a contended cache line.
+        block_policies = (policy_ids.copy(), params.copy())
+        block_round_sizes = round_sizes.copy()
         for i in range(block * GAMES_PER_BLOCK, min(n_games, (block + 1) * GAMES_PER_BLOCK)):
             play_game(
                 (seed, game_ids[i]),
                 table_rules,
-                round_sizes,
-                policies,
+                block_round_sizes,
+                block_policies,
                 workspace,
                 (round_results[i], seat_results[i], game_results[i], play_results[i]),
             )

@@ -5,7 +5,7 @@ It reads only its own seat record (hand, bid) and the public table.
 import numpy as np
 from numba import njit
 
-from kernels.bits import lowest_bit, popcount
+from kernels.bits import highest_bit, lowest_bit, popcount
 from kernels.cards import (
     ACE,
     JESTER_MASK,
@@ -13,6 +13,8 @@ from kernels.cards import (
     N_SUITS,
     NO_CARD,
     NO_SUIT,
+    RANKS_PER_SUIT,
+    SPECIAL_MASK,
     WIZARD_MASK,
     card_bit,
     card_rank,
@@ -21,7 +23,6 @@ from kernels.cards import (
     is_wizard,
     suit_mask,
 )
-from kernels.rules import beats
 from kernels.state import DECIDE_BID, DECIDE_CARD, NO_BID
 
 # Parameter vector layout; defaults and names live in the Python registry (sim.policies).
@@ -41,22 +42,7 @@ PARAMETERS = (
     ("late_tricks", 0.05),
 )
 
-STRENGTH_WIZARD = 40
-TRUMP_BONUS = 20
-
-
-@njit(cache=True)
-def strength(card, trump):
-    """Ordering of cards by how likely they are to take a trick: Jester 0 < side suits by rank
-    < trumps by rank < Wizard."""
-    if is_wizard(card):
-        return STRENGTH_WIZARD
-    if is_jester(card):
-        return 0
-    rank = card_rank(card)
-    if card_suit(card) == trump:
-        return TRUMP_BONUS + rank
-    return rank
+RANK_ROW = sum(1 << (RANKS_PER_SUIT * suit) for suit in range(N_SUITS))  # the 2 of every suit
 
 
 @njit(cache=True, inline="always")
@@ -79,9 +65,10 @@ def higher_in_suit(card):
 
 
 @njit(cache=True)
-def expected_tricks(hand, table, params):
-    """Estimated tricks the hand takes: a sum of per-card win chances from how many unseen
-    cards could beat each card, how likely opponents hold them, ruffs and Wizards."""
+def expected_tricks(hand, table, params, row):
+    """Estimated tricks the hand takes, with the parameters of params[row]: a sum of per-card
+    win chances from how many unseen cards could beat each card, how likely opponents hold
+    them, ruffs and Wizards."""
     n_players = table.n_players
     round_size = table.round_size
     trump = table.trump
@@ -91,7 +78,7 @@ def expected_tricks(hand, table, params):
     n_unseen = N_CARDS - popcount(known)
     held_by_opponents = (n_players - 1) * round_size / n_unseen
     wizards_out = popcount(WIZARD_MASK & ~known)
-    wizard_hits = min(1.0, params[P_WIZARD_TIMING] / round_size)
+    wizard_hits = min(1.0, params[row, P_WIZARD_TIMING] / round_size)
     wizard_escape = ipow(1.0 - held_by_opponents * wizard_hits, wizards_out)
     trumps_out = 0
     trumps_held = 0
@@ -107,7 +94,7 @@ def expected_tricks(hand, table, params):
         if suit != trump and hand & suit_mask(suit) == 0:
             void_suits += 1
     rest = hand & ~(WIZARD_MASK | JESTER_MASK)
-    total += params[P_WIZARD_WIN] * popcount(hand & WIZARD_MASK)
+    total += params[row, P_WIZARD_WIN] * popcount(hand & WIZARD_MASK)
     while rest:
         card = lowest_bit(rest)
         rest &= rest - 1
@@ -123,9 +110,9 @@ def expected_tricks(hand, table, params):
             chance *= ipow(1.0 - opponent_void * opponent_has_trump, n_players - 1)
         total += chance
     if trumps_held > 0 and round_size >= 3:
-        total += params[P_RUFF_VALUE] * min(small_trumps, void_suits)
+        total += params[row, P_RUFF_VALUE] * min(small_trumps, void_suits)
     # Once suits run out, cards this estimate counts as losers take tricks too.
-    return total + params[P_LATE_TRICKS] * max(0, round_size - LATE_TRICKS_FROM)
+    return total + params[row, P_LATE_TRICKS] * max(0, round_size - LATE_TRICKS_FROM)
 
 
 @njit(cache=True)
@@ -148,7 +135,8 @@ def choose_trump(hand):
 
 @njit(cache=True)
 def choose_bid(params, me, table, legal):
-    estimate = expected_tricks(me.hand, table, params) * params[P_AGGRESSION]
+    row = me.seat
+    estimate = expected_tricks(me.hand, table, params, row) * params[row, P_AGGRESSION]
     # Earlier visible bids above their fair share mean the tricks are contested.
     visible = 0
     n_visible = 0
@@ -158,7 +146,7 @@ def choose_bid(params, me, table, legal):
             n_visible += 1
     if n_visible > 0:
         fair_share = table.round_size * n_visible / table.n_players
-        estimate -= params[P_CROWDING] * (visible - fair_share)
+        estimate -= params[row, P_CROWDING] * (visible - fair_share)
     best_bid = 0
     best_gap = 1e9
     for bid in range(table.round_size + 1):
@@ -171,33 +159,56 @@ def choose_bid(params, me, table, legal):
 
 
 @njit(cache=True)
+def side_card_by_rank(side, want_highest):
+    """Highest (or lowest) ranked card of a non-empty mask of suited cards; the lowest suit
+    on equal ranks."""
+    for step in range(RANKS_PER_SUIT):
+        rank_index = RANKS_PER_SUIT - 1 - step if want_highest else step
+        same_rank = side & (RANK_ROW << rank_index)
+        if same_rank:
+            return lowest_bit(same_rank)
+    return lowest_bit(side)
+
+
+@njit(cache=True)
 def extreme_card(cards, trump, want_highest):
-    """The strongest (or weakest) card of a non-empty mask, by `strength`."""
-    chosen = lowest_bit(cards)
-    chosen_strength = strength(chosen, trump)
-    cards &= cards - 1
-    while cards:
-        card = lowest_bit(cards)
-        cards &= cards - 1
-        value = strength(card, trump)
-        if (value > chosen_strength) if want_highest else (value < chosen_strength):
-            chosen = card
-            chosen_strength = value
-    return chosen
+    """The strongest (or weakest) card of a non-empty mask, the lowest card id among equals.
+
+    Strength order: Jesters < side-suit cards by rank < trumps by rank < Wizards."""
+    trumps = cards & suit_mask(trump) if trump != NO_SUIT else np.int64(0)
+    side = cards & ~(SPECIAL_MASK | trumps)
+    wizards = cards & WIZARD_MASK
+    jesters = cards & JESTER_MASK
+    if want_highest:
+        if wizards:
+            return lowest_bit(wizards)
+        if trumps:
+            return highest_bit(trumps)
+        if side:
+            return side_card_by_rank(side, True)
+        return lowest_bit(jesters)
+    if jesters:
+        return lowest_bit(jesters)
+    if side:
+        return side_card_by_rank(side, False)
+    if trumps:
+        return lowest_bit(trumps)
+    return lowest_bit(wizards)
 
 
 @njit(cache=True)
 def winning_cards(legal, table):
-    """Legal cards that would take the lead of the current (non-empty) trick."""
+    """Legal cards that would take the lead of the current (non-empty) trick: Wizards and
+    higher cards of the winning card's suit, and trumps when a non-trump is winning."""
     best = table.trick_cards[table.winning_position]
-    winners = np.int64(0)
-    rest = legal
-    while rest:
-        card = lowest_bit(rest)
-        rest &= rest - 1
-        if beats(card, best, table.trump):
-            winners |= card_bit(card)
-    return winners
+    if is_wizard(best):
+        return np.int64(0)
+    if is_jester(best):
+        return legal & ~JESTER_MASK
+    beating = WIZARD_MASK | higher_in_suit(best)
+    if table.trump != NO_SUIT and card_suit(best) != table.trump:
+        beating |= suit_mask(table.trump)
+    return legal & beating
 
 
 @njit(cache=True)
@@ -235,7 +246,7 @@ def choose_card(me, table, legal):
 @njit(cache=True, inline="always")
 def decide(decision, params, me, table, legal, generator):
     if decision == DECIDE_BID:
-        return choose_bid(params[me.seat], me, table, legal)
+        return choose_bid(params, me, table, legal)
     if decision == DECIDE_CARD:
         return choose_card(me, table, legal)
     return choose_trump(me.hand)
