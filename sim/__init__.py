@@ -2,7 +2,7 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from sim.cards import format_card, format_hand, parse_card, parse_cards
-from sim.engine import GameBatch, draw_first_dealer, run_games
+from sim.engine import GameBatch, draw_first_dealer, run_games, run_round
 from sim.errors import ConfigError
 from sim.policies import parse_policies, parse_policy
 from sim.rules import Rules
@@ -25,4 +25,5 @@ __all__ = [
     "parse_policies",
     "parse_policy",
     "run_games",
+    "run_round",
 ]

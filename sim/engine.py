@@ -90,6 +90,22 @@ def run_games(
     return GameBatch(rules, policies, seed, game_ids, *results)
 
 
+def run_round(
+    players: int,
+    round_size: int,
+    policies: str | list[str] | list[Policy],
+    *,
+    seed: int,
+    games: int,
+    **options,
+) -> GameBatch:
+    """Play only round `round_size` of games 0..games-1 (the same deals as in full games);
+    `options` are the other Rules fields and run_games keywords."""
+    rule_fields = {key: options.pop(key) for key in ("bidding", "even_bids", "first_dealer") if key in options}
+    rules = Rules(players=players, rounds=(round_size,), **rule_fields)
+    return run_games(rules, policies, seed=seed, games=games, **options)
+
+
 def draw_first_dealer(seed: int, game: int, players: int) -> int:
     """The seat that deals first in game `game` of run `seed` (RULES.md 2, by the draw)."""
     Rules(players=players)
