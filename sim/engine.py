@@ -35,8 +35,12 @@ class GameBatch:
     plays: np.ndarray
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def check_seed(seed: int) -> int:
-    if not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SEED:
+    if not _is_int(seed) or not 0 <= seed <= MAX_SEED:
         raise ConfigError(f"seed must be an integer in 0..{MAX_SEED}, got {seed!r}")
     return int(seed)
 
@@ -71,12 +75,14 @@ def run_games(
     if len(policies) != rules.players:
         raise ConfigError(f"got {len(policies)} policies for {rules.players} players")
     if game_ids is None:
-        if games is None or games < 1:
+        if not _is_int(games) or games < 1:
             raise ConfigError(f"games must be at least 1, got {games}")
         if first_game < 0:
             raise ConfigError(f"first_game must be >= 0, got {first_game}")
         game_ids = np.arange(first_game, first_game + games, dtype=np.int64)
     game_ids = np.ascontiguousarray(game_ids, dtype=np.int64)
+    if game_ids.ndim != 1 or game_ids.size == 0 or game_ids.min() < 0:
+        raise ConfigError("game_ids must be a non-empty 1-d list of game indices >= 0")
     set_threads(threads)
     n_games = game_ids.shape[0]
     n_rounds = len(rules.round_sizes)
@@ -109,4 +115,7 @@ def run_round(
 def draw_first_dealer(seed: int, game: int, players: int) -> int:
     """The seat that deals first in game `game` of run `seed` (RULES.md 2, by the draw)."""
     Rules(players=players)
-    return int(_draw_first_dealer(check_seed(seed), game, players))
+    if not _is_int(game) or game < 0:
+        raise ConfigError(f"game must be an integer >= 0, got {game!r}")
+    scratch = np.zeros(1, dtype=state.SCRATCH_DTYPE)
+    return int(_draw_first_dealer(check_seed(seed), game, players, scratch[0]))

@@ -18,6 +18,10 @@ EVEN_BIDS_MODES = {
 N_CARDS = 60
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def max_round(players: int) -> int:
     """Rounds in a full game, which is also the largest round size: 60 / players."""
     return N_CARDS // players
@@ -51,13 +55,15 @@ class Rules:
     round_sizes: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.players, (int, np.integer)) or not state.MIN_PLAYERS <= self.players <= state.MAX_PLAYERS:
+        if not _is_int(self.players) or not state.MIN_PLAYERS <= self.players <= state.MAX_PLAYERS:
             raise ConfigError(f"players must be 3..6, got {self.players}")
         largest = max_round(self.players)
         sizes = tuple(range(1, largest + 1)) if self.rounds is None else tuple(self.rounds)
         if not sizes:
             raise ConfigError("rounds is empty: give at least one round size")
         for size in sizes:
+            if not _is_int(size):
+                raise ConfigError(f"round sizes must be whole numbers, got {size!r}")
             if not 1 <= size <= largest:
                 raise ConfigError(f"round size {size} is outside 1..{largest} for {self.players} players")
         if len(set(sizes)) != len(sizes):
@@ -77,7 +83,9 @@ class Rules:
                 raise ConfigError(f"first_dealer must be 'draw' or a seat 0..{self.players - 1}, got {dealer!r}")
             dealer = int(dealer)
             object.__setattr__(self, "first_dealer", dealer)
-        if dealer != "draw" and not 0 <= int(dealer) < self.players:
+        if dealer != "draw" and not _is_int(dealer):
+            raise ConfigError(f"first_dealer must be 'draw' or a seat 0..{self.players - 1}, got {dealer!r}")
+        if dealer != "draw" and not 0 <= dealer < self.players:
             raise ConfigError(f"first_dealer seat {dealer} is outside 0..{self.players - 1}")
 
     def to_record(self) -> np.ndarray:

@@ -1,0 +1,92 @@
+"""Shared helpers of the kernel/sim test files: card ids, masks, hand-built tables and
+walking the rounds of a GameBatch.
+
+Imported by the test modules after they put this directory on sys.path (as
+test_reference.py does for reference.py).
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+import sim
+from kernels import rules as K
+from kernels import state as st
+from kernels.engine import new_table
+
+C, D, H, S = 0, 1, 2, 3
+WIZARDS = (52, 53, 54, 55)
+JESTERS = (56, 57, 58, 59)
+W1, W2, W3, W4 = WIZARDS
+J1, J2, J3, J4 = JESTERS
+FULL_DECK = (1 << 60) - 1
+
+
+def card(rank: int, suit: int) -> int:
+    """Card id of a suited card; rank 2..14 (J=11, Q=12, K=13, A=14)."""
+    return suit * 13 + rank - 2
+
+
+def mask(cards) -> int:
+    """Hand mask of an iterable of card ids."""
+    result = 0
+    for c in cards:
+        result |= 1 << int(c)
+    return result
+
+
+def cards_of(hand_mask) -> list[int]:
+    """Ascending card ids of a hand mask."""
+    value = int(hand_mask)
+    return [c for c in range(60) if (value >> c) & 1]
+
+
+def popcount(value) -> int:
+    return bin(int(value) & ((1 << 64) - 1)).count("1")
+
+
+def make_table(players=4, round_size=5, dealer=None, trump=-1, bidding="open", even_bids="allowed"):
+    """A started round on a fresh kernel table: returns (storage, seats, table) where table is
+    storage[0] (a record view: writes from Python and from the kernels go to storage).
+    The default dealer is the last seat, so seat 0 leads the first trick."""
+    record = sim.Rules(players=players, bidding=bidding, even_bids=even_bids).to_record()
+    storage, seats = new_table(record[0])
+    table = storage[0]
+    K.start_round(table, seats, round_size, players - 1 if dealer is None else dealer)
+    table["trump"] = trump
+    return storage, seats, table
+
+
+def kernel_deal(seed, game, table, seats):
+    """kernels.rules.deal on a started table, whether or not the kernel takes a scratch record."""
+    if "scratch" in inspect.signature(K.deal.py_func).parameters:
+        scratch = np.zeros(1, dtype=st.SCRATCH_DTYPE)
+        K.deal(seed, game, table, seats, scratch[0])
+    else:
+        K.deal(seed, game, table, seats)
+
+
+def round_offsets(rules: sim.Rules) -> list[int]:
+    """Index in a game's plays log of the first play of each round of rules.round_sizes."""
+    offsets, offset = [], 0
+    for size in rules.round_sizes:
+        offsets.append(offset)
+        offset += size * rules.players
+    return offsets
+
+
+def iter_rounds(batch):
+    """Yield (g, k, r, plays) for every game row g and round index k of a batch, with the
+    round's slice of the plays log (empty when plays were not logged)."""
+    offsets = round_offsets(batch.rules)
+    n = batch.rules.players
+    for g in range(batch.game_ids.shape[0]):
+        for k, r in enumerate(batch.rules.round_sizes):
+            plays = batch.plays[g, offsets[k] : offsets[k] + n * r] if batch.plays.shape[1] else batch.plays[g, :0]
+            yield g, k, r, plays
+
+
+def mixed_policy(players: int, first: str = "heuristic", second: str = "random") -> str:
+    """`heuristic,random,heuristic,...` with one entry per seat."""
+    return ",".join(first if seat % 2 == 0 else second for seat in range(players))

@@ -1,0 +1,375 @@
+"""A policy decides only from what its seat may know: its own hand and bid, and the public
+table (RULES.md 4: which bids are visible depends on the bidding mode).
+
+Three kinds of checks:
+- dispatch level: kernels.policies.dispatch.decide on mid-round states, before and after the
+  OTHER seats' hands are replaced by random hands consistent with the public state;
+- engine level: the engine's own bidding_phase / play_trick, run twice from one state with the
+  hands of the seats that act LATER re-dealt: everything decided before them must not change;
+- whole games: every heuristic decision logged by sim.run_games is re-derived from the seat's
+  own cards and a public table rebuilt from the log with the bids the mode lets it see, and the
+  alternative visibility gives different decisions often enough for the check to mean something.
+"""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import sim  # noqa: E402
+from helpers import cards_of, iter_rounds, kernel_deal, mixed_policy  # noqa: E402
+from kernels import engine as E  # noqa: E402
+from kernels import rules as K  # noqa: E402
+from kernels import state as st  # noqa: E402
+from kernels.engine import new_table  # noqa: E402
+from kernels.policies.dispatch import decide  # noqa: E402
+from kernels.rng import STREAM_DECISIONS, new_stream  # noqa: E402
+from sim.policies import parse_policies, policy_arrays  # noqa: E402
+
+NO_BID = st.NO_BID
+
+
+def policies_for(spec, players):
+    return policy_arrays(parse_policies(spec, players))
+
+
+# ------------------------------------------------------------------------------ building states
+
+
+def started_round(rules, policies, seed, game, r, dealer, totals=None):
+    """A table after deal and trump (the engine's own steps), with the round's DECISIONS stream."""
+    storage, seats = new_table(rules.to_record()[0])
+    table = storage[0]
+    if totals is not None:
+        storage["totals"][0][: rules.players] = totals
+    K.start_round(table, seats, r, dealer)
+    kernel_deal(seed, game, table, seats)
+    generator = new_stream(seed, game, r, STREAM_DECISIONS)
+    table["trump"] = K.trump_of_turned_card(table["trump_card"])
+    if table["trump"] == st.DEALER_CHOOSES_TRUMP:
+        table["trump"] = E.choose_trump(policies, table, seats, generator)
+    return storage, seats, generator
+
+
+def copy_state(storage, seats, generator):
+    return storage.copy(), seats.copy(), generator.copy()
+
+
+def redeal(storage, seats, movable, rng, swaps=200):
+    """Give the seats in `movable` random hands consistent with the public state: the unseen
+    cards (their hands plus the undealt cards; never a played card, the turned-up card or a
+    hand of another seat) are reshuffled by random swaps that keep every hand size and never
+    give a seat a card of a suit it has shown to be void in. Returns how many swaps happened."""
+    table = storage[0]
+    n = int(table["n_players"])
+    fixed = 0
+    for seat in range(n):
+        if seat not in movable:
+            fixed |= int(seats[seat]["hand"])
+    seen = fixed | int(table["played"])
+    if table["trump_card"] >= 0:
+        seen |= 1 << int(table["trump_card"])
+    location = {}
+    for c in range(60):
+        if (seen >> c) & 1:
+            continue
+        owner = next((s for s in movable if (int(seats[s]["hand"]) >> c) & 1), -1)
+        location[c] = owner  # -1: undealt
+    voids = {s: int(storage["voids"][0][s]) for s in movable}
+
+    def accepts(seat, c):
+        return seat == -1 or c >= 52 or not (voids[seat] >> (c // 13)) & 1
+
+    pool = list(location)
+    done = 0
+    if len(pool) < 2:
+        return 0
+    for a, b in rng.integers(0, len(pool), size=(swaps, 2)).tolist():
+        a, b = pool[a], pool[b]
+        la, lb = location[a], location[b]
+        if la != lb and accepts(la, b) and accepts(lb, a):
+            location[a], location[b] = lb, la
+            done += 1
+    for seat in movable:
+        seats[seat]["hand"] = sum(1 << c for c, owner in location.items() if owner == seat)
+    return done
+
+
+# ------------------------------------------------------------------------------ dispatch level
+
+
+@pytest.mark.parametrize("players", [3, 4, 6])
+@pytest.mark.parametrize("bidding", ["open", "hidden"])
+def test_heuristic_decisions_unchanged_when_other_hands_change(players, bidding):
+    """At every bid and card decision of a round, re-deal the other seats' hands at random
+    (consistently with the public state) and ask the heuristic again: same answer. Changing
+    the deciding seat's own hand does change some answers (the check is not vacuous)."""
+    rules = sim.Rules(players=players, bidding=bidding)
+    policies = policies_for("heuristic", players)
+    rng = np.random.default_rng(players)
+    checked = changed_by_own_hand = swaps = 0
+    last = 60 // players
+    for game, r in enumerate((1, 3, 5, last - 1, last)):
+        storage, seats, generator = started_round(rules, policies, 17, game, r, dealer=game % players)
+        table = storage[0]
+
+        def ask(decision, seat, legal):
+            nonlocal checked, changed_by_own_hand, swaps
+            answer = decide(policies, decision, seats[seat], table, legal, generator)
+            saved = seats.copy()
+            others = [s for s in range(players) if s != seat]
+            for _ in range(2):
+                swaps += redeal(storage, seats, others, rng)
+                assert decide(policies, decision, seats[seat], table, legal, generator) == answer
+                checked += 1
+            seats[:] = saved
+            # Swap the deciding seat's own hand with another seat's (same size): may change.
+            other = others[0]
+            mine, theirs = int(seats[seat]["hand"]), int(seats[other]["hand"])
+            seats[seat]["hand"], seats[other]["hand"] = theirs, mine
+            own_legal = legal if decision == st.DECIDE_BID else K.legal_cards(theirs, table["led_suit"])
+            changed_by_own_hand += decide(policies, decision, seats[seat], table, own_legal, generator) != answer
+            seats[:] = saved
+            return answer
+
+        for position in range(players):
+            seat = K.bidder_at(table, position)
+            legal = K.legal_bids(table, seats, position)
+            K.apply_bid(table, seats, seat, ask(st.DECIDE_BID, seat, legal))
+        if bidding == "hidden":
+            K.reveal_bids(table, seats)
+        for _ in range(r):
+            for position in range(players):
+                seat = (int(table["leader"]) + position) % players
+                legal = K.legal_cards(seats[seat]["hand"], table["led_suit"])
+                K.play_card(table, seats, seat, ask(st.DECIDE_CARD, seat, legal))
+            K.finish_trick(table)
+        assert int(table["played"]) == sum(int(seats[s]["dealt"]) for s in range(players))
+    assert checked > 0 and swaps > 0 and changed_by_own_hand > 0
+
+
+def test_heuristic_trump_choice_reads_only_the_dealers_hand():
+    rules = sim.Rules(players=4)
+    policies = policies_for("heuristic", 4)
+    rng = np.random.default_rng(1)
+    storage, seats, generator = started_round(rules, policies, 3, 0, 5, dealer=2)
+    table = storage[0]
+    answer = decide(policies, st.DECIDE_TRUMP, seats[2], table, 0b1111, generator)
+    for _ in range(5):
+        redeal(storage, seats, [0, 1, 3], rng)
+        assert decide(policies, st.DECIDE_TRUMP, seats[2], table, 0b1111, generator) == answer
+
+
+def test_heuristic_draws_no_random_numbers():
+    """A deterministic policy leaves the DECISIONS stream untouched (docs/randomness.md)."""
+    rules = sim.Rules(players=4)
+    policies = policies_for("heuristic", 4)
+    storage, seats, generator = started_round(rules, policies, 3, 1, 6, dealer=0)
+    before = generator.copy()
+    E.bidding_phase(policies, storage[0], seats, generator)
+    plays = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
+    for t in range(6):
+        E.play_trick(policies, storage[0], seats, generator, plays, 4 * t)
+    assert np.array_equal(generator, before)
+
+
+# ------------------------------------------------------------------------------ engine level
+
+
+def batch_and_states(players, bidding, spec, games=8, seed=21):
+    """A logged batch plus, for every round, a function giving a fresh engine state after the
+    deal and trump (checked against the batch: the same bids and cards come out)."""
+    rules = sim.Rules(players=players, bidding=bidding)
+    policies = policies_for(spec, players)
+    batch = sim.run_games(rules, spec, seed=seed, games=games, log_plays=True)
+    for g, k, r, plays in iter_rounds(batch):
+        totals = batch.seats["total"][g, k - 1] if k else np.zeros(players, dtype=np.int64)
+        dealer = int(batch.rounds[g, k]["dealer"])
+
+        def fresh(g=g, r=r, dealer=dealer, totals=totals):
+            return started_round(rules, policies, seed, g, r, dealer, totals)
+
+        yield rules, policies, batch, g, k, r, plays, fresh
+
+
+@pytest.mark.parametrize("players", [3, 5])
+@pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
+def test_engine_bids_ignore_hands_of_seats_bidding_later(players, bidding):
+    """The engine's bidding_phase from one post-deal state, once as dealt and once with the
+    hands of the seats bidding after position p re-dealt: the bids up to p are unchanged.
+    Under hidden and delayed bidding, no bid depends on any other seat's hand at all."""
+    rng = np.random.default_rng(5)
+    spec = mixed_policy(players)
+    some_bid_moved = 0
+    for rules, policies, batch, g, k, r, plays, fresh in batch_and_states(players, bidding, spec):
+        storage, seats, generator = fresh()
+        table = storage[0]
+        E.bidding_phase(policies, table, seats, generator)
+        assert [int(b) for b in seats["bid"][:players]] == [int(b) for b in batch.seats["bid"][g, k]]
+        order = [K.bidder_at(table, p) for p in range(players)]
+        for p in range(players - 1):
+            storage2, seats2, generator2 = fresh()
+            later = order[p + 1 :]
+            redeal(storage2, seats2, later, rng)
+            E.bidding_phase(policies, storage2[0], seats2, generator2)
+            for seat in order[: p + 1]:
+                assert seats2[seat]["bid"] == seats[seat]["bid"], f"round {r}: bid of seat {seat} moved"
+            some_bid_moved += any(seats2[s]["bid"] != seats[s]["bid"] for s in later)
+            if bidding != "open":
+                # No visible bids while bidding: nobody's bid depends on another seat's hand,
+                # whichever seats are re-dealt.
+                storage3, seats3, generator3 = fresh()
+                redeal(storage3, seats3, order[:p] + later, rng)
+                E.bidding_phase(policies, storage3[0], seats3, generator3)
+                assert seats3[order[p]]["bid"] == seats[order[p]]["bid"]
+    assert some_bid_moved > 0  # re-dealing does change the re-dealt seats' bids
+
+
+@pytest.mark.parametrize("players", [4, 6])
+@pytest.mark.parametrize("bidding", ["open", "delayed"])
+def test_engine_plays_ignore_hands_of_seats_playing_later(players, bidding):
+    """Before each trick, run the engine's play_trick twice: as dealt, and with the hands of
+    the seats after position p in this trick re-dealt (consistently with the voids shown so
+    far). The cards of positions 0..p are the same."""
+    rng = np.random.default_rng(9)
+    spec = "heuristic" if bidding == "open" else mixed_policy(players, "random", "heuristic")
+    checked = later_changed = 0
+    for rules, policies, batch, g, k, r, plays, fresh in batch_and_states(players, bidding, spec, games=4):
+        if r < 2:
+            continue
+        storage, seats, generator = fresh()
+        table = storage[0]
+        E.bidding_phase(policies, table, seats, generator)
+        log = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
+        for t in range(r):
+            p = int(rng.integers(0, players - 1))
+            leader = int(table["leader"])
+            later = [(leader + q) % players for q in range(p + 1, players)]
+            storage2, seats2, generator2 = copy_state(storage, seats, generator)
+            redeal(storage2, seats2, later, rng)
+            other_log = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
+            E.play_trick(policies, storage2[0], seats2, generator2, other_log, 0)
+            E.play_trick(policies, table, seats, generator, log, t * players)
+            mine = log[t * players : (t + 1) * players]
+            assert list(other_log["card"][: p + 1]) == list(mine["card"][: p + 1]), f"round {r} trick {t}"
+            later_changed += list(other_log["card"][p + 1 : players]) != list(mine["card"][p + 1 :])
+            checked += 1
+        assert np.array_equal(log[: players * r], plays), "the driven round differs from run_games"
+    assert checked > 0 and later_changed > 0
+
+
+def test_delayed_bidding_keeps_table_bids_hidden_until_after_play():
+    """Under delayed bidding the public table shows no bid during bidding or play; under
+    hidden bidding all bids appear after the bidding and stay during play; under open each
+    bid appears as it is made."""
+    for bidding in ("open", "hidden", "delayed"):
+        for rules, policies, batch, g, k, r, plays, fresh in batch_and_states(4, bidding, "heuristic", games=2):
+            storage, seats, generator = fresh()
+            table = storage[0]
+            E.bidding_phase(policies, table, seats, generator)
+            bids = [int(b) for b in batch.seats["bid"][g, k]]
+            public = [int(b) for b in storage["bids"][0][:4]]
+            if bidding == "delayed":
+                assert public == [NO_BID] * 4
+            else:
+                assert public == bids
+            log = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
+            for t in range(r):
+                E.play_trick(policies, table, seats, generator, log, 4 * t)
+                assert [int(b) for b in storage["bids"][0][:4]] == public, f"bids changed during trick {t}"
+            assert [int(b) for b in seats["bid"][:4]] == bids
+
+
+# ------------------------------------------------------------------------------ whole games
+
+
+def bid_decision(rules, policies, batch, g, k, r, position, visible):
+    """The heuristic's bid at `position` of round k of game g, from its own dealt hand and a
+    public table showing the earlier bids or not."""
+    n = rules.players
+    storage, seats = new_table(rules.to_record()[0])
+    table = storage[0]
+    dealer = int(batch.rounds[g, k]["dealer"])
+    K.start_round(table, seats, r, dealer)
+    if k:
+        storage["totals"][0][:n] = batch.seats["total"][g, k - 1]
+    table["trump_card"] = batch.rounds[g, k]["trump_card"]
+    table["trump"] = batch.rounds[g, k]["trump"]
+    for p in range(position):
+        seat = K.bidder_at(table, p)
+        bid = int(batch.seats["bid"][g, k, seat])
+        seats[seat]["bid"] = bid  # the engine keeps every bid in the bidder's record
+        if visible:
+            storage["bids"][0][seat] = bid
+    table["n_bids"] = position
+    seat = K.bidder_at(table, position)
+    seats[seat]["hand"] = seats[seat]["dealt"] = batch.seats["hand"][g, k, seat]
+    legal = K.legal_bids(table, seats, position)
+    generator = new_stream(batch.seed, int(batch.game_ids[g]), r, STREAM_DECISIONS)
+    return seat, decide(policies, st.DECIDE_BID, seats[seat], table, legal, generator)
+
+
+@pytest.mark.parametrize("players", [3, 4, 6])
+@pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
+def test_logged_bids_follow_the_bidding_mode_visibility(players, bidding):
+    """Under open bidding the heuristic's logged bid is the bid it makes seeing the earlier
+    bids; under hidden and delayed bidding it is the bid it makes seeing none. Both views give
+    different bids in some rounds, so a leak (or a missing bid) would be caught."""
+    rules = sim.Rules(players=players, bidding=bidding)
+    spec = mixed_policy(players, "random", "heuristic")  # random seats make the earlier bids vary
+    policies = policies_for(spec, players)
+    batch = sim.run_games(rules, spec, seed=606, games=25)
+    views_differ = 0
+    for g, k, r, _ in iter_rounds(batch):
+        for position in range(players):
+            seat, seeing = bid_decision(rules, policies, batch, g, k, r, position, visible=True)
+            if batch.policies[seat].name != "heuristic":
+                continue
+            _, blind = bid_decision(rules, policies, batch, g, k, r, position, visible=False)
+            logged = int(batch.seats["bid"][g, k, seat])
+            expected = seeing if bidding == "open" else blind
+            assert logged == expected, f"game {g} round {r} seat {seat}: bid {logged}, expected {expected}"
+            views_differ += seeing != blind
+    assert views_differ > 0
+
+
+@pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
+@pytest.mark.parametrize("players", [4, 5])
+def test_logged_cards_follow_from_own_hand_and_public_table(players, bidding):
+    """Replay every round on a public table rebuilt from the log (bids visible during play for
+    open and hidden bidding, all NO_BID for delayed): every heuristic card decision equals the
+    logged card, every legal mask and trick winner too."""
+    rules = sim.Rules(players=players, bidding=bidding)
+    spec = mixed_policy(players)
+    policies = policies_for(spec, players)
+    batch = sim.run_games(rules, spec, seed=707, games=6, log_plays=True)
+    names = [p.name for p in batch.policies]
+    decisions = 0
+    for g, k, r, plays in iter_rounds(batch):
+        storage, seats = new_table(rules.to_record()[0])
+        table = storage[0]
+        K.start_round(table, seats, r, int(batch.rounds[g, k]["dealer"]))
+        table["trump_card"] = batch.rounds[g, k]["trump_card"]
+        table["trump"] = batch.rounds[g, k]["trump"]
+        table["n_bids"] = players
+        for seat in range(players):
+            seats[seat]["hand"] = seats[seat]["dealt"] = batch.seats["hand"][g, k, seat]
+            seats[seat]["bid"] = batch.seats["bid"][g, k, seat]
+            storage["bids"][0][seat] = NO_BID if bidding == "delayed" else seats[seat]["bid"]
+        generator = new_stream(batch.seed, int(batch.game_ids[g]), r, STREAM_DECISIONS)
+        for i, play in enumerate(plays):
+            seat, card = int(play["seat"]), int(play["card"])
+            legal = K.legal_cards(seats[seat]["hand"], table["led_suit"])
+            assert legal == play["legal"]
+            if names[seat] == "heuristic":
+                assert decide(policies, st.DECIDE_CARD, seats[seat], table, legal, generator) == card, (
+                    f"game {g} round {r} play {i}: seat {seat}"
+                )
+                decisions += 1
+            K.play_card(table, seats, seat, card)
+            if table["n_in_trick"] == players:
+                assert K.finish_trick(table) == play["winner"]
+        assert cards_of(table["played"]) == sorted(int(c) for c in plays["card"])
+    assert decisions > 0
