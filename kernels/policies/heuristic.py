@@ -8,6 +8,7 @@ from numba import njit
 from kernels.bits import highest_bit, lowest_bit, popcount
 from kernels.cards import (
     ACE,
+    LOWEST_RANK,
     JESTER_MASK,
     N_CARDS,
     N_SUITS,
@@ -43,6 +44,7 @@ PARAMETERS = (
 )
 
 RANK_ROW = sum(1 << (RANKS_PER_SUIT * suit) for suit in range(N_SUITS))  # the 2 of every suit
+ACE_ROW = RANK_ROW << (ACE - LOWEST_RANK)
 
 
 @njit(cache=True, inline="always")
@@ -226,17 +228,11 @@ def choose_card(me, table, legal):
         last_to_play = table.n_in_trick == table.n_players - 1
         if last_to_play:
             return extreme_card(winners, trump, False)
-        # Later players may still overtake: win with a card that is likely to hold.
-        safe = winners & (WIZARD_MASK | suit_mask(trump) if trump != NO_SUIT else WIZARD_MASK)
-        side_aces = 0
-        rest = winners & ~safe
-        while rest:
-            card = lowest_bit(rest)
-            rest &= rest - 1
-            if card_rank(card) == ACE:
-                side_aces |= card_bit(card)
+        # Later players may still overtake: a side-suit Ace is the cheapest likely winner.
+        trumps = suit_mask(trump) if trump != NO_SUIT else np.int64(0)
+        side_aces = winners & ACE_ROW & ~trumps
         if side_aces:
-            return extreme_card(side_aces, trump, False)
+            return lowest_bit(side_aces)
         return extreme_card(winners, trump, False)
     if others:
         return extreme_card(others, trump, True)  # shed the most dangerous card safely
