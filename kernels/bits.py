@@ -72,18 +72,18 @@ def _pdep64(typingctx, source, mask):
 # picks a card this way for every decision, and the loop form mispredicts a branch each time.
 HAS_PDEP = "+bmi2" in llvm.get_host_cpu_features().flatten().split(",")
 
-if HAS_PDEP:
+@njit(cache=True, inline="always")
+def nth_set_bit_by_pdep(mask, n):
+    """Index of the n-th (0-based) set bit of mask, counting from the lowest (BMI2 only)."""
+    return _cttz64(_pdep64(np.int64(1) << n, mask))
 
-    @njit(cache=True, inline="always")
-    def nth_set_bit(mask, n):
-        """Index of the n-th (0-based) set bit of mask, counting from the lowest."""
-        return _cttz64(_pdep64(np.int64(1) << n, mask))
 
-else:
+@njit(cache=True, inline="always")
+def nth_set_bit_by_loop(mask, n):
+    """Index of the n-th (0-based) set bit of mask, counting from the lowest (any CPU)."""
+    for _ in range(n):
+        mask &= mask - 1
+    return _cttz64(mask)
 
-    @njit(cache=True, inline="always")
-    def nth_set_bit(mask, n):
-        """Index of the n-th (0-based) set bit of mask, counting from the lowest."""
-        for _ in range(n):
-            mask &= mask - 1
-        return _cttz64(mask)
+
+nth_set_bit = nth_set_bit_by_pdep if HAS_PDEP else nth_set_bit_by_loop

@@ -685,3 +685,16 @@ def test_policy_arrays_ids_per_seat():
 
     ids, params = policy_arrays(parse_policies("random,heuristic,random", 3))
     assert list(ids[:3]) == [POLICY_RANDOM, POLICY_HEURISTIC, POLICY_RANDOM]
+
+
+def test_nth_set_bit_forms_agree():
+    """The BMI2 (pdep) and portable forms of the random card pick give the same card."""
+    from kernels.bits import HAS_PDEP, nth_set_bit_by_loop, nth_set_bit_by_pdep
+
+    rng = np.random.default_rng(5)
+    for mask in [1, 0b1011010, (1 << 60) - 1, *rng.integers(1, 1 << 60, size=200)]:
+        bits = [i for i in range(60) if (int(mask) >> i) & 1]
+        for n, expected in enumerate(bits):
+            assert nth_set_bit_by_loop(int(mask), n) == expected
+            if HAS_PDEP:
+                assert nth_set_bit_by_pdep(int(mask), n) == expected
