@@ -6,6 +6,8 @@ its own seat record and the table, never another seat's record.
 """
 import numpy as np
 
+from kernels.cards import N_CARDS
+
 MIN_PLAYERS = 3
 MAX_PLAYERS = 6
 MAX_ROUND_SIZE = 20  # 60 cards / 3 players
@@ -66,7 +68,7 @@ TABLE_DTYPE = np.dtype(
 # carry no reference count, so the play loop passes them around for free.
 SCRATCH_DTYPE = np.dtype(
     [
-        ("deck", _i8, (60,)),
+        ("deck", _i8, (N_CARDS,)),
         ("generator", np.uint64, (1,)),
         ("draw_values", _i8, _seats),
         ("contenders", _i8, _seats),

@@ -29,10 +29,11 @@ def parse_card(token: str, wizard_index: int = 0, jester_index: int = 0) -> int:
     """Card id of one token. A Wizard or Jester token maps to the id of the given index (0..3)."""
     text = token.strip().upper()
     if text in _WIZARD_WORDS or text in _JESTER_WORDS:
-        index = wizard_index if text in _WIZARD_WORDS else jester_index
+        is_wizard = text in _WIZARD_WORDS
+        index = wizard_index if is_wizard else jester_index
         if not 0 <= index < 4:
-            raise ConfigError(f"card {token!r}: there are only four Wizards and four Jesters")
-        return (FIRST_WIZARD if text in _WIZARD_WORDS else FIRST_JESTER) + index
+            raise ConfigError(f"more than four {'Wizards' if is_wizard else 'Jesters'} at {token!r}")
+        return (FIRST_WIZARD if is_wizard else FIRST_JESTER) + index
     match = _SUITED.match(text)
     if match is None:
         raise ConfigError(
@@ -54,11 +55,6 @@ def parse_cards(text: str | Iterable[str]) -> list[int]:
     for token in tokens:
         if not token:
             continue
-        upper = token.strip().upper()
-        if upper in _WIZARD_WORDS and wizards == 4:
-            raise ConfigError(f"more than four Wizards at {token!r}")
-        if upper in _JESTER_WORDS and jesters == 4:
-            raise ConfigError(f"more than four Jesters at {token!r}")
         card = parse_card(token, wizards, jesters)
         if FIRST_WIZARD <= card < FIRST_JESTER:
             wizards += 1

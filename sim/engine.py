@@ -11,7 +11,7 @@ from kernels.engine import play_games
 from kernels.rules import draw_first_dealer as _draw_first_dealer
 from sim.errors import ConfigError
 from sim.policies import Policy, parse_policies, policy_arrays
-from sim.rules import Rules
+from sim.rules import Rules, is_whole_number
 
 MAX_SEED = 2**63 - 1
 
@@ -35,12 +35,8 @@ class GameBatch:
     plays: np.ndarray
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
 def check_seed(seed: int) -> int:
-    if not _is_int(seed) or not 0 <= seed <= MAX_SEED:
+    if not is_whole_number(seed) or not 0 <= seed <= MAX_SEED:
         raise ConfigError(f"seed must be an integer in 0..{MAX_SEED}, got {seed!r}")
     return int(seed)
 
@@ -75,7 +71,7 @@ def run_games(
     if len(policies) != rules.players:
         raise ConfigError(f"got {len(policies)} policies for {rules.players} players")
     if game_ids is None:
-        if not _is_int(games) or games < 1:
+        if not is_whole_number(games) or games < 1:
             raise ConfigError(f"games must be at least 1, got {games}")
         if first_game < 0:
             raise ConfigError(f"first_game must be >= 0, got {first_game}")
@@ -115,7 +111,7 @@ def run_round(
 def draw_first_dealer(seed: int, game: int, players: int) -> int:
     """The seat that deals first in game `game` of run `seed` (RULES.md 2, by the draw)."""
     Rules(players=players)
-    if not _is_int(game) or game < 0:
+    if not is_whole_number(game) or game < 0:
         raise ConfigError(f"game must be an integer >= 0, got {game!r}")
     scratch = np.zeros(1, dtype=state.SCRATCH_DTYPE)
     return int(_draw_first_dealer(check_seed(seed), game, players, scratch[0]))

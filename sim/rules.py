@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kernels import state
+from kernels.cards import N_CARDS
 from sim.errors import ConfigError
 
 BIDDING_MODES = {"open": state.BIDDING_OPEN, "hidden": state.BIDDING_HIDDEN, "delayed": state.BIDDING_DELAYED}
@@ -15,10 +16,10 @@ EVEN_BIDS_MODES = {
     "forbidden": state.EVEN_BIDS_FORBIDDEN,
     "leader": state.EVEN_BIDS_LEADER,
 }
-N_CARDS = 60
 
 
-def _is_int(value: object) -> bool:
+def is_whole_number(value: object) -> bool:
+    """An int or numpy integer, but not a bool (True would otherwise pass as 1)."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
@@ -55,14 +56,14 @@ class Rules:
     round_sizes: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        if not _is_int(self.players) or not state.MIN_PLAYERS <= self.players <= state.MAX_PLAYERS:
+        if not is_whole_number(self.players) or not state.MIN_PLAYERS <= self.players <= state.MAX_PLAYERS:
             raise ConfigError(f"players must be 3..6, got {self.players}")
         largest = max_round(self.players)
         sizes = tuple(range(1, largest + 1)) if self.rounds is None else tuple(self.rounds)
         if not sizes:
             raise ConfigError("rounds is empty: give at least one round size")
         for size in sizes:
-            if not _is_int(size):
+            if not is_whole_number(size):
                 raise ConfigError(f"round sizes must be whole numbers, got {size!r}")
             if not 1 <= size <= largest:
                 raise ConfigError(f"round size {size} is outside 1..{largest} for {self.players} players")
@@ -83,7 +84,7 @@ class Rules:
                 raise ConfigError(f"first_dealer must be 'draw' or a seat 0..{self.players - 1}, got {dealer!r}")
             dealer = int(dealer)
             object.__setattr__(self, "first_dealer", dealer)
-        if dealer != "draw" and not _is_int(dealer):
+        if dealer != "draw" and not is_whole_number(dealer):
             raise ConfigError(f"first_dealer must be 'draw' or a seat 0..{self.players - 1}, got {dealer!r}")
         if dealer != "draw" and not 0 <= dealer < self.players:
             raise ConfigError(f"first_dealer seat {dealer} is outside 0..{self.players - 1}")
