@@ -176,14 +176,15 @@ def play_game(game_key, rules, round_sizes, policies, workspace, results):
 GAMES_PER_BLOCK = 64  # games a thread plays with one workspace
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def play_games(seed, game_ids, rules, round_sizes, policies, results):
     """Play game_ids[i] into results[*][i] for every i, in parallel over blocks of games.
 
     rules is a one-record RULES_DTYPE array (a parallel kernel cannot take a bare record).
     results = (round records [games, rounds], seat records [games, rounds, players],
     game records [games, players], play records [games, plays per game or 0]).
-    Each game is independent of the others, so the blocking never changes a result."""
+    Each game is independent of the others, so the blocking never changes a result.
+    nogil: the caller's writer thread converts and writes the previous chunk meanwhile."""
     round_results, seat_results, game_results, play_results = results
     n_games = game_ids.shape[0]
     n_blocks = (n_games + GAMES_PER_BLOCK - 1) // GAMES_PER_BLOCK

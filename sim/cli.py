@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 from typing import Annotated, Optional
 
 import numpy as np
@@ -12,9 +13,12 @@ from rich.table import Table
 
 from sim import __version__
 from sim.cards import format_card, format_hand
+from sim.dataset import RunError
 from sim.engine import run_games
 from sim.errors import ConfigError
-from sim.rules import Rules
+from sim.progress import GameProgress
+from sim.rules import Rules, parse_rounds
+from sim.simulate import SimulationConfig, SimulationResult, load_run, resume, simulate
 
 app = typer.Typer(
     name="wizard-sim",
@@ -98,6 +102,157 @@ def demo(
             f"  seat {seat}: {format_hand(int(result['hand'])):<40} bid {result['bid']} "
             f"took {result['tricks']} score {result['score']:+d}"
         )
+
+
+def first_dealer_option(text: str) -> str | int:
+    return int(text) if text.strip().isdigit() else text.strip()
+
+
+def rules_from_options(players: int, rounds: Optional[str], bidding: str, even_bids: str, first_dealer: str) -> Rules:
+    sizes = parse_rounds(rounds, players) if rounds is not None else None
+    return Rules(players, sizes, bidding, even_bids, first_dealer_option(first_dealer))
+
+
+def check_resume_options(stored: SimulationConfig, given: dict) -> None:
+    """On --resume every option comes from run.json; an explicit different one is an error."""
+    stored_values = {
+        "players": stored.rules.players,
+        "games": stored.games,
+        "rounds": stored.rules.round_sizes,
+        "policy": [policy.label for policy in stored.policies],
+        "bidding": stored.rules.bidding,
+        "even-bids": stored.rules.even_bids,
+        "first-dealer": stored.rules.first_dealer,
+        "seed": stored.seed,
+        "chunk-games": stored.chunk_games,
+        "log-plays": stored.log_plays,
+    }
+    for option, value in given.items():
+        if value is None:
+            continue
+        if option == "rounds":
+            value = parse_rounds(value, stored.rules.players)
+        elif option == "policy":
+            value = [policy.label for policy in SimulationConfig.build(stored.rules, value, seed=0, games=1).policies]
+        elif option == "first-dealer":
+            value = first_dealer_option(value)
+        if value != stored_values[option]:
+            raise ConfigError(f"--{option} {value} differs from the run being resumed ({stored_values[option]})")
+
+
+def print_summary(result: SimulationResult) -> None:
+    config = result.record["config"]
+    games = config["games"]
+    rounds = games * len(config["rules"]["rounds"])
+    title = (
+        f"{games:,} games, {rounds:,} rounds, {config['rules']['players']} players, seed {config['seed']}"
+        f" — {result.games_per_second:,.0f} games/s this session"
+    )
+    table = Table(title=title)
+    for column in ("policy", "seat-games", "mean score", "win rate", "bid accuracy", "mean |bid - tricks|"):
+        table.add_column(column, justify="right")
+    for row in result.summary:
+        table.add_row(
+            row["policy"],
+            f"{row['seat_games']:,}",
+            f"{row['mean_score']:.1f}",
+            f"{row['win_rate']:.3f}",
+            f"{row['bid_accuracy']:.3f}",
+            f"{row['mean_abs_error']:.3f}",
+        )
+    console.print(table)
+    console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in tables_of(config))} and run.json)")
+
+
+def tables_of(config: dict) -> list[str]:
+    return ["rounds", "games", "plays"] if config["log_plays"] else ["rounds", "games"]
+
+
+SIMULATE_EPILOG = """Examples:
+
+  wizard-sim simulate --players 4 --games 1000000 --policy heuristic --seed 7 --out results/runs/h4
+
+  wizard-sim simulate --games 100000 --policy heuristic,random,random,random --rounds 1-5 --out runs/mixed
+
+  wizard-sim simulate --games 50000 --policy heuristic:aggression=1.1 --bidding hidden --log-plays --out runs/hidden
+
+  wizard-sim simulate --out results/runs/h4 --resume      (finish an interrupted run)
+
+Read the data with pandas.read_parquet("OUT/rounds") (README: Data contract)."""
+
+
+@app.command("simulate", epilog=SIMULATE_EPILOG)
+def simulate_command(
+    out: Annotated[Path, typer.Option(help="Output directory (refused if not empty, see --overwrite/--resume).")],
+    games: Annotated[Optional[int], typer.Option(help="Games to play, >= 1.", show_default=False)] = None,
+    players: Annotated[Optional[int], typer.Option(help="Players, 3..6. [default: 4]", show_default=False)] = None,
+    policy: Annotated[
+        Optional[str],
+        typer.Option(help="One policy for every seat or a comma list, one per seat; parameters as name:key=value. [default: heuristic]", show_default=False),
+    ] = None,
+    rounds: Annotated[
+        Optional[str], typer.Option(help="Round sizes to play, e.g. 7, 1-5 or 1,3,5. [default: all, a full game]", show_default=False)
+    ] = None,
+    bidding: Annotated[Optional[str], typer.Option(help="open | hidden | delayed. [default: open]", show_default=False)] = None,
+    even_bids: Annotated[
+        Optional[str], typer.Option("--even-bids", help="allowed | forbidden | leader. [default: allowed]", show_default=False)
+    ] = None,
+    first_dealer: Annotated[
+        Optional[str], typer.Option("--first-dealer", help="draw | SEAT. [default: draw]", show_default=False)
+    ] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Run seed, 0..2^63-1. [default: drawn at random and recorded]", show_default=False)] = None,
+    threads: Annotated[Optional[int], typer.Option(help="Kernel threads; results do not depend on it. [default: all cores]", show_default=False)] = None,
+    chunk_games: Annotated[
+        Optional[int], typer.Option("--chunk-games", help="Games per part file; results do not depend on it. [default: about 128 MB of rows]", show_default=False)
+    ] = None,
+    log_plays: Annotated[Optional[bool], typer.Option("--log-plays", help="Also write every card played (plays/).", show_default=False)] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the run already in --out.")] = False,
+    resume_run: Annotated[bool, typer.Option("--resume", help="Finish the interrupted run in --out with its recorded configuration.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary (errors still go to stderr).")] = False,
+) -> None:
+    """Play many games and write them to a Parquet dataset (streamed, atomic, resumable).
+
+    The dataset is a pure function of the configuration and seed: the same for any --threads
+    and --chunk-games, and a resumed run equals an uninterrupted one."""
+    given = {
+        "players": players, "games": games, "rounds": rounds, "policy": policy, "bidding": bidding,
+        "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
+        "log-plays": log_plays,
+    }  # fmt: skip
+    progress = GameProgress(enabled=not quiet)
+    try:
+        if overwrite and resume_run:
+            raise ConfigError("--overwrite and --resume exclude each other")
+        if resume_run:
+            stored, _ = load_run(str(out))
+            check_resume_options(stored, given)
+            with progress:
+                result = resume(str(out), threads=threads, on_progress=progress.update)
+        else:
+            if games is None:
+                raise ConfigError("--games is required (or --resume to finish a run)")
+            rules = rules_from_options(
+                players if players is not None else 4,
+                rounds,
+                bidding or "open",
+                even_bids or "allowed",
+                first_dealer or "draw",
+            )
+            config = SimulationConfig.build(
+                rules, policy or "heuristic", seed=seed, games=games, chunk_games=chunk_games, log_plays=bool(log_plays)
+            )
+            with progress:
+                result = simulate(config, str(out), overwrite=overwrite, threads=threads, on_progress=progress.update)
+    except ConfigError as error:
+        fail(str(error))
+    except RunError as error:
+        print(f"wizard-sim: error: {error}; no partial file is visible, finish with --resume", file=sys.stderr)
+        raise typer.Exit(code=1)
+    except KeyboardInterrupt:
+        print(f"wizard-sim: interrupted; finish the run with: wizard-sim simulate --out {out} --resume", file=sys.stderr)
+        raise typer.Exit(code=130)
+    if not quiet:
+        print_summary(result)
 
 
 if __name__ == "__main__":

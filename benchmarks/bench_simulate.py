@@ -1,0 +1,140 @@
+"""End-to-end `simulate` throughput next to the kernel alone, and peak memory.
+
+    python benchmarks/bench_simulate.py                  # 200k random 4-player games
+    python benchmarks/bench_simulate.py --games 1000000 --json
+    python benchmarks/bench_simulate.py --encodings      # compare Parquet compressions
+
+Kernel-only plays the same chunks with run_games and drops them; end-to-end runs
+sim.simulate.simulate into a temporary directory (in-process, kernels warm). Peak RSS comes
+from running the `wizard-sim simulate` command in a child process.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from sim.engine import run_games
+from sim.rules import Rules
+from sim.simulate import SimulationConfig, simulate
+from sim.tables import plays_table, rounds_table
+
+
+def kernel_only(config: SimulationConfig) -> float:
+    start = time.perf_counter()
+    for first in range(0, config.games, config.chunk_games):
+        games = min(config.chunk_games, config.games - first)
+        run_games(config.rules, list(config.policies), seed=config.seed, games=games, first_game=first, log_plays=config.log_plays)
+    return time.perf_counter() - start
+
+
+def end_to_end(config: SimulationConfig) -> tuple[float, int, int]:
+    out = Path(tempfile.mkdtemp(prefix="bench-simulate-"))
+    try:
+        start = time.perf_counter()
+        simulate(config, str(out), overwrite=True)
+        seconds = time.perf_counter() - start
+        rows = sum(pq.ParquetDataset(out / table).read(columns=["game_id"]).num_rows for table in config.tables)
+        size = sum(path.stat().st_size for path in out.rglob("*.parquet"))
+        return seconds, rows, size
+    finally:
+        shutil.rmtree(out)
+
+
+# The child reports its own high-water mark (VmHWM): getrusage(RUSAGE_CHILDREN) would also count
+# the memory a forked child inherits from this (large) process before exec.
+CHILD = """
+import sys
+from sim.cli import app
+try:
+    app(sys.argv[1:])
+finally:
+    hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM")][0]
+    print(int(hwm.split()[1]) // 1024, file=sys.stderr)
+"""
+
+
+def peak_rss_mb(games: int, log_plays: bool) -> tuple[int, float]:
+    """Peak resident memory of the CLI in a child process (MB) and its wall time (s)."""
+    out = tempfile.mkdtemp(prefix="bench-simulate-rss-")
+    command = [sys.executable, "-c", CHILD, "simulate", "--players", "4", "--games", str(games), "--policy", "random",
+               "--seed", "1", "--out", out, "--overwrite", "--quiet"] + (["--log-plays"] if log_plays else [])  # fmt: skip
+    try:
+        start = time.perf_counter()
+        child = subprocess.run(command, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        if child.returncode != 0:
+            raise SystemExit(f"simulate failed: {child.stderr}")
+        return int(child.stderr.strip().splitlines()[-1]), wall
+    finally:
+        shutil.rmtree(out)
+
+
+def compare_encodings(games: int) -> None:
+    import sim.dataset as dataset
+
+    batch = run_games(Rules(players=4), "random", seed=1, games=games, log_plays=True)
+    for name, table in (("rounds", rounds_table(batch)), ("plays", plays_table(batch))):
+        for compression in ("none", "snappy", "lz4", "zstd"):
+            dataset.COMPRESSION = compression
+            path = Path(tempfile.mkdtemp()) / "part.parquet"
+            start = time.perf_counter()
+            dataset.write_parquet(path, table, {})
+            seconds = time.perf_counter() - start
+            print(f"{name:6} {compression:6}: {table.num_rows / seconds / 1e6:6.1f}M rows/s, "
+                  f"{path.stat().st_size / table.num_rows:5.2f} bytes/row")  # fmt: skip
+            shutil.rmtree(path.parent)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200_000)
+    parser.add_argument("--policy", default="random")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--encodings", action="store_true", help="compare Parquet compressions and exit")
+    parser.add_argument("--no-rss", action="store_true", help="skip the peak-memory child runs")
+    arguments = parser.parse_args()
+    if arguments.encodings:
+        compare_encodings(min(arguments.games, 50_000))
+        return
+    rules = Rules(players=4)
+    run_games(rules, arguments.policy, seed=0, games=10, log_plays=True)  # load the kernels
+    figures: dict[str, object] = {"games": arguments.games, "policy": arguments.policy, "threads": os.cpu_count()}
+    for label, log_plays in (("default", False), ("log_plays", True)):
+        config = SimulationConfig.build(rules, arguments.policy, seed=1, games=arguments.games, log_plays=log_plays)
+        kernel = kernel_only(config)
+        seconds, rows, size = end_to_end(config)
+        figures[label] = {
+            "chunk_games": config.chunk_games,
+            "kernel_games_per_s": round(arguments.games / kernel),
+            "end_to_end_games_per_s": round(arguments.games / seconds),
+            "end_to_end_rows_per_s": round(rows / seconds),
+            "ratio": round(kernel / seconds, 3),
+            "rows": rows,
+            "bytes_per_row": round(size / rows, 2),
+        }
+        if not arguments.no_rss:
+            rss, wall = peak_rss_mb(arguments.games, log_plays)
+            figures[label]["cli_peak_rss_mb"] = round(rss)
+            figures[label]["cli_wall_s"] = round(wall, 2)
+    if arguments.json:
+        print(json.dumps(figures))
+        return
+    for label in ("default", "log_plays"):
+        entry = figures[label]
+        print(f"{label:9}: kernel {entry['kernel_games_per_s']:>9,} games/s | end-to-end "
+              f"{entry['end_to_end_games_per_s']:>9,} games/s ({entry['end_to_end_rows_per_s'] / 1e6:.1f}M rows/s) "
+              f"= {entry['ratio']:.0%} of kernel | {entry['bytes_per_row']} bytes/row | "
+              f"CLI peak RSS {entry.get('cli_peak_rss_mb', '-')} MB")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""A rich progress bar for runs: games done, games/s and time left, on stderr."""
+from __future__ import annotations
+
+import time
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+
+class GameProgress:
+    """Context manager whose `update(done, total)` is a runner progress callback; does nothing
+    when disabled (--quiet) or when stderr is not a terminal and rich cannot draw."""
+
+    def __init__(self, enabled: bool = True, description: str = "games"):
+        self.enabled = enabled
+        self.description = description
+        self.progress: Progress | None = None
+        self.task = None
+        self.start_done = 0
+        self.start_time = 0.0
+
+    def __enter__(self) -> "GameProgress":
+        if self.enabled:
+            self.progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=False,
+            )
+            self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self.progress is not None:
+            self.progress.__exit__(*exc_info)
+
+    def update(self, done: int, total: int) -> None:
+        if self.progress is None:
+            return
+        now = time.perf_counter()
+        if self.task is None:
+            self.task = self.progress.add_task(self.description, total=total, completed=done, rate="")
+            self.start_done, self.start_time = done, now
+            return
+        elapsed = now - self.start_time
+        rate = f"{(done - self.start_done) / elapsed:,.0f} games/s" if elapsed > 0 else ""
+        self.progress.update(self.task, completed=done, rate=rate)

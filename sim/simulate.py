@@ -1,0 +1,221 @@
+"""`simulate`: many games to a Parquet dataset, streamed in chunks, atomic and resumable."""
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.dataset import RunDirectory, config_metadata, now, versions
+from sim.engine import GameBatch, check_seed, run_games, set_threads
+from sim.errors import ConfigError
+from sim.policies import Policy, parse_policies
+from sim.rules import Rules, is_whole_number
+from sim.runner import FinishedChunk, ProgressCallback, execute, new_record
+from sim.tables import games_table, plays_table, rounds_table
+
+MAX_SEED = 2**63 - 1
+CHUNK_BYTES = 128 * 2**20  # memory per chunk in flight (two at most); bounds peak memory
+BYTES_PER_ROUND_ROW = 50  # kernel record, Arrow columns and conversion temporaries
+BYTES_PER_PLAY_ROW = 40
+MAX_CHUNK_GAMES = 100_000
+
+
+def default_chunk_games(rules: Rules, log_plays: bool) -> int:
+    """Games per chunk such that a chunk takes about CHUNK_BYTES of memory."""
+    per_game = BYTES_PER_ROUND_ROW * rules.players * len(rules.round_sizes)
+    if log_plays:
+        per_game += BYTES_PER_PLAY_ROW * rules.plays_per_game()
+    return int(max(1, min(MAX_CHUNK_GAMES, CHUNK_BYTES // per_game)))
+
+
+def draw_seed() -> int:
+    """A fresh run seed (recorded in run.json) for runs started without --seed."""
+    return secrets.randbelow(MAX_SEED + 1)
+
+
+@dataclass(frozen=True)
+class SimulationConfig:
+    """Everything that defines a simulate run's data: the dataset is a pure function of it."""
+
+    rules: Rules
+    policies: tuple[Policy, ...]
+    seed: int
+    games: int
+    chunk_games: int
+    log_plays: bool = False
+
+    @classmethod
+    def build(
+        cls,
+        rules: Rules,
+        policies: str | list[str],
+        *,
+        seed: int | None,
+        games: int,
+        chunk_games: int | None = None,
+        log_plays: bool = False,
+    ) -> "SimulationConfig":
+        if not is_whole_number(games) or games < 1:
+            raise ConfigError(f"games must be at least 1, got {games}")
+        seed = draw_seed() if seed is None else check_seed(seed)
+        if chunk_games is None:
+            chunk_games = default_chunk_games(rules, log_plays)
+        elif not is_whole_number(chunk_games) or chunk_games < 1:
+            raise ConfigError(f"chunk-games must be at least 1, got {chunk_games}")
+        chunk_games = min(int(chunk_games), int(games))
+        return cls(rules, tuple(parse_policies(policies, rules.players)), seed, int(games), chunk_games, log_plays)
+
+    def to_dict(self) -> dict:
+        return {
+            "rules": self.rules.to_dict(),
+            "policies": [policy.label for policy in self.policies],
+            "seed": self.seed,
+            "games": self.games,
+            "chunk_games": self.chunk_games,
+            "log_plays": self.log_plays,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "SimulationConfig":
+        rules = data["rules"]
+        return cls.build(
+            Rules(
+                players=rules["players"],
+                rounds=tuple(rules["rounds"]),
+                bidding=rules["bidding"],
+                even_bids=rules["even_bids"],
+                first_dealer=rules["first_dealer"],
+            ),
+            list(data["policies"]),
+            seed=data["seed"],
+            games=data["games"],
+            chunk_games=data["chunk_games"],
+            log_plays=data["log_plays"],
+        )
+
+    @property
+    def tables(self) -> tuple[str, ...]:
+        return ("rounds", "games", "plays") if self.log_plays else ("rounds", "games")
+
+
+def batch_stats(batch: GameBatch) -> dict:
+    """Per policy label: seat-games, sum of final totals, wins, bids, exact bids, sum |bid - tricks|."""
+    stats: dict[str, list[int]] = {}
+    bids = batch.seats["bid"].astype(np.int16)
+    errors = np.abs(bids - batch.seats["tricks"])
+    for seat, policy in enumerate(batch.policies):
+        entry = stats.setdefault(policy.label, [0, 0, 0, 0, 0, 0])
+        seat_errors = errors[:, :, seat]
+        entry[0] += batch.games.shape[0]
+        entry[1] += int(batch.games["total"][:, seat].sum(dtype=np.int64))
+        entry[2] += int(batch.games["winner"][:, seat].sum())
+        entry[3] += seat_errors.size
+        entry[4] += int((seat_errors == 0).sum())
+        entry[5] += int(seat_errors.sum(dtype=np.int64))
+    return stats
+
+
+STAT_FIELDS = ("seat_games", "total_sum", "wins", "bids", "exact_bids", "abs_error_sum")
+
+
+def summarize(record: dict) -> list[dict]:
+    """Per policy: mean final score, win rate, bid accuracy, mean |bid - tricks| (whole run)."""
+    sums: dict[str, np.ndarray] = {}
+    for chunk in record["chunks"]["complete"].values():
+        for label, values in chunk.items():
+            sums[label] = sums.get(label, np.zeros(len(STAT_FIELDS), dtype=np.int64)) + np.array(values, np.int64)
+    rows = []
+    for label, values in sums.items():
+        entry = dict(zip(STAT_FIELDS, (int(value) for value in values)))
+        rows.append(
+            {
+                "policy": label,
+                "seat_games": entry["seat_games"],
+                "mean_score": entry["total_sum"] / entry["seat_games"],
+                "win_rate": entry["wins"] / entry["seat_games"],
+                "bid_accuracy": entry["exact_bids"] / entry["bids"],
+                "mean_abs_error": entry["abs_error_sum"] / entry["bids"],
+            }
+        )
+    return rows
+
+
+@dataclass
+class SimulationResult:
+    out: str
+    record: dict
+    games_computed: int
+    seconds: float
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games_computed / self.seconds if self.seconds > 0 else float("nan")
+
+    @property
+    def summary(self) -> list[dict]:
+        return summarize(self.record)
+
+
+def _finish(batch: GameBatch, metadata: dict[bytes, bytes]) -> FinishedChunk:
+    tables = {"rounds": rounds_table(batch), "games": games_table(batch)}
+    if batch.plays.shape[1]:
+        tables["plays"] = plays_table(batch)
+    return FinishedChunk(tables, batch_stats(batch))
+
+
+def _run(config: SimulationConfig, directory: RunDirectory, record: dict, on_progress) -> SimulationResult:
+    policies = list(config.policies)
+
+    def compute(first: int, games: int) -> GameBatch:
+        return run_games(config.rules, policies, seed=config.seed, games=games, first_game=first, log_plays=config.log_plays)
+
+    start = time.perf_counter()
+    computed = execute(directory, record, compute, _finish, config_metadata(record["config"]), on_progress)
+    return SimulationResult(str(directory.path), record, computed, time.perf_counter() - start)
+
+
+def simulate(
+    config: SimulationConfig,
+    out: str,
+    *,
+    overwrite: bool = False,
+    threads: int | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> SimulationResult:
+    """Run `config` into the directory `out` (refused when it is not empty, unless overwrite)."""
+    set_threads(threads)
+    directory = RunDirectory(out, config.tables)
+    directory.check_new(overwrite)
+    directory.create(overwrite)
+    record = new_record("simulate", config.to_dict(), config.games, config.chunk_games, versions())
+    directory.save(record)
+    return _run(config, directory, record, on_progress)
+
+
+def load_run(out: str) -> tuple[SimulationConfig, dict]:
+    """The configuration and record of the simulate run in `out`."""
+    record = RunDirectory(out, ()).load()
+    if record.get("command") != "simulate":
+        raise ConfigError(f"cannot resume: {out} holds a {record.get('command')} run, not a simulate run")
+    return SimulationConfig.from_dict(record["config"]), record
+
+
+def resume(
+    out: str, *, threads: int | None = None, on_progress: ProgressCallback | None = None
+) -> SimulationResult:
+    """Finish the interrupted run in `out`; the result equals an uninterrupted run."""
+    set_threads(threads)
+    config, record = load_run(out)
+    recorded = record.get("versions", {}).get("wizard_sim")
+    if recorded != versions()["wizard_sim"]:
+        raise ConfigError(
+            f"cannot resume: {out} was started by wizard-sim {recorded}, this is {versions()['wizard_sim']}"
+            " (its data would not be identical); start a new run"
+        )
+    record.setdefault("resumed", []).append(now())
+    directory = RunDirectory(out, config.tables)
+    directory.create(overwrite=False)
+    directory.remove_stray_temporaries()
+    return _run(config, directory, record, on_progress)
