@@ -5,7 +5,7 @@
     python benchmarks/bench_simulate.py --encodings      # compare Parquet compressions
 
 Kernel-only plays the same chunks with run_games and drops them; end-to-end runs
-sim.simulate.simulate into a temporary directory (in-process, kernels warm). Peak RSS comes
+sim.simulation.simulate into a temporary directory (in-process, kernels warm). Peak RSS comes
 from running the `wizard-sim simulate` command in a child process.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from sim.engine import run_games
 from sim.rules import Rules
-from sim.simulate import SimulationConfig, simulate
+from sim.simulation import SimulationConfig, simulate
 from sim.tables import plays_table, rounds_table
 
 

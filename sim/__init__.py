@@ -6,6 +6,7 @@ from sim.engine import GameBatch, draw_first_dealer, run_games, run_round
 from sim.errors import ConfigError
 from sim.policies import parse_policies, parse_policy
 from sim.rules import Rules
+from sim.simulation import SimulationConfig, SimulationResult, resume, simulate
 
 try:
     __version__ = version("wizard-sim")
@@ -16,6 +17,8 @@ __all__ = [
     "ConfigError",
     "GameBatch",
     "Rules",
+    "SimulationConfig",
+    "SimulationResult",
     "__version__",
     "draw_first_dealer",
     "format_card",
@@ -25,5 +28,7 @@ __all__ = [
     "parse_policies",
     "parse_policy",
     "run_games",
+    "resume",
     "run_round",
+    "simulate",
 ]

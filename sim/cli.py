@@ -18,7 +18,7 @@ from sim.engine import run_games
 from sim.errors import ConfigError
 from sim.progress import GameProgress
 from sim.rules import Rules, parse_rounds
-from sim.simulate import SimulationConfig, SimulationResult, load_run, resume, simulate
+from sim.simulation import SimulationConfig, SimulationResult, load_run, resume, simulate
 
 app = typer.Typer(
     name="wizard-sim",

@@ -283,7 +283,7 @@ def test_resume_rules(tmp_path):
 
 def test_killed_run_resumes_to_identical_data(tmp_path):
     """SIGKILL a real `wizard-sim simulate` process mid-run, then --resume it."""
-    arguments = ["simulate", "--games", "20000", "--chunk-games", "100", "--policy", "heuristic", "--seed", "11",
+    arguments = ["simulate", "--games", "6000", "--chunk-games", "50", "--policy", "heuristic", "--seed", "11",
                  "--log-plays", "--quiet", "--threads", "1"]  # fmt: skip
     out = tmp_path / "killed"
     command = [sys.executable, "-m", "sim.cli", *arguments, "--out", str(out)]
@@ -301,7 +301,7 @@ def test_killed_run_resumes_to_identical_data(tmp_path):
     process.send_signal(signal.SIGKILL)
     process.wait()
     run = json.loads((out / "run.json").read_text())
-    assert 0 < len(run["chunks"]["complete"]) < 200, "the kill came too late to test anything"
+    assert 0 < len(run["chunks"]["complete"]) < 120, "the kill came too late to test anything"
     for table in ("rounds", "games", "plays"):
         for part in (out / table).glob("part-*.parquet"):
             pq.read_table(part)  # every visible part is whole
