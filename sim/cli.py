@@ -17,8 +17,10 @@ from sim.dataset import RunError
 from sim.engine import run_games
 from sim.errors import ConfigError
 from sim.progress import GameProgress
+from sim.policies import parse_policies
 from sim.rules import Rules, parse_rounds
 from sim.simulation import SimulationConfig, SimulationResult, load_run, resume, simulate
+from sim.tournament import TournamentConfig, TournamentResult, load_tournament, resume_tournament, tournament
 
 app = typer.Typer(
     name="wizard-sim",
@@ -27,6 +29,8 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console()
+if not console.is_terminal:  # pipes and files: wide enough that tables do not wrap
+    console = Console(width=160)
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
 
@@ -113,31 +117,32 @@ def rules_from_options(players: int, rounds: Optional[str], bidding: str, even_b
     return Rules(players, sizes, bidding, even_bids, first_dealer_option(first_dealer))
 
 
-def check_resume_options(stored: SimulationConfig, given: dict) -> None:
-    """On --resume every option comes from run.json; an explicit different one is an error."""
-    stored_values = {
-        "players": stored.rules.players,
-        "games": stored.games,
-        "rounds": stored.rules.round_sizes,
-        "policy": [policy.label for policy in stored.policies],
-        "bidding": stored.rules.bidding,
-        "even-bids": stored.rules.even_bids,
-        "first-dealer": stored.rules.first_dealer,
-        "seed": stored.seed,
-        "chunk-games": stored.chunk_games,
-        "log-plays": stored.log_plays,
+def stored_options(config) -> dict:
+    """The option values a simulate or tournament run was started with, by option name."""
+    return {
+        "players": config.rules.players,
+        "rounds": config.rules.round_sizes,
+        "bidding": config.rules.bidding,
+        "even-bids": config.rules.even_bids,
+        "first-dealer": config.rules.first_dealer,
+        "seed": config.seed,
+        "log-plays": config.log_plays,
     }
+
+
+def check_resume_options(stored: dict, given: dict) -> None:
+    """On --resume every option comes from run.json; an explicit different one is an error."""
     for option, value in given.items():
         if value is None:
             continue
         if option == "rounds":
-            value = parse_rounds(value, stored.rules.players)
-        elif option == "policy":
-            value = [policy.label for policy in SimulationConfig.build(stored.rules, value, seed=0, games=1).policies]
+            value = parse_rounds(value, stored["players"])
+        elif option in ("policy", "policies"):
+            value = [policy.label for policy in parse_policies(value, stored["players"])]
         elif option == "first-dealer":
             value = first_dealer_option(value)
-        if value != stored_values[option]:
-            raise ConfigError(f"--{option} {value} differs from the run being resumed ({stored_values[option]})")
+        if value != stored[option]:
+            raise ConfigError(f"--{option} {value} differs from the run being resumed ({stored[option]})")
 
 
 def print_summary(result: SimulationResult) -> None:
@@ -225,7 +230,11 @@ def simulate_command(
             raise ConfigError("--overwrite and --resume exclude each other")
         if resume_run:
             stored, _ = load_run(str(out))
-            check_resume_options(stored, given)
+            check_resume_options(
+                stored_options(stored)
+                | {"games": stored.games, "chunk-games": stored.chunk_games, "policy": [p.label for p in stored.policies]},
+                given,
+            )
             with progress:
                 result = resume(str(out), threads=threads, on_progress=progress.update)
         else:
@@ -253,6 +262,151 @@ def simulate_command(
         raise typer.Exit(code=130)
     if not quiet:
         print_summary(result)
+
+
+def print_tournament(result: TournamentResult) -> None:
+    config = result.record["config"]
+    policies, pairs = result.summary
+    mode = f"duplicate, {config['rules']['players']} rotations per deal" if config["duplicate"] else "random seating"
+    title = (
+        f"{config['deals']:,} deals ({mode}), {config['rules']['players']} players, seed {config['seed']}"
+        f" — {result.games_per_second:,.0f} games/s this session"
+    )
+    table = Table(title=title)
+    for column in ("policy", "mean score per game", "95% CI", "win rate", "bid accuracy", "mean |bid - tricks|"):
+        table.add_column(column, justify="right")
+    for row in policies:
+        table.add_row(
+            row["policy"],
+            f"{row['mean_score']:.1f}",
+            f"{row['mean_score_ci_low']:.1f} .. {row['mean_score_ci_high']:.1f}",
+            f"{row['win_rate']:.3f}",
+            f"{row['bid_accuracy']:.3f}",
+            f"{row['mean_abs_error']:.3f}",
+        )
+    console.print(table)
+    differences = Table(title="Pairwise differences of mean score per game (paired over deals)")
+    for column in ("A", "B", "A - B", "95% CI", "significant"):
+        differences.add_column(column, justify="right")
+    for row in pairs:
+        differences.add_row(
+            row["policy_a"],
+            row["policy_b"],
+            f"{row['difference']:+.1f}",
+            f"{row['ci_low']:+.1f} .. {row['ci_high']:+.1f}",
+            "yes" if row["significant"] else "no",
+        )
+    console.print(differences)
+    for row in pairs:
+        console.print(f"- {row['verdict']}")
+    console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in tables_of(config))}, summary.parquet, summary.json, run.json)")
+
+
+TOURNAMENT_EPILOG = """Examples:
+
+  wizard-sim tournament --players 4 --policies mc,heuristic,heuristic,random --games 100000 --seed 1 --out DIR
+
+  wizard-sim tournament --policies heuristic,heuristic:aggression=1.2,random,random --games 20000 --out runs/aggr
+
+  wizard-sim tournament --policies heuristic,random,random --players 3 --no-duplicate --games 50000 --out runs/plain
+
+  wizard-sim tournament --out DIR --resume      (finish an interrupted tournament)
+
+Duplicate deals (default): every deal is played once per seat rotation; in rotation k seat s is
+played by the policy listed at (s + k) mod N. --games counts deals."""
+
+
+@app.command("tournament", epilog=TOURNAMENT_EPILOG)
+def tournament_command(
+    out: Annotated[Path, typer.Option(help="Output directory (refused if not empty, see --overwrite/--resume).")],
+    policies: Annotated[
+        Optional[str], typer.Option(help="One policy per seat, comma separated; parameters as name:key=value.", show_default=False)
+    ] = None,
+    games: Annotated[
+        Optional[int], typer.Option(help="Deals, >= 1; with duplicate deals each is played once per rotation.", show_default=False)
+    ] = None,
+    players: Annotated[Optional[int], typer.Option(help="Players, 3..6. [default: 4]", show_default=False)] = None,
+    rounds: Annotated[
+        Optional[str], typer.Option(help="Round sizes to play, e.g. 7, 1-5 or 1,3,5. [default: all]", show_default=False)
+    ] = None,
+    bidding: Annotated[Optional[str], typer.Option(help="open | hidden | delayed. [default: open]", show_default=False)] = None,
+    even_bids: Annotated[
+        Optional[str], typer.Option("--even-bids", help="allowed | forbidden | leader. [default: allowed]", show_default=False)
+    ] = None,
+    first_dealer: Annotated[
+        Optional[str], typer.Option("--first-dealer", help="draw | SEAT. [default: draw]", show_default=False)
+    ] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Run seed. [default: drawn at random and recorded]", show_default=False)] = None,
+    threads: Annotated[Optional[int], typer.Option(help="Kernel threads; results do not depend on it. [default: all cores]", show_default=False)] = None,
+    chunk_games: Annotated[
+        Optional[int], typer.Option("--chunk-games", help="Deals per part file; results do not depend on it.", show_default=False)
+    ] = None,
+    no_duplicate: Annotated[
+        Optional[bool], typer.Option("--no-duplicate", help="Plain random seating instead of duplicate deals.", show_default=False)
+    ] = None,
+    log_plays: Annotated[Optional[bool], typer.Option("--log-plays", help="Also write every card played (plays/).", show_default=False)] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the run already in --out.")] = False,
+    resume_run: Annotated[bool, typer.Option("--resume", help="Finish the interrupted tournament in --out.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary.")] = False,
+) -> None:
+    """Compare policies at one table on duplicate deals: mean scores with 95% intervals, win
+    rates, bid accuracy and pairwise verdicts (summary.json, summary.parquet)."""
+    given = {
+        "players": players, "games": games, "rounds": rounds, "policies": policies, "bidding": bidding,
+        "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
+        "log-plays": log_plays, "no-duplicate": no_duplicate,
+    }  # fmt: skip
+    progress = GameProgress(enabled=not quiet, description="deals")
+    try:
+        if overwrite and resume_run:
+            raise ConfigError("--overwrite and --resume exclude each other")
+        if resume_run:
+            stored, _ = load_tournament(str(out))
+            check_resume_options(
+                stored_options(stored)
+                | {
+                    "games": stored.deals,
+                    "chunk-games": stored.chunk_deals,
+                    "policies": [p.label for p in stored.policies],
+                    "no-duplicate": not stored.duplicate,
+                },
+                given,
+            )
+            with progress:
+                result = resume_tournament(str(out), threads=threads, on_progress=progress.update)
+        else:
+            if policies is None:
+                raise ConfigError("--policies is required: one policy per seat, e.g. heuristic,random,random,random")
+            if games is None:
+                raise ConfigError("--games is required (or --resume to finish a tournament)")
+            rules = rules_from_options(
+                players if players is not None else 4,
+                rounds,
+                bidding or "open",
+                even_bids or "allowed",
+                first_dealer or "draw",
+            )
+            config = TournamentConfig.build(
+                rules,
+                policies,
+                seed=seed,
+                deals=games,
+                chunk_deals=chunk_games,
+                duplicate=not no_duplicate,
+                log_plays=bool(log_plays),
+            )
+            with progress:
+                result = tournament(config, str(out), overwrite=overwrite, threads=threads, on_progress=progress.update)
+    except ConfigError as error:
+        fail(str(error))
+    except RunError as error:
+        print(f"wizard-sim: error: {error}; no partial file is visible, finish with --resume", file=sys.stderr)
+        raise typer.Exit(code=1)
+    except KeyboardInterrupt:
+        print(f"wizard-sim: interrupted; finish with: wizard-sim tournament --out {out} --resume", file=sys.stderr)
+        raise typer.Exit(code=130)
+    if not quiet:
+        print_tournament(result)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,9 @@ class GameBatch:
     seats: np.ndarray
     games: np.ndarray
     plays: np.ndarray
+    seating: np.ndarray
+    deal_ids: np.ndarray | None = None
+    rotations: np.ndarray | None = None
 
 
 def check_seed(seed: int) -> int:
@@ -89,7 +92,8 @@ def run_games(
         np.zeros((n_games, rules.plays_per_game() if log_plays else 0), dtype=state.PLAY_DTYPE),
     )
     play_games(seed, game_ids, rules.to_record(), rules.round_sizes_array(), policy_arrays(policies), results)
-    return GameBatch(rules, policies, seed, game_ids, *results)
+    seating = np.broadcast_to(np.arange(rules.players, dtype=np.int64), (n_games, rules.players))
+    return GameBatch(rules, policies, seed, game_ids, *results, seating)
 
 
 def run_round(

@@ -33,6 +33,7 @@ def pending_chunks(record: dict) -> list[int]:
 
 
 def new_record(command: str, config: dict, games: int, chunk_games: int, versions: dict) -> dict:
+    """A run record; `games` counts the run's units (games, or a tournament's deals)."""
     return {
         "format": 1,
         "command": command,
@@ -40,7 +41,7 @@ def new_record(command: str, config: dict, games: int, chunk_games: int, version
         "versions": versions,
         "started": now(),
         "finished": None,
-        "chunks": {"count": len(chunk_ranges(games, chunk_games)), "games": chunk_games, "complete": {}},
+        "chunks": {"count": len(chunk_ranges(games, chunk_games)), "total": games, "games": chunk_games, "complete": {}},
     }
 
 
@@ -56,7 +57,7 @@ def execute(
 
     compute(first_game, games) runs the kernels (main thread); finish(result, metadata) builds
     the Arrow tables and statistics (writer thread). Returns the number of games computed."""
-    games_total = record["config"]["games"]
+    games_total = record["chunks"]["total"]
     ranges = chunk_ranges(games_total, record["chunks"]["games"])
     todo = pending_chunks(record)
     games_done = games_total - sum(ranges[index][1] for index in todo)

@@ -45,11 +45,37 @@ PLAYS_SCHEMA = pa.schema(
 )
 
 
-def _policy_column(batch: GameBatch, seat_column: np.ndarray) -> pa.DictionaryArray:
+TOURNAMENT_FIELDS = [("deal_id", pa.int64()), ("rotation", pa.int8())]
+
+
+def with_tournament_fields(schema: pa.Schema) -> pa.Schema:
+    """The schema plus deal_id and rotation after game_id (tournament datasets)."""
+    for offset, (name, type_) in enumerate(TOURNAMENT_FIELDS):
+        schema = schema.insert(1 + offset, pa.field(name, type_))
+    return schema
+
+
+def _policy_column(batch: GameBatch, rows_per_seat_game: int) -> pa.DictionaryArray:
+    """Policy labels of every row: rows are ordered game, [round or play...], seat."""
     labels = [policy.label for policy in batch.policies]
     dictionary = sorted(set(labels))
     codes = np.array([dictionary.index(label) for label in labels], dtype=np.int8)
-    return pa.DictionaryArray.from_arrays(pa.array(codes[seat_column]), pa.array(dictionary, pa.string()))
+    seat_codes = codes[batch.seating]  # [games, seats]
+    n_games, n_players = seat_codes.shape
+    per_row = np.broadcast_to(seat_codes[:, None, :], (n_games, rows_per_seat_game, n_players)).ravel()
+    return pa.DictionaryArray.from_arrays(pa.array(per_row), pa.array(dictionary, pa.string()))
+
+
+def _table(columns: dict, schema: pa.Schema, batch: GameBatch, rows_per_game: int) -> pa.Table:
+    if batch.deal_ids is not None:
+        schema = with_tournament_fields(schema)
+        columns = {
+            "game_id": columns.pop("game_id"),
+            "deal_id": np.repeat(batch.deal_ids, rows_per_game),
+            "rotation": np.repeat(batch.rotations, rows_per_game),
+            **columns,
+        }
+    return pa.Table.from_pydict(columns, schema=schema)
 
 
 def rounds_table(batch: GameBatch) -> pa.Table:
@@ -64,7 +90,7 @@ def rounds_table(batch: GameBatch) -> pa.Table:
         "round": np.broadcast_to(sizes[None, :, None], shape).ravel(),
         "seat": seat,
         "dealer": dealer,
-        "policy": _policy_column(batch, seat),
+        "policy": _policy_column(batch, n_rounds),
         "hand": batch.seats["hand"].ravel(),
         "trump_card": np.broadcast_to(batch.rounds["trump_card"][:, :, None], shape).ravel(),
         "trump": np.broadcast_to(batch.rounds["trump"][:, :, None], shape).ravel(),
@@ -74,7 +100,7 @@ def rounds_table(batch: GameBatch) -> pa.Table:
         "score": batch.seats["score"].ravel(),
         "total": batch.seats["total"].ravel(),
     }
-    return pa.Table.from_pydict(columns, schema=ROUNDS_SCHEMA)
+    return _table(columns, ROUNDS_SCHEMA, batch, n_rounds * n_players)
 
 
 def games_table(batch: GameBatch) -> pa.Table:
@@ -84,11 +110,11 @@ def games_table(batch: GameBatch) -> pa.Table:
     columns = {
         "game_id": np.repeat(batch.game_ids, n_players),
         "seat": seat,
-        "policy": _policy_column(batch, seat),
+        "policy": _policy_column(batch, 1),
         "total": batch.games["total"].ravel(),
         "winner": batch.games["winner"].ravel(),
     }
-    return pa.Table.from_pydict(columns, schema=GAMES_SCHEMA)
+    return _table(columns, GAMES_SCHEMA, batch, n_players)
 
 
 def plays_table(batch: GameBatch) -> pa.Table:

@@ -1,0 +1,356 @@
+"""`tournament`: compare policies on duplicate deals, with paired confidence intervals.
+
+Duplicate format (default): every deal (all the cards of every round of a game, which depend
+only on (seed, deal)) is played once per seat rotation. In rotation k seat s is played by the
+policy listed at (s + k) mod N, so every listed policy holds every seat's cards of every deal,
+cancelling the luck of the deal. Without duplicates each game is a fresh deal with a uniformly
+random seating (kernels/seating.py).
+
+Rows: game_id = deal_id * N + rotation (duplicate) or deal_id (no duplicate, rotation -1).
+
+Statistics, per deal d and policy P: x[d, P] = mean final score of P's seats in the games of
+deal d. Deals are independent, so the mean over deals of x[., P] and of the paired
+differences x[., A] - x[., B] have normal 95% intervals from their sums and sums of squares,
+which add up chunk by chunk (kept in run.json, so a resumed run reports the same figures).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from kernels.seating import random_seatings
+from kernels.state import GAME_RESULT_DTYPE, PLAY_DTYPE, ROUND_RESULT_DTYPE, SEAT_RESULT_DTYPE
+from sim.dataset import RunDirectory, RunError, config_metadata, now, versions, write_json, write_parquet
+from sim.engine import GameBatch, check_seed, run_games, set_threads
+from sim.errors import ConfigError
+from sim.policies import Policy, parse_policies, split_policy_list
+from sim.rules import Rules, is_whole_number
+from sim.runner import FinishedChunk, ProgressCallback, execute, new_record
+from sim.simulation import default_chunk_games, draw_seed
+from sim.tables import games_table, plays_table, rounds_table
+
+Z_95 = 1.959963984540054
+NO_ROTATION = -1
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A tournament's data is a pure function of this."""
+
+    rules: Rules
+    policies: tuple[Policy, ...]  # the listed policies; seat s of rotation k plays (s + k) mod N
+    seed: int
+    deals: int
+    chunk_deals: int
+    duplicate: bool = True
+    log_plays: bool = False
+
+    @classmethod
+    def build(
+        cls,
+        rules: Rules,
+        policies: str | list[str],
+        *,
+        seed: int | None,
+        deals: int,
+        chunk_deals: int | None = None,
+        duplicate: bool = True,
+        log_plays: bool = False,
+    ) -> "TournamentConfig":
+        names = split_policy_list(policies) if isinstance(policies, str) else list(policies)
+        if len(names) != rules.players:
+            raise ConfigError(f"got {len(names)} policies for {rules.players} players: list one per seat")
+        parsed = tuple(parse_policies(names, rules.players))
+        if len({policy.label for policy in parsed}) < 2:
+            raise ConfigError("a tournament needs at least two different policies")
+        if not is_whole_number(deals) or deals < 1:
+            raise ConfigError(f"games must be at least 1, got {deals}")
+        seed = draw_seed() if seed is None else check_seed(seed)
+        rotations = rules.players if duplicate else 1
+        if chunk_deals is None:
+            chunk_deals = max(1, default_chunk_games(rules, log_plays) // rotations)
+        elif not is_whole_number(chunk_deals) or chunk_deals < 1:
+            raise ConfigError(f"chunk-games must be at least 1, got {chunk_deals}")
+        return cls(rules, parsed, seed, int(deals), min(int(chunk_deals), int(deals)), duplicate, log_plays)
+
+    @property
+    def rotations(self) -> int:
+        return self.rules.players if self.duplicate else 1
+
+    @property
+    def labels(self) -> list[str]:
+        """Distinct policy labels, in listing order."""
+        return list(dict.fromkeys(policy.label for policy in self.policies))
+
+    @property
+    def tables(self) -> tuple[str, ...]:
+        return ("rounds", "games", "plays") if self.log_plays else ("rounds", "games")
+
+    def to_dict(self) -> dict:
+        return {
+            "rules": self.rules.to_dict(),
+            "policies": [policy.label for policy in self.policies],
+            "seed": self.seed,
+            "deals": self.deals,
+            "chunk_deals": self.chunk_deals,
+            "duplicate": self.duplicate,
+            "log_plays": self.log_plays,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TournamentConfig":
+        rules = data["rules"]
+        return cls.build(
+            Rules(rules["players"], tuple(rules["rounds"]), rules["bidding"], rules["even_bids"], rules["first_dealer"]),
+            list(data["policies"]),
+            seed=data["seed"],
+            deals=data["deals"],
+            chunk_deals=data["chunk_deals"],
+            duplicate=data["duplicate"],
+            log_plays=data["log_plays"],
+        )
+
+
+def _empty_results(rules: Rules, games: int, log_plays: bool) -> tuple[np.ndarray, ...]:
+    n_rounds = len(rules.round_sizes)
+    return (
+        np.zeros((games, n_rounds), dtype=ROUND_RESULT_DTYPE),
+        np.zeros((games, n_rounds, rules.players), dtype=SEAT_RESULT_DTYPE),
+        np.zeros((games, rules.players), dtype=GAME_RESULT_DTYPE),
+        np.zeros((games, rules.plays_per_game() if log_plays else 0), dtype=PLAY_DTYPE),
+    )
+
+
+def seatings_of(config: TournamentConfig, deal_ids: np.ndarray) -> np.ndarray:
+    """[games, seats] index of the listed policy at each seat, games in row order."""
+    n = config.rules.players
+    if config.duplicate:
+        rotation = np.arange(n)[:, None]
+        per_rotation = (np.arange(n)[None, :] + rotation) % n  # [rotation, seat]
+        return np.tile(per_rotation, (deal_ids.shape[0], 1))
+    seatings = np.zeros((deal_ids.shape[0], n), dtype=np.int64)
+    random_seatings(config.seed, deal_ids, seatings)
+    return seatings
+
+
+def play_chunk(config: TournamentConfig, first_deal: int, deals: int) -> GameBatch:
+    """Every game of deals first_deal.. first_deal+deals-1, rows ordered (deal, rotation)."""
+    deal_ids = np.arange(first_deal, first_deal + deals, dtype=np.int64)
+    rotations = config.rotations
+    deal_of_row = np.repeat(deal_ids, rotations)
+    seating = seatings_of(config, deal_ids)
+    results = _empty_results(config.rules, deals * rotations, config.log_plays)
+    # One kernel batch per distinct seating (N rotations, or up to N! random seatings); the
+    # deals depend only on the deal id, so each game is the same whichever batch plays it.
+    unique_seatings, row_groups = np.unique(seating, axis=0, return_inverse=True)
+    for group, order in enumerate(unique_seatings):
+        rows = np.flatnonzero(row_groups.ravel() == group)
+        batch = run_games(
+            config.rules,
+            [config.policies[index] for index in order],
+            seed=config.seed,
+            game_ids=deal_of_row[rows],
+            log_plays=config.log_plays,
+        )
+        for target, source in zip(results, (batch.rounds, batch.seats, batch.games, batch.plays)):
+            target[rows] = source
+    if config.duplicate:
+        game_ids = deal_of_row * rotations + np.tile(np.arange(rotations), deals)
+        rotation_column = np.tile(np.arange(rotations, dtype=np.int8), deals)
+    else:
+        game_ids = deal_of_row
+        rotation_column = np.full(deals, NO_ROTATION, dtype=np.int8)
+    return GameBatch(
+        config.rules, list(config.policies), config.seed, game_ids, *results, seating, deal_of_row, rotation_column
+    )
+
+
+# -- statistics -------------------------------------------------------------------------------
+def chunk_stats(config: TournamentConfig, batch: GameBatch) -> dict:
+    """Additive sums for the summary: per label, and per ordered pair of labels."""
+    labels = config.labels
+    n_labels = len(labels)
+    label_of_policy = np.array([labels.index(policy.label) for policy in config.policies])
+    seat_labels = label_of_policy[batch.seating]  # [games, seats]
+    rotations = config.rotations
+    deals = batch.games.shape[0] // rotations
+    totals = batch.games["total"].astype(np.float64)
+    winners = batch.games["winner"]
+    win_share = winners / winners.sum(axis=1, keepdims=True)
+    bids = batch.seats["bid"].astype(np.int16)
+    errors = np.abs(bids - batch.seats["tricks"])  # [games, rounds, seats]
+    per_deal_sum = np.zeros((deals, n_labels))
+    per_deal_count = np.zeros((deals, n_labels))
+    deal_row = np.repeat(np.arange(deals), rotations)
+    stats: dict = {"deals": deals, "labels": {}, "pairs": {}}
+    for label_index, label in enumerate(labels):
+        seated = seat_labels == label_index
+        np.add.at(per_deal_sum[:, label_index], deal_row, (totals * seated).sum(axis=1))
+        np.add.at(per_deal_count[:, label_index], deal_row, seated.sum(axis=1))
+        seat_errors = errors.transpose(0, 2, 1)[seated]  # [seat-games, rounds]
+        stats["labels"][label] = {
+            "seat_games": int(seated.sum()),
+            "win_share": float(win_share[seated].sum()),
+            "bids": int(seat_errors.size),
+            "exact_bids": int((seat_errors == 0).sum()),
+            "abs_error_sum": int(seat_errors.sum(dtype=np.int64)),
+        }
+    x = per_deal_sum / per_deal_count
+    for label_index, label in enumerate(labels):
+        stats["labels"][label]["score_sum"] = float(x[:, label_index].sum())
+        stats["labels"][label]["score_sq_sum"] = float((x[:, label_index] ** 2).sum())
+    for (a, label_a), (b, label_b) in itertools.permutations(enumerate(labels), 2):
+        difference = x[:, a] - x[:, b]
+        stats["pairs"][f"{label_a}\t{label_b}"] = [float(difference.sum()), float((difference**2).sum())]
+    return stats
+
+
+def _interval(total: float, squares: float, n: int) -> tuple[float, float, float]:
+    mean = total / n
+    variance = max(squares - n * mean * mean, 0.0) / (n - 1) if n > 1 else float("nan")
+    half = Z_95 * math.sqrt(variance / n) if n > 1 else float("nan")
+    return mean, mean - half, mean + half
+
+
+def summarize(record: dict) -> tuple[list[dict], list[dict]]:
+    """Per-policy rows and pairwise-difference rows of a (possibly partial) tournament."""
+    chunks = list(record["chunks"]["complete"].values())
+    deals = sum(chunk["deals"] for chunk in chunks)
+    labels = list(dict.fromkeys(record["config"]["policies"]))
+    policies = []
+    for label in labels:
+        sums = {key: sum(chunk["labels"][label][key] for chunk in chunks) for key in chunks[0]["labels"][label]}
+        mean, low, high = _interval(sums["score_sum"], sums["score_sq_sum"], deals)
+        policies.append(
+            {
+                "policy": label,
+                "deals": deals,
+                "seat_games": sums["seat_games"],
+                "mean_score": mean,
+                "mean_score_ci_low": low,
+                "mean_score_ci_high": high,
+                "win_rate": sums["win_share"] / sums["seat_games"],
+                "bid_accuracy": sums["exact_bids"] / sums["bids"],
+                "mean_abs_error": sums["abs_error_sum"] / sums["bids"],
+            }
+        )
+    pairs = []
+    for label_a, label_b in itertools.combinations(labels, 2):
+        key = f"{label_a}\t{label_b}"
+        total, squares = (sum(chunk["pairs"][key][k] for chunk in chunks) for k in (0, 1))
+        mean, low, high = _interval(total, squares, deals)
+        significant = bool(low > 0 or high < 0)
+        pairs.append(
+            {
+                "policy_a": label_a,
+                "policy_b": label_b,
+                "difference": mean,
+                "ci_low": low,
+                "ci_high": high,
+                "significant": significant,
+                "verdict": verdict(label_a, label_b, mean, low, high, significant),
+            }
+        )
+    return policies, pairs
+
+
+def verdict(label_a: str, label_b: str, mean: float, low: float, high: float, significant: bool) -> str:
+    if not significant:
+        return (
+            f"no significant difference between {label_a} and {label_b}"
+            f" ({label_a} - {label_b}: {mean:+.1f} points per game, 95% CI {low:+.1f} to {high:+.1f})"
+        )
+    if mean > 0:
+        return f"{label_a} beats {label_b} by {mean:.1f} points per game (95% CI {low:.1f} to {high:.1f})"
+    return f"{label_b} beats {label_a} by {-mean:.1f} points per game (95% CI {-high:.1f} to {-low:.1f})"
+
+
+# -- running ----------------------------------------------------------------------------------
+@dataclass
+class TournamentResult:
+    out: str
+    record: dict
+    deals_computed: int
+    games_computed: int
+    seconds: float
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games_computed / self.seconds if self.seconds > 0 else float("nan")
+
+    @property
+    def summary(self) -> tuple[list[dict], list[dict]]:
+        return summarize(self.record)
+
+
+def write_summary(directory: RunDirectory, record: dict) -> None:
+    policies, pairs = summarize(record)
+    summary = {"config": record["config"], "policies": policies, "pairs": pairs}
+    try:
+        write_json(directory.path / "summary.json", summary)
+        rows = [{"table": "policies", **row} for row in policies] + [{"table": "pairs", **row} for row in pairs]
+        write_parquet(directory.path / "summary.parquet", pa.Table.from_pylist(rows), config_metadata(record["config"]))
+    except OSError as error:
+        raise RunError(f"writing the summary failed: {error.strerror or error}") from None
+
+
+def _run(config: TournamentConfig, directory: RunDirectory, record: dict, on_progress) -> TournamentResult:
+    def compute(first: int, deals: int) -> GameBatch:
+        return play_chunk(config, first, deals)
+
+    def finish(batch: GameBatch, metadata: dict[bytes, bytes]) -> FinishedChunk:
+        tables = {"rounds": rounds_table(batch), "games": games_table(batch)}
+        if config.log_plays:
+            tables["plays"] = plays_table(batch)
+        return FinishedChunk(tables, chunk_stats(config, batch))
+
+    start = time.perf_counter()
+    deals = execute(directory, record, compute, finish, config_metadata(record["config"]), on_progress)
+    write_summary(directory, record)
+    seconds = time.perf_counter() - start
+    return TournamentResult(str(directory.path), record, deals, deals * config.rotations, seconds)
+
+
+def tournament(
+    config: TournamentConfig,
+    out: str,
+    *,
+    overwrite: bool = False,
+    threads: int | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> TournamentResult:
+    """Play the tournament `config` into `out` (refused when not empty, unless overwrite)."""
+    set_threads(threads)
+    directory = RunDirectory(out, config.tables)
+    directory.check_new(overwrite)
+    directory.create(overwrite)
+    record = new_record("tournament", config.to_dict(), config.deals, config.chunk_deals, versions())
+    directory.save(record)
+    return _run(config, directory, record, on_progress)
+
+
+def load_tournament(out: str) -> tuple[TournamentConfig, dict]:
+    record = RunDirectory(out, ()).load()
+    if record.get("command") != "tournament":
+        raise ConfigError(f"cannot resume: {out} holds a {record.get('command')} run, not a tournament")
+    return TournamentConfig.from_dict(record["config"]), record
+
+
+def resume_tournament(
+    out: str, *, threads: int | None = None, on_progress: ProgressCallback | None = None
+) -> TournamentResult:
+    set_threads(threads)
+    config, record = load_tournament(out)
+    recorded = record.get("versions", {}).get("wizard_sim")
+    if recorded != versions()["wizard_sim"]:
+        raise ConfigError(f"cannot resume: {out} was started by wizard-sim {recorded}, this is {versions()['wizard_sim']}")
+    record.setdefault("resumed", []).append(now())
+    directory = RunDirectory(out, config.tables)
+    directory.create(overwrite=False)
+    directory.remove_stray_temporaries()
+    return _run(config, directory, record, on_progress)
