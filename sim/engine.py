@@ -10,7 +10,8 @@ from kernels import state
 from kernels.engine import play_games
 from kernels.rules import draw_first_dealer as _draw_first_dealer
 from sim.errors import ConfigError
-from sim.policies import Policy, parse_policies, policy_arrays
+from sim.external import engine_with_bots
+from sim.policies import Policy, external_bots, parse_policies, policy_arrays
 from sim.rules import Rules, is_whole_number
 
 MAX_SEED = 2**63 - 1
@@ -91,7 +92,18 @@ def run_games(
         np.zeros((n_games, rules.players), dtype=state.GAME_RESULT_DTYPE),
         np.zeros((n_games, rules.plays_per_game() if log_plays else 0), dtype=state.PLAY_DTYPE),
     )
-    play_games(seed, game_ids, rules.to_record(), rules.round_sizes_array(), policy_arrays(policies), results)
+    bots = external_bots(policies)
+    kernel = engine_with_bots(bots, play_games) if bots else play_games
+    try:
+        kernel(seed, game_ids, rules.to_record(), rules.round_sizes_array(), policy_arrays(policies), results)
+    except (ValueError, SystemError) as error:
+        # kernels.engine.checked: a policy broke the rules (numba wraps an exception raised in a
+        # parallel region in a SystemError whose cause is the original one).
+        cause = error if isinstance(error, ValueError) else error.__cause__
+        if not isinstance(cause, ValueError):
+            raise
+        labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
+        raise ConfigError(f"{cause} (policies: {labels})") from None
     seating = np.broadcast_to(np.arange(rules.players, dtype=np.int64), (n_games, rules.players))
     return GameBatch(rules, policies, seed, game_ids, *results, seating)
 

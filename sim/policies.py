@@ -12,6 +12,7 @@ import numpy as np
 from kernels.policies import heuristic, random_policy
 from kernels.policies.dispatch import MAX_PARAMS, POLICY_HEURISTIC, POLICY_RANDOM
 from sim.errors import ConfigError
+from sim.external import ExternalBot, external_ids, load_bot
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class PolicyKind:
     policy_id: int
     parameters: tuple[tuple[str, float], ...]  # (name, default), in parameter-vector order
     summary: str
+    bot: ExternalBot | None = None  # set for bots from outside the package (module:Object)
 
 
 REGISTRY: dict[str, PolicyKind] = {
@@ -58,12 +60,22 @@ class Policy:
         return self.kind.name + (":" + ",".join(changed) if changed else "")
 
 
+def _external_kind(path: str) -> PolicyKind:
+    bot = load_bot(path)
+    return PolicyKind(path, -1, bot.parameters, f"external bot {path}", bot)
+
+
 def parse_policy(text: str) -> Policy:
-    """`heuristic` or `heuristic:aggression=1.1,crowding=0.2`."""
+    """`heuristic`, `heuristic:aggression=1.1,crowding=0.2`, or an external bot
+    `mymodule:MyBot` / `mymodule:MyBot:key=value`."""
     name, _, arguments = text.strip().partition(":")
     kind = REGISTRY.get(name)
+    object_name, _, bot_arguments = arguments.partition(":")
+    if kind is None and object_name and "=" not in object_name and "," not in object_name:
+        kind = _external_kind(f"{name}:{object_name}")
+        arguments = bot_arguments
     if kind is None:
-        raise ConfigError(f"unknown policy {name!r}; known: {', '.join(REGISTRY)}")
+        raise ConfigError(f"unknown policy {name!r}; known: {', '.join(REGISTRY)}, or module:Object for an external bot")
     values = dict(kind.parameters)
     if arguments:
         for pair in arguments.split(","):
@@ -101,11 +113,16 @@ def parse_policies(text: str | list[str], players: int) -> list[Policy]:
     return [parse_policy(name) for name in names]
 
 
+def external_bots(policies: list[Policy]) -> list[ExternalBot]:
+    return [policy.kind.bot for policy in policies if policy.kind.bot is not None]
+
+
 def policy_arrays(policies: list[Policy]) -> tuple[np.ndarray, np.ndarray]:
     """The (policy id per seat, parameter row per seat) pair the kernels take."""
     ids = np.zeros(6, dtype=np.int64)
     params = np.zeros((6, MAX_PARAMS), dtype=np.float64)
+    bot_ids = external_ids(external_bots(policies))
     for seat, policy in enumerate(policies):
-        ids[seat] = policy.kind.policy_id
+        ids[seat] = bot_ids[policy.kind.name] if policy.kind.bot is not None else policy.kind.policy_id
         params[seat, : len(policy.params)] = policy.params
     return ids, params

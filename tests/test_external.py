@@ -1,0 +1,82 @@
+"""Bots from outside the package (`--policy module:Object`): the example bot in a tournament,
+parameters, reproducibility, and clear errors for broken bots."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from sim.cli import app
+from sim.engine import run_games
+from sim.errors import ConfigError
+from sim.policies import parse_policies, parse_policy
+from sim.rules import Rules
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def importable_bots(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "examples"))
+    monkeypatch.syspath_prepend(str(ROOT / "tests" / "bots"))
+
+
+def test_example_bot_plays_a_tournament(tmp_path):
+    out = tmp_path / "run"
+    result = runner.invoke(app, ["tournament", "--policies", "greedy_bot:GreedyBot,heuristic,random,random", "--games", "60",
+                                 "--rounds", "1-6", "--seed", "3", "--out", str(out)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    scores = {row["policy"]: row["mean_score"] for row in summary["policies"]}
+    assert set(scores) == {"greedy_bot:GreedyBot", "heuristic", "random"}
+    assert scores["greedy_bot:GreedyBot"] > scores["random"]  # it plays to its bids
+    rounds = pd.read_parquet(out / "rounds")
+    assert (rounds.groupby(["game_id", "round"])["tricks"].sum() == rounds.groupby(["game_id", "round"])["round"].first()).all()
+
+
+def test_parameters_and_reproducibility():
+    rules = Rules(players=3, rounds=(3, 4, 5))
+    policies = "greedy_bot:GreedyBot:margin=1,heuristic,greedy_bot:GreedyBot"
+    parsed = parse_policies(policies, 3)
+    assert [p.label for p in parsed] == ["greedy_bot:GreedyBot:margin=1", "heuristic", "greedy_bot:GreedyBot"]
+    assert parsed[0].params == (1.0,) and parsed[2].params == (0.5,)
+    first = run_games(rules, policies, seed=5, games=200)
+    second = run_games(rules, policies, seed=5, games=200, threads=1)
+    assert (first.seats == second.seats).all()
+    bids = first.seats["bid"].astype(int)
+    assert bids[:, :, 0].mean() >= bids[:, :, 2].mean()  # a larger margin never bids less
+
+
+def test_same_deals_as_built_in_runs():
+    rules = Rules(players=4, rounds=(2, 7))
+    external = run_games(rules, "greedy_bot:GreedyBot,random,random,random", seed=9, games=50)
+    built_in = run_games(rules, "random", seed=9, games=50)
+    assert (external.seats["hand"] == built_in.seats["hand"]).all()
+    assert (external.rounds["trump_card"] == built_in.rounds["trump_card"]).all()
+
+
+@pytest.mark.parametrize(
+    "policy, message",
+    [
+        ("no_such_module:Bot", "cannot import policy module 'no_such_module'"),
+        ("greedy_bot:Missing", "module 'greedy_bot' has no 'Missing'"),
+        ("broken_bots:NotJitted", "broken_bots:NotJitted.bid must be a numba-jitted function"),
+        ("greedy_bot:GreedyBot:speed=3", "has no parameter 'speed=3'"),
+    ],
+)
+def test_broken_bots_are_one_line_errors(tmp_path, policy, message):
+    with pytest.raises(ConfigError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        parse_policy(policy)
+    result = runner.invoke(app, ["simulate", "--games", "3", "--policy", policy, "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr
+
+
+def test_illegal_action_is_reported(tmp_path):
+    with pytest.raises(ConfigError, match="chose an illegal action"):
+        run_games(Rules(players=3, rounds=(5,)), "broken_bots:IllegalPlayer,random,random", seed=1, games=20)
