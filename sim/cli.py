@@ -14,6 +14,7 @@ from sim import __version__
 from sim.cards import format_card, format_hand
 from sim.engine import run_games
 from sim.errors import ConfigError
+from sim.report import report_command
 from sim.rules import Rules
 
 app = typer.Typer(
@@ -99,6 +100,8 @@ def demo(
             f"took {result['tricks']} score {result['score']:+d}"
         )
 
+
+app.command("report")(report_command)
 
 if __name__ == "__main__":
     app()
