@@ -8,7 +8,6 @@ from typing import Annotated, Optional
 
 import numpy as np
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from sim import __version__
@@ -16,9 +15,11 @@ from sim.cards import format_card, format_hand
 from sim.dataset import RunError
 from sim.engine import run_games
 from sim.errors import ConfigError
-from sim.progress import GameProgress
 from sim.policies import parse_policies
+from sim.progress import GameProgress
+from sim.report import report_command
 from sim.rules import Rules, parse_rounds
+from sim.terminal import console, fail
 from sim.simulation import SimulationConfig, SimulationResult, load_run, resume, simulate
 from sim.tournament import TournamentConfig, TournamentResult, load_tournament, resume_tournament, tournament
 
@@ -28,16 +29,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-console = Console()
-if not console.is_terminal:  # pipes and files: wide enough that tables do not wrap
-    console = Console(width=160)
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-
-
-def fail(message: str) -> None:
-    """Bad input: one line on stderr, exit code 2."""
-    print(f"wizard-sim: error: {message}", file=sys.stderr)
-    raise typer.Exit(code=2)
 
 
 def _version(value: bool) -> None:
@@ -408,6 +400,7 @@ def tournament_command(
     if not quiet:
         print_tournament(result)
 
+app.command("report")(report_command)
 
 if __name__ == "__main__":
     app()

@@ -64,7 +64,7 @@ def chunk_ranges(games: int, chunk_games: int) -> list[tuple[int, int]]:
     return [(first, min(chunk_games, games - first)) for first in range(0, games, chunk_games)]
 
 
-def _atomic_write(path: Path, write) -> None:
+def atomic_write(path: Path, write) -> None:
     """Call write(temporary path), then rename it to `path`; on failure remove the temporary."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
@@ -90,7 +90,7 @@ def write_parquet(path: Path, table: pa.Table, metadata: dict[bytes, bytes]) -> 
             if name not in DICTIONARY_COLUMNS and pa.types.is_integer(table.schema.field(name).type)
         },
     }
-    _atomic_write(path, lambda temporary: pq.write_table(table, temporary, **options))
+    atomic_write(path, lambda temporary: pq.write_table(table, temporary, **options))
 
 
 def write_json(path: Path, record: dict) -> None:
@@ -99,7 +99,7 @@ def write_json(path: Path, record: dict) -> None:
             json.dump(record, stream, indent=2)
             stream.write("\n")
 
-    _atomic_write(path, write)
+    atomic_write(path, write)
 
 
 def _writable_parent(path: Path) -> Path:
