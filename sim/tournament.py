@@ -145,11 +145,15 @@ def play_chunk(config: TournamentConfig, first_deal: int, deals: int) -> GameBat
     deal_of_row = np.repeat(deal_ids, rotations)
     seating = seatings_of(config, deal_ids)
     results = _empty_results(config.rules, deals * rotations, config.log_plays)
-    # One kernel batch per distinct seating (N rotations, or up to N! random seatings); the
-    # deals depend only on the deal id, so each game is the same whichever batch plays it.
-    unique_seatings, row_groups = np.unique(seating, axis=0, return_inverse=True)
-    for group, order in enumerate(unique_seatings):
-        rows = np.flatnonzero(row_groups.ravel() == group)
+    # One kernel batch per distinct seating: rotation k is rows k::N; random seatings are
+    # grouped (at most N! groups). The deals depend only on the deal id, so each game is the
+    # same whichever batch plays it.
+    if config.duplicate:
+        groups = [(seating[k], slice(k, None, rotations)) for k in range(rotations)]
+    else:
+        unique_seatings, group_of_row = np.unique(seating, axis=0, return_inverse=True)
+        groups = [(order, np.flatnonzero(group_of_row.ravel() == g)) for g, order in enumerate(unique_seatings)]
+    for order, rows in groups:
         batch = run_games(
             config.rules,
             [config.policies[index] for index in order],
