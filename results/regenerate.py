@@ -1,0 +1,229 @@
+"""Regenerate every reference figure in results/ (seeded: it reproduces exactly).
+
+    python results/regenerate.py              # full size (about half an hour on 2 cores)
+    python results/regenerate.py --quick --out /tmp/results   # a small smoke run
+
+Writes, into --out (default: this directory): README.md (tables and links), accuracy.json and
+accuracy_vs_baseline.png (heuristic bid accuracy by round size next to the published
+baseline), tournament.json and tournament.png (mc / heuristic / random duplicate tournament),
+estimate.json and estimate.png (an example per-hand estimate). The datasets behind them go
+to --runs (default results/runs/, not in git). Every figure records its seed and the package
+version.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+import sim
+from sim.report import accuracy_tables
+from sim.rules import Rules
+from sim.simulation import SimulationConfig, simulate
+from sim.tournament import TournamentConfig, tournament
+
+HERE = Path(__file__).resolve().parent
+# Schumacher & Pleines, "Improving Bidding and Playing Strategies in the Trick-Taking game
+# Wizard using Deep Q-Networks", IEEE CoG 2022: rule-based agent, 4 players, rounds 1..15.
+BASELINE = (0.84, 0.71, 0.59, 0.51, 0.48, 0.46, 0.44, 0.43, 0.42, 0.41, 0.41, 0.41, 0.41, 0.41, 0.40)
+TOURNAMENT_POLICIES = "mc,heuristic,heuristic,random"
+EXAMPLE_HAND = {"hand": "W AS KH 7H J", "trump": "3H", "players": 4, "position": 2, "bids": (1, 0)}
+
+
+@dataclass(frozen=True)
+class Sizes:
+    accuracy_games: int
+    tournament_deals: int
+    estimate_samples: int
+
+
+FULL = Sizes(accuracy_games=200_000, tournament_deals=100_000, estimate_samples=200_000)
+QUICK = Sizes(accuracy_games=400, tournament_deals=30, estimate_samples=2_000)
+SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1}
+
+
+def provenance(seed: int, **extra) -> dict:
+    return {"seed": seed, "wizard_sim": sim.__version__, "generated": time.strftime("%Y-%m-%d"), **extra}
+
+
+def new_figure(width: float = 8, height: float = 4.5) -> Figure:
+    figure = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+# -- heuristic bid accuracy next to the baseline --------------------------------------------------
+def accuracy(sizes: Sizes, out: Path, runs: Path) -> dict:
+    seed = SEEDS["accuracy"]
+    config = SimulationConfig.build(Rules(players=4), "heuristic", seed=seed, games=sizes.accuracy_games)
+    simulate(config, str(runs / "accuracy"), overwrite=True)
+    by_round = accuracy_tables(runs / "accuracy")["by_round"]
+    rows = []
+    for (_, row), baseline in zip(by_round.iterrows(), BASELINE):
+        se = math.sqrt(row["exact_rate"] * (1 - row["exact_rate"]) / row["n"])
+        rows.append(
+            {
+                "round": int(row["round"]),
+                "heuristic": round(float(row["exact_rate"]), 4),
+                "standard_error": round(se, 4),
+                "baseline": baseline,
+                "margin_in_se": round((row["exact_rate"] - baseline) / se, 1),
+                "beats_baseline": bool(row["exact_rate"] > baseline),
+            }
+        )
+    result = {**provenance(seed, games=sizes.accuracy_games, players=4, policy="heuristic"), "rounds": rows}
+    (out / "accuracy.json").write_text(json.dumps(result, indent=2) + "\n")
+    figure = new_figure()
+    axes = figure.subplots()
+    rounds = [row["round"] for row in rows]
+    axes.plot(rounds, [row["heuristic"] for row in rows], marker="o", label="wizard-sim heuristic")
+    axes.plot(rounds, [row["baseline"] for row in rows], marker="s", linestyle="--", label="Schumacher & Pleines 2022 rule-based")
+    axes.set(xlabel="round size (cards per player)", ylabel="exact bids", title="4-player self-play bid accuracy")
+    axes.set_xticks(rounds)
+    axes.legend()
+    figure.savefig(out / "accuracy_vs_baseline.png", dpi=110)
+    return result
+
+
+# -- duplicate tournament ------------------------------------------------------------------------
+def tournament_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
+    seed = SEEDS["tournament"]
+    config = TournamentConfig.build(Rules(players=4), TOURNAMENT_POLICIES, seed=seed, deals=sizes.tournament_deals)
+    played = tournament(config, str(runs / "tournament"), overwrite=True)
+    policies, pairs = played.summary
+    result = {
+        **provenance(seed, deals=sizes.tournament_deals, players=4, policies=TOURNAMENT_POLICIES, duplicate=True),
+        "games_per_s": round(played.games_per_second),
+        "policies": policies,
+        "pairs": pairs,
+    }
+    (out / "tournament.json").write_text(json.dumps(result, indent=2) + "\n")
+    figure = new_figure(7, 4)
+    axes = figure.subplots()
+    names = [row["policy"] for row in policies]
+    means = np.array([row["mean_score"] for row in policies])
+    errors = np.array([[m - row["mean_score_ci_low"], row["mean_score_ci_high"] - m] for m, row in zip(means, policies)]).T
+    axes.bar(names, means, yerr=errors, capsize=6, color=["C0", "C1", "C3"][: len(names)])
+    axes.axhline(0, color="black", linewidth=0.8)
+    axes.set(ylabel="mean final score per game (95% CI)", title=f"Duplicate tournament, {sizes.tournament_deals:,} deals")
+    figure.savefig(out / "tournament.png", dpi=110)
+    return result
+
+
+# -- an example per-hand estimate ----------------------------------------------------------------
+def estimate_figures(sizes: Sizes, out: Path) -> dict:
+    seed = SEEDS["estimate"]
+    frame: pd.DataFrame = sim.estimate(**EXAMPLE_HAND, samples=sizes.estimate_samples, seed=seed)
+    legal = frame[frame["legal"]]
+    recommended = int(legal.loc[legal["expected_score"].idxmax(), "bid"])
+    result = {
+        **provenance(seed, samples=sizes.estimate_samples, **{k: list(v) if isinstance(v, tuple) else v for k, v in EXAMPLE_HAND.items()}),
+        "recommended_bid": recommended,
+        "bids": json.loads(frame.to_json(orient="records")),
+    }
+    (out / "estimate.json").write_text(json.dumps(result, indent=2) + "\n")
+    figure = new_figure(7, 4)
+    axes = figure.subplots()
+    axes.bar(legal["bid"], legal["p_make"], yerr=[legal["p_make"] - legal["p_make_lo"], legal["p_make_hi"] - legal["p_make"]], capsize=5)
+    axes.set(xlabel="bid", ylabel="P(make the bid), 95% CI", ylim=(0, 1),
+             title=f"{EXAMPLE_HAND['hand']}, trump card {EXAMPLE_HAND['trump']}, position {EXAMPLE_HAND['position']}")  # fmt: skip
+    axes.set_xticks(legal["bid"])
+    figure.savefig(out / "estimate.png", dpi=110)
+    return result
+
+
+# -- README ------------------------------------------------------------------------------------
+def markdown_table(frame: pd.DataFrame) -> str:
+    lines = ["| " + " | ".join(frame.columns) + " |", "| " + " | ".join("---" for _ in frame.columns) + " |"]
+    lines += ["| " + " | ".join(str(value) for value in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def write_readme(out: Path, accuracy_result: dict, tournament_result: dict, estimate_result: dict, command: str) -> None:
+    acc = pd.DataFrame(accuracy_result["rounds"])[["round", "heuristic", "standard_error", "baseline", "margin_in_se"]]
+    pol = pd.DataFrame(tournament_result["policies"])
+    pol = pd.DataFrame(
+        {
+            "policy": pol["policy"],
+            "mean score per game": pol["mean_score"].map("{:.1f}".format),
+            "95% CI": [f"{lo:.1f} .. {hi:.1f}" for lo, hi in zip(pol["mean_score_ci_low"], pol["mean_score_ci_high"])],
+            "win rate": pol["win_rate"].map("{:.3f}".format),
+            "bid accuracy": pol["bid_accuracy"].map("{:.3f}".format),
+            "mean abs(bid - tricks)": pol["mean_abs_error"].map("{:.3f}".format),
+        }
+    )
+    verdicts = "\n".join(f"- {pair['verdict']}" for pair in tournament_result["pairs"])
+    est = pd.DataFrame(estimate_result["bids"])
+    est = est[est["legal"]][["bid", "p_make", "p_make_lo", "p_make_hi", "expected_score", "expected_score_lo", "expected_score_hi"]].round(3)
+    text = f"""# Reference results
+
+Regenerated by `{command}` (seeded: the same command reproduces these figures exactly).
+wizard-sim {accuracy_result['wizard_sim']}, generated {accuracy_result['generated']}.
+
+## Heuristic bid accuracy next to the published baseline
+
+4-player self-play of `heuristic`, {accuracy_result['games']:,} full games (seed {accuracy_result['seed']}); exact
+bids / bids by round size, with the standard error, next to the rule-based agent of Schumacher &
+Pleines (IEEE CoG 2022). `margin_in_se` = (heuristic - baseline) / standard error.
+
+{markdown_table(acc)}
+
+Beats the baseline at every round size: **{all(row['beats_baseline'] for row in accuracy_result['rounds'])}**.
+
+![accuracy](accuracy_vs_baseline.png)
+
+## Duplicate tournament: {tournament_result['deals']:,} deals of `{TOURNAMENT_POLICIES}`
+
+Seed {tournament_result['seed']}; each deal played in all 4 seat rotations ({tournament_result['games_per_s']:,} games/s).
+
+{markdown_table(pol)}
+
+{verdicts}
+
+![tournament](tournament.png)
+
+## Example per-hand estimate
+
+`wizard-sim estimate --hand "{EXAMPLE_HAND['hand']}" --trump {EXAMPLE_HAND['trump']} --players {EXAMPLE_HAND['players']} --position {EXAMPLE_HAND['position']} --bids {','.join(map(str, EXAMPLE_HAND['bids']))} --samples {estimate_result['samples']} --seed {estimate_result['seed']}`
+(heuristic opponents and play). Recommended bid: **{estimate_result['recommended_bid']}**.
+
+{markdown_table(est)}
+
+![estimate](estimate.png)
+"""
+    (out / "README.md").write_text(text)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--out", type=Path, default=HERE, help="where the figures and README go")
+    parser.add_argument("--runs", type=Path, default=None, help="where the datasets go (default OUT/runs)")
+    arguments = parser.parse_args()
+    sizes = QUICK if arguments.quick else FULL
+    out = arguments.out
+    runs = arguments.runs or out / "runs"
+    out.mkdir(parents=True, exist_ok=True)
+    runs.mkdir(parents=True, exist_ok=True)
+    command = "python results/regenerate.py" + (" --quick" if arguments.quick else "")
+    steps = (("accuracy", lambda: accuracy(sizes, out, runs)), ("tournament", lambda: tournament_figures(sizes, out, runs)),
+             ("estimate", lambda: estimate_figures(sizes, out)))  # fmt: skip
+    results = {}
+    for name, step in steps:
+        start = time.perf_counter()
+        results[name] = step()
+        print(f"{name}: {time.perf_counter() - start:.1f} s")
+    write_readme(out, results["accuracy"], results["tournament"], results["estimate"], command)
+    print(f"wrote {out / 'README.md'}")
+
+
+if __name__ == "__main__":
+    main()
