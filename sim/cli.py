@@ -14,6 +14,7 @@ from sim import __version__
 from sim.cards import format_card, format_hand
 from sim.engine import run_games
 from sim.errors import ConfigError
+from sim.estimate_cli import estimate_command
 from sim.rules import Rules
 
 app = typer.Typer(
@@ -23,6 +24,7 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console()
+app.command("estimate")(estimate_command)
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
 
