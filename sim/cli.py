@@ -15,12 +15,13 @@ from sim.cards import format_card, format_hand
 from sim.dataset import RunError
 from sim.engine import run_games
 from sim.errors import ConfigError
+from sim.estimate_cli import estimate_command
 from sim.policies import parse_policies
 from sim.progress import GameProgress
 from sim.report import report_command
 from sim.rules import Rules, parse_rounds
-from sim.terminal import console, fail
 from sim.simulation import SimulationConfig, SimulationResult, load_run, resume, simulate
+from sim.terminal import console, fail
 from sim.tournament import TournamentConfig, TournamentResult, load_tournament, resume_tournament, tournament
 
 app = typer.Typer(
@@ -29,6 +30,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+app.command("estimate")(estimate_command)
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
 

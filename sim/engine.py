@@ -54,6 +54,24 @@ def set_threads(threads: int | None) -> None:
     numba.set_num_threads(threads)
 
 
+def call_kernel(kernel, policies: list[Policy], *arguments) -> None:
+    """Call `kernel` (compiled with the external bots among `policies`, if any); a policy that
+    answers with an illegal action becomes a ConfigError naming the policies."""
+    bots = external_bots(policies)
+    if bots:
+        kernel = engine_with_bots(bots, kernel)
+    try:
+        kernel(*arguments)
+    except (ValueError, SystemError) as error:
+        # kernels.engine.checked: a policy broke the rules (numba wraps an exception raised in a
+        # parallel region in a SystemError whose cause is the original one).
+        cause = error if isinstance(error, ValueError) else error.__cause__
+        if not isinstance(cause, ValueError):
+            raise
+        labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
+        raise ConfigError(f"{cause} (policies: {labels})") from None
+
+
 def run_games(
     rules: Rules,
     policies: str | list[str] | list[Policy],
@@ -92,18 +110,7 @@ def run_games(
         np.zeros((n_games, rules.players), dtype=state.GAME_RESULT_DTYPE),
         np.zeros((n_games, rules.plays_per_game() if log_plays else 0), dtype=state.PLAY_DTYPE),
     )
-    bots = external_bots(policies)
-    kernel = engine_with_bots(bots, play_games) if bots else play_games
-    try:
-        kernel(seed, game_ids, rules.to_record(), rules.round_sizes_array(), policy_arrays(policies), results)
-    except (ValueError, SystemError) as error:
-        # kernels.engine.checked: a policy broke the rules (numba wraps an exception raised in a
-        # parallel region in a SystemError whose cause is the original one).
-        cause = error if isinstance(error, ValueError) else error.__cause__
-        if not isinstance(cause, ValueError):
-            raise
-        labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
-        raise ConfigError(f"{cause} (policies: {labels})") from None
+    call_kernel(play_games, policies, seed, game_ids, rules.to_record(), rules.round_sizes_array(), policy_arrays(policies), results)
     seating = np.broadcast_to(np.arange(rules.players, dtype=np.int64), (n_games, rules.players))
     return GameBatch(rules, policies, seed, game_ids, *results, seating)
 

@@ -80,3 +80,14 @@ def test_broken_bots_are_one_line_errors(tmp_path, policy, message):
 def test_illegal_action_is_reported(tmp_path):
     with pytest.raises(ConfigError, match="chose an illegal action"):
         run_games(Rules(players=3, rounds=(5,)), "broken_bots:IllegalPlayer,random,random", seed=1, games=20)
+
+
+def test_estimate_with_an_external_bot():
+    import sim
+
+    frame = sim.estimate("W AS KH", trump="3H", players=3, position=0, opponents="greedy_bot:GreedyBot",
+                         policy="greedy_bot:GreedyBot", samples=300, seed=2)  # fmt: skip
+    assert frame["legal"].all() and frame["p_make"].between(0, 1).all()
+    again = sim.estimate("W AS KH", trump="3H", players=3, position=0, opponents="greedy_bot:GreedyBot",
+                         policy="greedy_bot:GreedyBot", samples=300, seed=2)  # fmt: skip
+    pd.testing.assert_frame_equal(frame, again)

@@ -1,0 +1,199 @@
+"""Monte Carlo bid estimation: one seat's known hand, every candidate bid, many sampled deals.
+
+Seat layout: the dealer is seat N-1, so bidding position p is seat p and seat 0 leads the
+first trick. For each sample the unseen cards are dealt uniformly to the other seats once;
+then the round is replayed for every candidate bid from the same deal and the same start of
+the decisions stream (common random numbers). A sample is a pure function of (seed, sample
+index): its deal comes from the stream (seed, sample, round size, DEAL) and its decisions
+from (seed, sample, round size, DECISIONS), whatever the thread count (docs/estimate.md).
+"""
+import numpy as np
+from numba import njit, prange
+
+from kernels.bits import lowest_bit
+from kernels.engine import checked, new_workspace
+from kernels.policies.dispatch import decide
+from kernels.rng import STREAM_DEAL, STREAM_DECISIONS, below, seed_stream
+from kernels.rules import (
+    apply_bid,
+    bidder_at,
+    finish_trick,
+    legal_bids,
+    legal_cards,
+    play_card,
+    reveal_bids,
+    reveals_bids_before_play,
+    seat_after,
+    start_round,
+)
+from kernels.state import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID
+
+_i8 = np.int64
+
+# What the estimating seat knows when it bids. `bids` holds the bids fixed in advance (the
+# earlier bidders' under open bidding, NO_BID for seats that bid by their policy); the
+# kernels write each candidate into the estimating seat's entry of a per-thread copy.
+SITUATION_DTYPE = np.dtype(
+    [
+        ("round_size", _i8),
+        ("seat", _i8),  # the estimating seat, equal to its bidding position
+        ("hand", _i8),  # its cards
+        ("unseen", _i8),  # mask of the cards dealt at random to the other seats
+        ("trump_card", _i8),  # NO_CARD when nothing was turned up
+        ("trump", _i8),  # suit 0..3 or NO_SUIT
+        ("bids", _i8, (MAX_PLAYERS,)),
+        ("totals", _i8, (MAX_PLAYERS,)),  # the score pad (read by even_bids=leader)
+    ]
+)
+
+SAMPLES_PER_BLOCK = 64  # samples a thread estimates with one workspace
+
+
+@njit(cache=True)
+def dealer_seat(n_players):
+    return n_players - 1
+
+
+@njit(cache=True)
+def mask_to_deck(mask, deck):
+    """Write the card ids of `mask` in ascending order to deck[:k]; returns k."""
+    count = 0
+    while mask:
+        deck[count] = lowest_bit(mask)
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def deal_sample(seed, sample, situation, n_players, scratch, hands):
+    """Deal the unseen cards to the other seats: a partial Fisher-Yates shuffle of the unseen
+    cards in ascending id order; the other seats, in ascending seat order, take round_size
+    consecutive cards each. hands[seat] receives every seat's hand mask."""
+    round_size = situation.round_size
+    deck = scratch.deck
+    generator = scratch.generator
+    n_unseen = mask_to_deck(situation.unseen, deck)
+    n_dealt = (n_players - 1) * round_size
+    seed_stream(generator, seed, sample, round_size, STREAM_DEAL)
+    for i in range(n_dealt):
+        pick = i + below(generator, n_unseen - i)
+        deck[i], deck[pick] = deck[pick], deck[i]
+    next_card = 0
+    for seat in range(n_players):
+        if seat == situation.seat:
+            hands[seat] = situation.hand
+            continue
+        hand = np.int64(0)
+        for i in range(next_card, next_card + round_size):
+            hand |= np.int64(1) << deck[i]
+        hands[seat] = hand
+        next_card += round_size
+
+
+@njit(cache=True)
+def start_sample_round(situation, hands, table, seats):
+    """Start the round on the table with the sample's hands and the known trump."""
+    start_round(table, seats, situation.round_size, dealer_seat(table.n_players))
+    table.trump_card = situation.trump_card
+    table.trump = situation.trump
+    for seat in range(table.n_players):
+        seats[seat].hand = hands[seat]
+        seats[seat].dealt = hands[seat]
+
+
+@njit(cache=True)
+def bid_with_fixed(policies, fixed_bids, table, seats, generator):
+    """The bidding phase with the bids of `fixed_bids` imposed; NO_BID entries bid by policy."""
+    for position in range(table.n_players):
+        seat = bidder_at(table, position)
+        bid = fixed_bids[seat]
+        if bid == NO_BID:
+            legal = legal_bids(table, seats, position)
+            bid = checked(decide(policies, DECIDE_BID, seats[seat], table, legal, generator), legal)
+        apply_bid(table, seats, seat, bid)
+    if reveals_bids_before_play(table.bidding):
+        reveal_bids(table, seats)
+
+
+@njit(cache=True, inline="always")
+def play_unlogged_trick(policies, table, seats, generator):
+    """engine.play_trick without its play log, which the estimate never reads (the log's
+    stores cost about a tenth of the estimate)."""
+    n_players = table.n_players
+    for position in range(n_players):
+        seat = seat_after(table.leader, position, n_players)
+        legal = legal_cards(seats[seat].hand, table.led_suit)
+        card = decide(policies, DECIDE_CARD, seats[seat], table, legal, generator)
+        play_card(table, seats, seat, checked(card, legal))
+    finish_trick(table)
+
+
+@njit(cache=True)
+def play_sample_round(sample_key, policies, fixed_bids, hands, situation, workspace):
+    """Bid and play one round from the sampled hands; returns the estimating seat's tricks."""
+    seed, sample = sample_key
+    table_storage, seats, scratch_storage, _, _ = workspace
+    table = table_storage[0]
+    generator = scratch_storage[0].generator
+    start_sample_round(situation, hands, table, seats)
+    seed_stream(generator, seed, sample, situation.round_size, STREAM_DECISIONS)
+    bid_with_fixed(policies, fixed_bids, table, seats, generator)
+    for _ in range(situation.round_size):
+        play_unlogged_trick(policies, table, seats, generator)
+    return table.tricks[situation.seat]
+
+
+@njit(cache=True)
+def estimate_sample(sample_key, policies, candidates, situation, workspace, work, tricks):
+    """Deal sample `sample_key` once and play it for every candidate bid; tricks[k] receives
+    the estimating seat's tricks when it bids candidates[k]. work = (hands, fixed bids)."""
+    seed, sample = sample_key
+    hands, fixed_bids = work
+    table_storage, _, scratch_storage, _, _ = workspace
+    deal_sample(seed, sample, situation, table_storage[0].n_players, scratch_storage[0], hands)
+    for k in range(candidates.shape[0]):
+        fixed_bids[situation.seat] = candidates[k]
+        tricks[k] = play_sample_round(sample_key, policies, fixed_bids, hands, situation, workspace)
+
+
+@njit(cache=True)
+def new_estimate_workspace(rules, situation):
+    """A thread's engine workspace with the score pad set, and its (hands, fixed bids)."""
+    workspace = new_workspace(rules)
+    table = workspace[0][0]
+    for seat in range(MAX_PLAYERS):
+        table.totals[seat] = situation.totals[seat]
+    return workspace, (np.zeros(MAX_PLAYERS, dtype=np.int64), situation.bids.copy())
+
+
+@njit(cache=True)
+def seat_legal_bids(rules, situation):
+    """Mask of the bids the estimating seat may make (the even-bids restriction of the
+    dealer depends only on the earlier bids and the score pad, which are known)."""
+    workspace, (hands, fixed_bids) = new_estimate_workspace(rules, situation)
+    table_storage, seats, _, _, _ = workspace
+    table = table_storage[0]
+    start_sample_round(situation, hands, table, seats)
+    for seat in range(situation.seat):
+        seats[seat].bid = fixed_bids[seat]
+    return legal_bids(table, seats, situation.seat)
+
+
+@njit(cache=True, parallel=True)
+def estimate_tricks(seed, rules, situation, policies, candidates, tricks):
+    """Fill tricks[i, k]: the estimating seat's tricks in sample i when it bids candidates[k].
+
+    rules and situation are one-record arrays (a parallel kernel cannot take a bare record).
+    Samples are independent, so the blocking over threads never changes a result."""
+    n_samples = tricks.shape[0]
+    n_blocks = (n_samples + SAMPLES_PER_BLOCK - 1) // SAMPLES_PER_BLOCK
+    policy_ids, params = policies
+    for block in prange(n_blocks):
+        block_situation = situation[0]
+        workspace, work = new_estimate_workspace(rules[0], block_situation)
+        # Thread-local copies: shared arrays would make every reference count contended.
+        block_policies = (policy_ids.copy(), params.copy())
+        block_candidates = candidates.copy()
+        for i in range(block * SAMPLES_PER_BLOCK, min(n_samples, (block + 1) * SAMPLES_PER_BLOCK)):
+            estimate_sample((seed, i), block_policies, block_candidates, block_situation, workspace, work, tricks[i])

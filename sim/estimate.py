@@ -1,0 +1,496 @@
+"""What should I bid with this hand? Monte Carlo over the unseen cards (docs/estimate.md).
+
+`estimate(...)` returns a pandas DataFrame with one row per bid; `run_estimate(...)` returns
+the `BidEstimate` behind it (per-sample tricks, the JSON form of the CLI).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, NO_CARD, NO_SUIT, RANKS_PER_SUIT
+from kernels.estimate import SITUATION_DTYPE, estimate_tricks, seat_legal_bids
+from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
+from kernels.state import MAX_PLAYERS, NO_BID
+from sim.cards import cards_to_mask, format_card, format_hand, mask_to_cards, parse_card, parse_cards
+from sim.engine import call_kernel, check_seed, set_threads
+from sim.errors import ConfigError
+from sim.policies import Policy, parse_policy, policy_arrays, split_policy_list
+from sim.rules import Rules, is_whole_number, max_round
+
+MAX_SAMPLES = 10_000_000  # the per-sample tricks take samples x (round size + 1) bytes
+Z_95 = 1.959963984540054  # two-sided 95% normal quantile
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+_SUIT_WORDS = {
+    word: suit
+    for suit, words in enumerate(zip("CDHS", "♣♦♥♠", (name.upper() for name in SUIT_NAMES)))
+    for word in words
+}
+
+
+# --- validation -------------------------------------------------------------------------
+
+
+def parse_suit(text: str) -> int:
+    """Suit 0..3 of `S`, `spades` or `♠` (any case)."""
+    suit = _SUIT_WORDS.get(str(text).strip().upper())
+    if suit is None:
+        raise ConfigError(f"unknown trump suit {text!r}: use C, D, H, S (or clubs, diamonds, hearts, spades)")
+    return suit
+
+
+def parse_hand(hand: str | int | Sequence[str] | Sequence[int]) -> list[int]:
+    """Card ids of a hand given as text (`W AS KH 7H J`), a mask, or a list of ids or tokens."""
+    if is_whole_number(hand):
+        if not 0 < int(hand) < 1 << N_CARDS:
+            raise ConfigError(f"hand mask {hand} is not a non-empty mask of card ids 0..{N_CARDS - 1}")
+        return mask_to_cards(int(hand))
+    if not isinstance(hand, (str, Sequence, np.ndarray)):
+        raise ConfigError(f"hand must be text, a card mask or a list of cards, got {hand!r}")
+    if isinstance(hand, str) or all(isinstance(card, str) for card in hand):
+        return parse_cards(hand)
+    cards = []
+    for card in hand:
+        if not is_whole_number(card) or not 0 <= card < N_CARDS:
+            raise ConfigError(f"card id {card!r} is outside 0..{N_CARDS - 1}")
+        if card in cards:
+            raise ConfigError(f"card {format_card(int(card))} (id {card}) appears twice in the hand")
+        cards.append(int(card))
+    return cards
+
+
+def free_special(hand_mask: int, first: int, what: str, why: str) -> int:
+    """Lowest Wizard (or Jester) id the hand does not hold: the one turned up."""
+    for card in range(first, first + 4):
+        if not hand_mask >> card & 1:
+            return card
+    raise ConfigError(f"{why}, but the hand holds all four {what}s")
+
+
+def resolve_trump(
+    hand_mask: int, round_size: int, players: int, trump: str | int | None, trump_suit: str | int | None, no_trump: bool
+) -> tuple[int, int]:
+    """(turned-up card id or NO_CARD, trump suit or NO_SUIT) from the trump options."""
+    if round_size * players == N_CARDS:
+        if trump is not None or trump_suit is not None:
+            raise ConfigError(
+                f"{round_size} cards x {players} players is the last round: nothing is turned up and there is "
+                "no trump, so give no --trump or --trump-suit"
+            )
+        return NO_CARD, NO_SUIT
+    if no_trump and (trump is not None or trump_suit is not None):
+        raise ConfigError("--no-trump (a Jester turned up) conflicts with --trump/--trump-suit: give one of them")
+    if trump is None and trump_suit is None and not no_trump:
+        raise ConfigError(
+            "say what was turned up: --trump CARD, --trump-suit SUIT (a Wizard, the dealer chose the suit) "
+            "or --no-trump (a Jester)"
+        )
+    card = NO_CARD
+    if trump is not None:
+        card = parse_card(trump) if isinstance(trump, str) else trump
+        if not is_whole_number(card) or not 0 <= card < N_CARDS:
+            raise ConfigError(f"trump card id {trump} is outside 0..{N_CARDS - 1}")
+    if no_trump or card >= FIRST_JESTER:
+        if trump_suit is not None:
+            raise ConfigError("a turned-up Jester means no trump; --trump-suit is only for a turned-up Wizard")
+        return free_special(hand_mask, FIRST_JESTER, "Jester", "a Jester was turned up (no trump)"), NO_SUIT
+    if card == NO_CARD or card >= FIRST_WIZARD:
+        if trump_suit is None:
+            raise ConfigError("a Wizard was turned up: give the suit the dealer chose with --trump-suit")
+        suit = parse_suit(trump_suit) if isinstance(trump_suit, str) else trump_suit
+        if not is_whole_number(suit) or not 0 <= suit < 4:
+            raise ConfigError(f"trump suit {trump_suit} is outside 0..3")
+        return free_special(hand_mask, FIRST_WIZARD, "Wizard", "a Wizard was turned up"), int(suit)
+    if trump_suit is not None:
+        raise ConfigError(
+            f"--trump-suit is only for a turned-up Wizard; {format_card(card)} sets the trump suit itself"
+        )
+    if hand_mask >> card & 1:
+        raise ConfigError(f"the trump card {format_card(card)} is also in the hand")
+    return int(card), int(card) // RANKS_PER_SUIT
+
+
+def parse_int_list(text: str | Sequence[int], what: str) -> list[int]:
+    """Whole numbers from `1,0` (or a sequence of them); `what` names the option in errors."""
+    items = [item for item in text.replace(" ", "").split(",") if item] if isinstance(text, str) else list(text)
+    values = []
+    for item in items:
+        try:
+            value = int(item) if isinstance(item, str) else item
+        except ValueError:
+            raise ConfigError(f"{what} must be whole numbers separated by commas, got {item!r}") from None
+        if not is_whole_number(value):
+            raise ConfigError(f"{what} must be whole numbers, got {item!r}")
+        values.append(int(value))
+    return values
+
+
+def check_earlier_bids(bids: list[int], position: int, round_size: int, bidding: str) -> None:
+    if bidding != "open":
+        if bids:
+            raise ConfigError(f"with {bidding} bidding no earlier bid is seen before bidding: give no bids")
+        return
+    if len(bids) != position:
+        raise ConfigError(
+            f"bidding position {position} follows {position} earlier bid(s) (positions 0..{position - 1}), "
+            f"got {len(bids)} bid(s)"
+            if position
+            else f"bidding position 0 bids first: give no earlier bids, got {len(bids)}"
+        )
+    for index, bid in enumerate(bids):
+        if not 0 <= bid <= round_size:
+            raise ConfigError(f"earlier bid {bid} (position {index}) is outside 0..{round_size}")
+
+
+def parse_opponents(text: str | Sequence[str], players: int) -> list[Policy]:
+    """One policy for every opponent, or one per opponent in bidding order."""
+    names = split_policy_list(text) if isinstance(text, str) else list(text)
+    if len(names) == 1:
+        names = names * (players - 1)
+    if len(names) != players - 1:
+        raise ConfigError(
+            f"got {len(names)} opponent policies for {players - 1} opponents: give one, or one per opponent"
+        )
+    return [parse_policy(name) for name in names]
+
+
+# --- the situation ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Situation:
+    """A validated bidding situation: the seat at bidding `position` (seat `position`, the
+    dealer being seat players-1) holds `hand`; `trump_card` was turned up (NO_CARD in the last
+    round); `trump` is the trump suit or NO_SUIT; `earlier_bids` are the bids of positions
+    0..position-1 (open bidding); `totals` the score pad by bidding position."""
+
+    rules: Rules
+    hand: tuple[int, ...]
+    trump_card: int
+    trump: int
+    position: int
+    earlier_bids: tuple[int, ...]
+    totals: tuple[int, ...]
+    policies: tuple[Policy, ...]  # one per seat, the estimating seat's at `position`
+
+    @property
+    def round_size(self) -> int:
+        return len(self.hand)
+
+    def unseen_mask(self) -> int:
+        """The cards dealt at random to the other seats: neither in the hand nor turned up."""
+        known = cards_to_mask(self.hand) | (1 << self.trump_card if self.trump_card != NO_CARD else 0)
+        return ((1 << N_CARDS) - 1) & ~known
+
+    def to_record(self) -> np.ndarray:
+        """The one-record SITUATION_DTYPE array the kernels take."""
+        record = np.zeros(1, dtype=SITUATION_DTYPE)
+        record["round_size"] = self.round_size
+        record["seat"] = self.position
+        record["hand"] = cards_to_mask(self.hand)
+        record["unseen"] = self.unseen_mask()
+        record["trump_card"] = self.trump_card
+        record["trump"] = self.trump
+        bids = np.full(MAX_PLAYERS, NO_BID, dtype=np.int64)
+        bids[: len(self.earlier_bids)] = self.earlier_bids
+        record["bids"] = bids
+        record["totals"][0, : len(self.totals)] = self.totals
+        return record
+
+    def legal_bids(self) -> np.ndarray:
+        """Bool per bid 0..round_size: whether the seat may make it (RULES.md 4)."""
+        mask = int(seat_legal_bids(self.rules.to_record()[0], self.to_record()[0]))
+        return np.array([bool(mask >> bid & 1) for bid in range(self.round_size + 1)])
+
+
+def make_situation(
+    hand: str | int | Sequence[str] | Sequence[int],
+    *,
+    trump: str | int | None = None,
+    trump_suit: str | int | None = None,
+    no_trump: bool = False,
+    players: int = 4,
+    position: int = 0,
+    bids: str | Sequence[int] = (),
+    totals: str | Sequence[int] = (),
+    opponents: str | Sequence[str] = "heuristic",
+    policy: str = "heuristic",
+    bidding: str = "open",
+    even_bids: str = "allowed",
+) -> Situation:
+    """Validate the inputs of `estimate` (ConfigError with one clear message)."""
+    rules = Rules(players=players, bidding=bidding, even_bids=even_bids)
+    cards = parse_hand(hand)
+    round_size = len(cards)
+    if not 1 <= round_size <= max_round(players):
+        raise ConfigError(
+            f"a hand of {round_size} cards is impossible with {players} players: 1..{max_round(players)} cards"
+        )
+    hand_mask = cards_to_mask(cards)
+    trump_card, trump_suit_id = resolve_trump(hand_mask, round_size, players, trump, trump_suit, no_trump)
+    if not is_whole_number(position) or not 0 <= position < players:
+        raise ConfigError(
+            f"bidding position {position} is outside 0..{players - 1} "
+            f"(0 = left of the dealer, {players - 1} = the dealer)"
+        )
+    earlier_bids = parse_int_list(bids, "bids")
+    check_earlier_bids(earlier_bids, position, round_size, bidding)
+    pad = parse_int_list(totals, "totals") or [0] * players
+    if len(pad) != players:
+        raise ConfigError(f"totals: give one per bidding position ({players}), got {len(pad)}")
+    opponent_policies = parse_opponents(opponents, players)
+    seat_policy = parse_policy(policy)
+    return Situation(
+        rules,
+        tuple(sorted(cards)),
+        trump_card,
+        trump_suit_id,
+        int(position),
+        tuple(earlier_bids),
+        tuple(pad),
+        tuple(opponent_policies[:position] + [seat_policy] + opponent_policies[position:]),
+    )
+
+
+# --- results ----------------------------------------------------------------------------
+
+
+def wilson_interval(successes: int, n: int) -> tuple[float, float]:
+    """95% Wilson score interval of a binomial proportion (sound near 0 and 1)."""
+    if successes in (0, n):  # the closed form below leaves rounding noise at the ends
+        bound = 1 / (1 + Z_95**2 / n)
+        return (0.0, 1 - bound) if successes == 0 else (bound, 1.0)
+    p = successes / n
+    scale = 1 + Z_95**2 / n
+    centre = (p + Z_95**2 / (2 * n)) / scale
+    half = Z_95 * math.sqrt(p * (1 - p) / n + Z_95**2 / (4 * n * n)) / scale
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def round_scores(bid: int, tricks: np.ndarray) -> np.ndarray:
+    """RULES.md 7, vectorised: 20 + 10 x tricks when made, else -10 per trick off."""
+    tricks = tricks.astype(np.int64)
+    made = EXACT_BID_BONUS + POINTS_PER_TRICK * tricks
+    return np.where(tricks == bid, made, -POINTS_PER_TRICK * np.abs(tricks - bid))
+
+
+@dataclass(frozen=True)
+class BidStats:
+    bid: int
+    legal: bool
+    p_make: float
+    p_make_ci: tuple[float, float]
+    expected_score: float
+    expected_score_ci: tuple[float, float]
+    tricks_distribution: tuple[float, ...]  # P(tricks = k), k = 0..round size
+
+
+def bid_stats(bid: int, tricks: np.ndarray, round_size: int) -> BidStats:
+    n = tricks.shape[0]
+    made = int(np.count_nonzero(tricks == bid))
+    scores = round_scores(bid, tricks)
+    mean = float(scores.mean())
+    half = Z_95 * float(scores.std(ddof=1)) / math.sqrt(n)
+    distribution = np.bincount(tricks.astype(np.int64), minlength=round_size + 1) / n
+    return BidStats(
+        bid, True, made / n, wilson_interval(made, n), mean, (mean - half, mean + half), tuple(distribution.tolist())
+    )
+
+
+def illegal_stats(bid: int, round_size: int) -> BidStats:
+    """An illegal bid is listed, never simulated: its figures are NaN (null in JSON)."""
+    nan = float("nan")
+    return BidStats(bid, False, nan, (nan, nan), nan, (nan, nan), (nan,) * (round_size + 1))
+
+
+@dataclass(frozen=True)
+class BidEstimate:
+    """The estimate for every bid 0..round_size. tricks[i, k] is the seat's tricks in sample
+    i when it bids candidates[k] (the legal bids); every candidate saw the same deals."""
+
+    situation: Situation
+    seed: int
+    candidates: np.ndarray
+    tricks: np.ndarray
+
+    @property
+    def samples(self) -> int:
+        return self.tricks.shape[0]
+
+    @cached_property
+    def stats(self) -> list[BidStats]:
+        """One BidStats per bid 0..round_size."""
+        round_size = self.situation.round_size
+        column = {int(bid): k for k, bid in enumerate(self.candidates)}
+        return [
+            bid_stats(bid, self.tricks[:, column[bid]], round_size) if bid in column else illegal_stats(bid, round_size)
+            for bid in range(round_size + 1)
+        ]
+
+    @cached_property
+    def recommended_bid(self) -> int:
+        """The legal bid with the highest expected score (the lowest such bid on a tie)."""
+        legal = [s for s in self.stats if s.legal]
+        return max(legal, key=lambda s: (s.expected_score, -s.bid)).bid
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per bid: bid, legal, recommended, p_make(_lo/_hi), expected_score(_lo/_hi),
+        tricks_0..tricks_r (P(tricks = k) when bidding that bid)."""
+        recommended = self.recommended_bid
+        rows = []
+        for s in self.stats:
+            row = {
+                "bid": s.bid,
+                "legal": s.legal,
+                "recommended": s.bid == recommended,
+                "p_make": s.p_make,
+                "p_make_lo": s.p_make_ci[0],
+                "p_make_hi": s.p_make_ci[1],
+                "expected_score": s.expected_score,
+                "expected_score_lo": s.expected_score_ci[0],
+                "expected_score_hi": s.expected_score_ci[1],
+            }
+            row.update({f"tricks_{k}": p for k, p in enumerate(s.tricks_distribution)})
+            rows.append(row)
+        frame = pd.DataFrame(rows)
+        frame.attrs.update(self.context())
+        return frame
+
+    def context(self) -> dict:
+        """What was estimated: the inputs, in the notation of the CLI."""
+        situation = self.situation
+        rules = situation.rules
+        policies = situation.policies
+        return {
+            "hand": format_hand(cards_to_mask(situation.hand)),
+            "round_size": situation.round_size,
+            "players": rules.players,
+            "position": situation.position,
+            "trump_card": format_card(situation.trump_card) if situation.trump_card != NO_CARD else None,
+            "trump": SUIT_NAMES[situation.trump] if situation.trump != NO_SUIT else None,
+            "earlier_bids": list(situation.earlier_bids),
+            "totals": list(situation.totals),
+            "policy": policies[situation.position].label,
+            "opponents": [p.label for seat, p in enumerate(policies) if seat != situation.position],
+            "bidding": rules.bidding,
+            "even_bids": rules.even_bids,
+            "seed": self.seed,
+            "samples": self.samples,
+        }
+
+    def to_json(self) -> dict:
+        """The CLI's JSON object; NaN figures of illegal bids become null."""
+
+        def number(value: float) -> float | None:
+            return None if math.isnan(value) else value
+
+        stats = self.stats
+        recommended = self.recommended_bid
+        bids = [
+            {
+                "bid": s.bid,
+                "legal": s.legal,
+                "p_make": number(s.p_make),
+                "p_make_ci": [number(v) for v in s.p_make_ci],
+                "expected_score": number(s.expected_score),
+                "expected_score_ci": [number(v) for v in s.expected_score_ci],
+                "tricks_distribution": [number(v) for v in s.tricks_distribution],
+            }
+            for s in stats
+        ]
+        return {
+            "bids": bids,
+            "tricks_distribution": list(stats[recommended].tricks_distribution),
+            "recommended_bid": recommended,
+            **self.context(),
+        }
+
+
+# --- entry points -----------------------------------------------------------------------
+
+
+def check_samples(samples: int) -> int:
+    if not is_whole_number(samples) or not 2 <= samples <= MAX_SAMPLES:
+        raise ConfigError(f"samples must be a whole number in 2..{MAX_SAMPLES:,}, got {samples!r}")
+    return int(samples)
+
+
+def run_estimate(
+    hand: str | int | Sequence[str] | Sequence[int],
+    *,
+    samples: int = 100_000,
+    seed: int = 0,
+    threads: int | None = None,
+    **situation_options,
+) -> BidEstimate:
+    """Estimate every bid of `hand` (options as `estimate`) and return the full result."""
+    situation = make_situation(hand, **situation_options)
+    samples = check_samples(samples)
+    seed = check_seed(seed)
+    set_threads(threads)
+    legal = situation.legal_bids()
+    candidates = np.flatnonzero(legal).astype(np.int64)
+    tricks = np.zeros((samples, candidates.shape[0]), dtype=np.int8)
+    call_kernel(
+        estimate_tricks,
+        list(situation.policies),
+        seed,
+        situation.rules.to_record(),
+        situation.to_record(),
+        policy_arrays(list(situation.policies)),
+        candidates,
+        tricks,
+    )
+    return BidEstimate(situation, seed, candidates, tricks)
+
+
+def estimate(
+    hand: str | int | Sequence[str] | Sequence[int],
+    *,
+    trump: str | int | None = None,
+    trump_suit: str | int | None = None,
+    no_trump: bool = False,
+    players: int = 4,
+    position: int = 0,
+    bids: str | Sequence[int] = (),
+    totals: str | Sequence[int] = (),
+    opponents: str | Sequence[str] = "heuristic",
+    policy: str = "heuristic",
+    samples: int = 100_000,
+    seed: int = 0,
+    bidding: str = "open",
+    even_bids: str = "allowed",
+    threads: int | None = None,
+) -> pd.DataFrame:
+    """What should I bid? One row per bid 0..len(hand) (see BidEstimate.to_frame).
+
+    hand: text (`"W AS KH 7H J"`), a card mask, or a list of card ids or tokens.
+    trump: the turned-up card (a Wizard needs trump_suit, a Jester means no trump);
+    trump_suit alone: a Wizard was turned up and the dealer chose this suit; no_trump: a
+    Jester was turned up (nothing is needed in the last round). position: 0 = left of the
+    dealer .. players-1 = the dealer; bids: the bids of positions 0..position-1 (open
+    bidding only); totals: the score pad by bidding position (default all 0).
+    opponents: one policy or one per opponent in bidding order; policy: the seat's play.
+    Raises ConfigError on bad input."""
+    return run_estimate(
+        hand,
+        samples=samples,
+        seed=seed,
+        threads=threads,
+        trump=trump,
+        trump_suit=trump_suit,
+        no_trump=no_trump,
+        players=players,
+        position=position,
+        bids=bids,
+        totals=totals,
+        opponents=opponents,
+        policy=policy,
+        bidding=bidding,
+        even_bids=even_bids,
+    ).to_frame()

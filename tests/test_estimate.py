@@ -1,0 +1,243 @@
+"""`wizard-sim estimate` and sim.estimate: exact 1-card probabilities, common random numbers,
+thread-count determinism, legal bids, the JSON shape and one-line errors (exit code 2)."""
+import itertools
+import json
+import os
+import sys
+
+import numba
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import reference  # noqa: E402
+from helpers import JESTERS, WIZARDS, cards_of, mask  # noqa: E402
+from kernels import state as st  # noqa: E402
+from kernels.cards import NO_CARD  # noqa: E402
+from kernels.estimate import deal_sample  # noqa: E402
+from sim.cli import app  # noqa: E402
+from sim.errors import ConfigError  # noqa: E402
+from sim.estimate import estimate, make_situation, run_estimate  # noqa: E402
+
+runner = CliRunner()
+
+
+# --- exactness: 1-card hands, every other card enumerated -------------------------------
+
+
+def exact_win_probability(situation) -> float:
+    """P(the seat takes the trick) over every ordered deal of one unseen card to each other
+    seat; play order is seat 0 (left of the dealer) .. seat N-1 (the dealer)."""
+    players = situation.rules.players
+    unseen = cards_of(situation.unseen_mask())
+    (card,) = situation.hand
+    wins = total = 0
+    for others in itertools.permutations(unseen, players - 1):
+        trick = list(others[: situation.position]) + [card] + list(others[situation.position :])
+        wins += reference.trick_winner(trick, situation.trump) == situation.position
+        total += 1
+    return wins / total
+
+
+ONE_CARD_CASES = [
+    dict(hand="KH", trump="3S", players=4, position=1, bids="0"),
+    dict(hand="10H", trump="5H", players=3, position=0),
+    dict(hand="AC", no_trump=True, players=4, position=3, bids="1,0,0"),
+    dict(hand="7D", trump="W", trump_suit="D", players=3, position=2, bids="0,1"),
+    dict(hand="W", trump="QS", players=4, position=3, bids="1,1,1"),
+    dict(hand="J", trump="QS", players=3, position=0),
+]
+
+
+@pytest.mark.parametrize("case", ONE_CARD_CASES, ids=lambda c: f"{c['hand']}-{c['players']}p-{c['position']}")
+def test_one_card_estimate_agrees_with_enumeration(case):
+    options = dict(case, opponents="random", policy="random")
+    hand = options.pop("hand")
+    exact = exact_win_probability(make_situation(hand, **options))
+    frame = estimate(hand, samples=20_000, seed=5, **options).set_index("bid")
+    exact_scores = {0: 20 * (1 - exact) - 10 * exact, 1: 30 * exact - 10 * (1 - exact)}
+    for bid, p_make in ((0, 1 - exact), (1, exact)):
+        row = frame.loc[bid]
+        assert row.p_make_lo <= p_make <= row.p_make_hi, (bid, p_make, row.p_make)
+        assert row.expected_score_lo <= exact_scores[bid] <= row.expected_score_hi, (bid, exact_scores[bid])
+
+
+def test_pool_leaves_out_the_hand_and_the_turned_up_card():
+    jester_out = make_situation("AC J", no_trump=True, players=4)
+    assert jester_out.trump_card == JESTERS[1]  # the hand's Jester is the first id
+    assert cards_of(jester_out.unseen_mask()) == [c for c in range(60) if c not in (12, JESTERS[0], JESTERS[1])]
+    wizard_out = make_situation("W W", trump_suit="S", players=4)
+    assert (wizard_out.trump_card, wizard_out.trump) == (WIZARDS[2], 3)
+    last_round = make_situation(list(range(15)), players=4)
+    assert last_round.trump_card == NO_CARD and last_round.unseen_mask() == ((1 << 60) - 1) & ~mask(range(15))
+
+
+def test_deal_sample_deals_the_unseen_cards_disjointly():
+    situation = make_situation("W AS KH 7H J", trump="3H", players=4, position=2, bids="1,0")
+    record = situation.to_record()
+    scratch = np.zeros(1, dtype=st.SCRATCH_DTYPE)
+    hands = np.zeros(st.MAX_PLAYERS, dtype=np.int64)
+    for sample in range(50):
+        deal_sample(3, sample, record[0], 4, scratch[0], hands)
+        assert hands[2] == record["hand"][0]
+        others = [int(hands[seat]) for seat in (0, 1, 3)]
+        assert [bin(h).count("1") for h in others] == [5, 5, 5]
+        assert others[0] | others[1] | others[2] == (others[0] ^ others[1] ^ others[2])
+        assert all(h & ~int(record["unseen"][0]) == 0 for h in others)
+
+
+# --- common random numbers and determinism -----------------------------------------------
+
+
+def test_candidates_share_the_deals_and_decisions():
+    """Random play, bids no one reacts to: every candidate bid sees the very same round."""
+    result = run_estimate("W AS KH 7H J QD 2C", trump="3H", position=1, bids="2", opponents="random",
+                          policy="random", samples=2000, seed=9)
+    assert result.tricks.shape == (2000, 8)
+    assert (result.tricks == result.tricks[:, :1]).all()
+    assert len(set(result.tricks[:, 0].tolist())) > 2
+
+
+def test_results_do_not_depend_on_threads_or_sample_count():
+    assert numba.config.NUMBA_NUM_THREADS >= 2, "the machine runs only one numba thread"
+    options = dict(trump="KD", players=5, position=2, bids="1,3", opponents="heuristic,random,heuristic,random",
+                   seed=4)
+    one = run_estimate("W 10S 9S AH 4D QC J", samples=700, threads=1, **options)
+    two = run_estimate("W 10S 9S AH 4D QC J", samples=700, threads=2, **options)
+    fewer = run_estimate("W 10S 9S AH 4D QC J", samples=300, threads=2, **options)
+    np.testing.assert_array_equal(one.tricks, two.tricks)
+    np.testing.assert_array_equal(one.tricks[:300], fewer.tricks)
+    assert one.to_json() == two.to_json()
+
+
+def test_seed_changes_the_samples():
+    a = run_estimate("AS KS", trump="2H", samples=500, seed=1)
+    b = run_estimate("AS KS", trump="2H", samples=500, seed=2)
+    assert not np.array_equal(a.tricks, b.tricks)
+
+
+# --- legal bids --------------------------------------------------------------------------
+
+
+def test_dealer_even_bids_restriction_is_shown_and_never_recommended():
+    frame = estimate("W AS KH 7H J", trump="3H", position=3, bids="1,0,1", even_bids="forbidden", samples=500, seed=1)
+    assert frame.legal.tolist() == [True, True, True, False, True, True]
+    illegal = frame.set_index("bid").loc[3]
+    assert np.isnan(illegal.p_make) and np.isnan(illegal.expected_score)
+    assert frame.recommended.sum() == 1 and frame.loc[frame.recommended, "legal"].all()
+    best = frame[frame.legal].expected_score.max()
+    assert frame.loc[frame.recommended, "expected_score"].iloc[0] == best
+
+
+@pytest.mark.parametrize(
+    "options, legal",
+    [
+        (dict(position=2, bids="1,1", even_bids="forbidden"), [True] * 4),  # not the dealer
+        (dict(position=3, bids="2,1,1", even_bids="forbidden"), [True] * 4),  # bids already exceed 3
+        (dict(position=3, bids="0,1,1", even_bids="leader"), [True] * 4),  # all totals 0: no sole leader
+        (dict(position=3, bids="0,1,1", even_bids="leader", totals="0,10,0,20"), [True, False, True, True]),
+        (dict(position=3, bids="0,1,1", even_bids="leader", totals="0,30,0,20"), [True] * 4),
+    ],
+)
+def test_legal_bids_follow_the_even_bids_variant(options, legal):
+    situation = make_situation("AS KS QS", trump="2H", **options)
+    assert situation.legal_bids().tolist() == legal
+
+
+def test_later_opponents_see_the_candidate_bid_under_open_bidding():
+    """Heuristic opponents after the seat bid less when it bids more (crowding), so their
+    play and the seat's tricks differ across candidates on some samples."""
+    result = run_estimate("W W AS", trump="2H", position=0, opponents="heuristic", policy="random",
+                          samples=2000, seed=3)
+    assert not (result.tricks == result.tricks[:, :1]).all()
+
+
+# --- API, JSON and CLI ---------------------------------------------------------------------
+
+
+def test_frame_columns_and_attrs():
+    frame = estimate("W AS KH", trump="3H", players=3, samples=300, seed=2)
+    assert frame.bid.tolist() == [0, 1, 2, 3]
+    expected = ["bid", "legal", "recommended", "p_make", "p_make_lo", "p_make_hi", "expected_score",
+                "expected_score_lo", "expected_score_hi", "tricks_0", "tricks_1", "tricks_2", "tricks_3"]
+    assert frame.columns.tolist() == expected
+    np.testing.assert_allclose(frame[["tricks_0", "tricks_1", "tricks_2", "tricks_3"]].sum(axis=1), 1.0)
+    assert (frame.p_make_lo <= frame.p_make).all() and (frame.p_make <= frame.p_make_hi).all()
+    assert frame.attrs["samples"] == 300 and frame.attrs["hand"] == "W AS KH"
+
+
+def test_cli_json_is_one_object_of_the_documented_shape():
+    result = runner.invoke(app, ["estimate", "--hand", "W AS KH 7H J", "--trump", "3H", "--players", "4",
+                                 "--position", "3", "--bids", "1,0,1", "--even-bids", "forbidden",
+                                 "--samples", "400", "--seed", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert {"bids", "tricks_distribution", "recommended_bid", "samples"} <= payload.keys()
+    assert payload["samples"] == 400 and len(payload["bids"]) == 6
+    for entry in payload["bids"]:
+        assert {"bid", "p_make", "p_make_ci", "expected_score", "expected_score_ci"} <= entry.keys()
+    assert payload["bids"][3]["legal"] is False and payload["bids"][3]["p_make"] is None
+    recommended = payload["bids"][payload["recommended_bid"]]
+    assert recommended["legal"] and payload["tricks_distribution"] == recommended["tricks_distribution"]
+    assert abs(sum(payload["tricks_distribution"]) - 1) < 1e-9
+    assert recommended["expected_score"] == max(e["expected_score"] for e in payload["bids"] if e["legal"])
+
+
+def test_cli_table():
+    result = runner.invoke(app, ["estimate", "--hand", "AS KS", "--trump", "2H", "--samples", "200"])
+    assert result.exit_code == 0, result.output
+    assert "recommended" in result.stdout and "Tricks taken when bidding" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["--hand", "AS AS", "--trump", "3H"], "card 'AS' appears twice"),
+        (["--hand", "AS KH", "--trump", "AS"], "the trump card AS is also in the hand"),
+        (["--hand", " ".join(f"{r}{s}" for s in "CD" for r in "23456789") + " W", "--trump", "3H"],
+         "a hand of 17 cards is impossible with 4 players"),
+        (["--hand", "AS XX", "--trump", "3H"], "unknown card 'XX'"),
+        (["--hand", "AS", "--trump", "ZZ"], "unknown card 'ZZ'"),
+        (["--hand", "AS", "--trump", "3H", "--position", "4"], "bidding position 4 is outside 0..3"),
+        (["--hand", "AS", "--trump", "3H", "--position", "2", "--bids", "1"], "got 1 bid"),
+        (["--hand", "AS", "--trump", "3H", "--bids", "1"], "bidding position 0 bids first"),
+        (["--hand", "AS", "--trump", "3H", "--position", "1", "--bids", "2"],
+         "earlier bid 2 (position 0) is outside 0..1"),
+        (["--hand", "AS", "--trump", "3H", "--position", "1", "--bids", "x"], "bids must be whole numbers"),
+        (["--hand", "AS"], "say what was turned up"),
+        (["--hand", "AS", "--trump", "W"], "give the suit the dealer chose with --trump-suit"),
+        (["--hand", "AS", "--trump", "3H", "--trump-suit", "S"], "--trump-suit is only for a turned-up Wizard"),
+        (["--hand", "AS", "--trump", "J", "--trump-suit", "S"], "a turned-up Jester means no trump"),
+        (["--hand", "AS", "--no-trump", "--trump", "3H"], "conflicts with --trump"),
+        (["--hand", "AS", "--trump-suit", "X"], "unknown trump suit 'X'"),
+        (["--hand", "W W W W", "--trump", "W", "--trump-suit", "S"], "the hand holds all four Wizards"),
+        (["--hand", "J J J J", "--no-trump"], "the hand holds all four Jesters"),
+        (["--hand", "W W W W W", "--trump", "3H"], "more than four Wizards"),
+        (["--hand", "2C 3C 4C 5C 6C 7C 8C 9C 2D 3D 4D 5D 6D 7D 8D", "--trump", "3H", "--players", "4"],
+         "15 cards x 4 players is the last round"),
+        (["--hand", "AS", "--trump", "3H", "--players", "7"], "players must be 3..6"),
+        (["--hand", "AS", "--trump", "3H", "--samples", "1"], "samples must be a whole number in 2.."),
+        (["--hand", "AS", "--trump", "3H", "--seed", "-1"], "seed must be"),
+        (["--hand", "AS", "--trump", "3H", "--opponents", "random,random"], "got 2 opponent policies for 3 opponents"),
+        (["--hand", "AS", "--trump", "3H", "--policy", "nobody"], "unknown policy 'nobody'"),
+        (["--hand", "AS", "--trump", "3H", "--bidding", "hidden", "--position", "1", "--bids", "0"],
+         "with hidden bidding no earlier bid is seen"),
+        (["--hand", "AS", "--trump", "3H", "--bidding", "hidden", "--even-bids", "forbidden"], "needs a last bidder"),
+        (["--hand", "AS", "--trump", "3H", "--totals", "1,2"], "totals: give one per bidding position (4), got 2"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(arguments, message):
+    result = runner.invoke(app, ["estimate", *arguments])
+    assert result.exit_code == 2, (arguments, result.output)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], (arguments, result.stderr)
+    assert lines[0].startswith("wizard-sim: error: ")
+
+
+def test_api_raises_config_error():
+    with pytest.raises(ConfigError, match="appears twice"):
+        estimate([12, 12], trump="3H")
+    with pytest.raises(ConfigError, match="hand mask 0"):
+        estimate(0, trump="3H")
