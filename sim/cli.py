@@ -1,9 +1,9 @@
 """The `wizard-sim` command line (Typer)."""
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
-from pathlib import Path
 from typing import Annotated, Optional
 
 import numpy as np
@@ -20,6 +20,7 @@ from sim.policies import parse_policies
 from sim.progress import GameProgress
 from sim.report import report_command
 from sim.rules import Rules, parse_rounds
+from sim.runner import Engine, LocalEngine
 from sim.simulation import SimulationConfig, SimulationResult, load_run, resume, simulate
 from sim.terminal import console, fail
 from sim.tournament import TournamentConfig, TournamentResult, load_tournament, resume_tournament, tournament
@@ -167,6 +168,32 @@ def tables_of(config: dict) -> list[str]:
     return ["rounds", "games", "plays"] if config["log_plays"] else ["rounds", "games"]
 
 
+def open_engine(engine: str, scheduler: Optional[str], workers: Optional[int]) -> contextlib.AbstractContextManager[Engine]:
+    """The engine named by --engine; a Dask one is connected for the duration of the run."""
+    if engine == "local":
+        if scheduler is not None or workers is not None:
+            raise ConfigError("--scheduler and --workers need --engine dask")
+        return contextlib.nullcontext(LocalEngine())
+    if engine == "dask":
+        from sim.cluster import connect  # imports Dask, an optional extra
+
+        return connect(scheduler, workers)
+    raise ConfigError(f"--engine must be local or dask, got {engine!r}")
+
+
+EngineOption = Annotated[
+    str, typer.Option(help="local: this process, all cores | dask: a Dask cluster, see --scheduler and --workers.")
+]
+SchedulerOption = Annotated[
+    Optional[str],
+    typer.Option(help="Address of a running Dask scheduler, e.g. tcp://HOST:8786 (--engine dask); --out must be storage every worker shares.", show_default=False),
+]
+WorkersOption = Annotated[
+    Optional[int], typer.Option(help="Start a local Dask cluster of N worker processes (--engine dask), to try it.", show_default=False)
+]
+THREADS_HELP = "Kernel threads per chunk; results do not depend on it. [default: all cores; on Dask, a worker's cores / its task threads]"
+
+
 SIMULATE_EPILOG = """Examples:
 
   wizard-sim simulate --players 4 --games 1000000 --policy heuristic --seed 7 --out results/runs/h4
@@ -177,12 +204,14 @@ SIMULATE_EPILOG = """Examples:
 
   wizard-sim simulate --out results/runs/h4 --resume      (finish an interrupted run)
 
+  wizard-sim simulate --games 10000000 --policy heuristic --seed 7 --out /shared/runs/h4 --engine dask --scheduler tcp://HOST:8786
+
 Read the data with pandas.read_parquet("OUT/rounds") (README: Data contract)."""
 
 
 @app.command("simulate", epilog=SIMULATE_EPILOG)
 def simulate_command(
-    out: Annotated[Path, typer.Option(help="Output directory (refused if not empty, see --overwrite/--resume).")],
+    out: Annotated[str, typer.Option(help="Output directory or file:// URL (refused if not empty, see --overwrite/--resume).")],
     games: Annotated[Optional[int], typer.Option(help="Games to play, >= 1.", show_default=False)] = None,
     players: Annotated[Optional[int], typer.Option(help="Players, 3..6. [default: 4]", show_default=False)] = None,
     policy: Annotated[
@@ -200,7 +229,7 @@ def simulate_command(
         Optional[str], typer.Option("--first-dealer", help="draw | SEAT. [default: draw]", show_default=False)
     ] = None,
     seed: Annotated[Optional[int], typer.Option(help="Run seed, 0..2^63-1. [default: drawn at random and recorded]", show_default=False)] = None,
-    threads: Annotated[Optional[int], typer.Option(help="Kernel threads; results do not depend on it. [default: all cores]", show_default=False)] = None,
+    threads: Annotated[Optional[int], typer.Option(help=THREADS_HELP, show_default=False)] = None,
     chunk_games: Annotated[
         Optional[int], typer.Option("--chunk-games", help="Games per part file; results do not depend on it. [default: about 128 MB of rows]", show_default=False)
     ] = None,
@@ -208,11 +237,14 @@ def simulate_command(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the run already in --out.")] = False,
     resume_run: Annotated[bool, typer.Option("--resume", help="Finish the interrupted run in --out with its recorded configuration.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary (errors still go to stderr).")] = False,
+    engine: EngineOption = "local",
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Play many games and write them to a Parquet dataset (streamed, atomic, resumable).
 
-    The dataset is a pure function of the configuration and seed: the same for any --threads
-    and --chunk-games, and a resumed run equals an uninterrupted one."""
+    The dataset is a pure function of the configuration and seed: the same for any --threads,
+    --chunk-games and --engine, and a resumed run equals an uninterrupted one."""
     given = {
         "players": players, "games": games, "rounds": rounds, "policy": policy, "bidding": bidding,
         "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
@@ -223,14 +255,14 @@ def simulate_command(
         if overwrite and resume_run:
             raise ConfigError("--overwrite and --resume exclude each other")
         if resume_run:
-            stored, _ = load_run(str(out))
+            stored, _ = load_run(out)
             check_resume_options(
                 stored_options(stored)
                 | {"games": stored.games, "chunk-games": stored.chunk_games, "policy": [p.label for p in stored.policies]},
                 given,
             )
-            with progress:
-                result = resume(str(out), threads=threads, on_progress=progress.update)
+            with open_engine(engine, scheduler, workers) as run_engine, progress:
+                result = resume(out, threads=threads, on_progress=progress.update, engine=run_engine)
         else:
             if games is None:
                 raise ConfigError("--games is required (or --resume to finish a run)")
@@ -244,8 +276,10 @@ def simulate_command(
             config = SimulationConfig.build(
                 rules, policy or "heuristic", seed=seed, games=games, chunk_games=chunk_games, log_plays=bool(log_plays)
             )
-            with progress:
-                result = simulate(config, str(out), overwrite=overwrite, threads=threads, on_progress=progress.update)
+            with open_engine(engine, scheduler, workers) as run_engine, progress:
+                result = simulate(
+                    config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, engine=run_engine
+                )
     except ConfigError as error:
         fail(str(error))
     except RunError as error:
@@ -312,7 +346,7 @@ played by the policy listed at (s + k) mod N. --games counts deals."""
 
 @app.command("tournament", epilog=TOURNAMENT_EPILOG)
 def tournament_command(
-    out: Annotated[Path, typer.Option(help="Output directory (refused if not empty, see --overwrite/--resume).")],
+    out: Annotated[str, typer.Option(help="Output directory or file:// URL (refused if not empty, see --overwrite/--resume).")],
     policies: Annotated[
         Optional[str], typer.Option(help="One policy per seat, comma separated; parameters as name:key=value.", show_default=False)
     ] = None,
@@ -331,7 +365,7 @@ def tournament_command(
         Optional[str], typer.Option("--first-dealer", help="draw | SEAT. [default: draw]", show_default=False)
     ] = None,
     seed: Annotated[Optional[int], typer.Option(help="Run seed. [default: drawn at random and recorded]", show_default=False)] = None,
-    threads: Annotated[Optional[int], typer.Option(help="Kernel threads; results do not depend on it. [default: all cores]", show_default=False)] = None,
+    threads: Annotated[Optional[int], typer.Option(help=THREADS_HELP, show_default=False)] = None,
     chunk_games: Annotated[
         Optional[int], typer.Option("--chunk-games", help="Deals per part file; results do not depend on it.", show_default=False)
     ] = None,
@@ -342,6 +376,9 @@ def tournament_command(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the run already in --out.")] = False,
     resume_run: Annotated[bool, typer.Option("--resume", help="Finish the interrupted tournament in --out.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary.")] = False,
+    engine: EngineOption = "local",
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Compare policies at one table on duplicate deals: mean scores with 95% intervals, win
     rates, bid accuracy and pairwise verdicts (summary.json, summary.parquet)."""
@@ -355,7 +392,7 @@ def tournament_command(
         if overwrite and resume_run:
             raise ConfigError("--overwrite and --resume exclude each other")
         if resume_run:
-            stored, _ = load_tournament(str(out))
+            stored, _ = load_tournament(out)
             check_resume_options(
                 stored_options(stored)
                 | {
@@ -366,8 +403,8 @@ def tournament_command(
                 },
                 given,
             )
-            with progress:
-                result = resume_tournament(str(out), threads=threads, on_progress=progress.update)
+            with open_engine(engine, scheduler, workers) as run_engine, progress:
+                result = resume_tournament(out, threads=threads, on_progress=progress.update, engine=run_engine)
         else:
             if policies is None:
                 raise ConfigError("--policies is required: one policy per seat, e.g. heuristic,random,random,random")
@@ -389,8 +426,10 @@ def tournament_command(
                 duplicate=not no_duplicate,
                 log_plays=bool(log_plays),
             )
-            with progress:
-                result = tournament(config, str(out), overwrite=overwrite, threads=threads, on_progress=progress.update)
+            with open_engine(engine, scheduler, workers) as run_engine, progress:
+                result = tournament(
+                    config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, engine=run_engine
+                )
     except ConfigError as error:
         fail(str(error))
     except RunError as error:

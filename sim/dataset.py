@@ -13,8 +13,11 @@ import contextlib
 import datetime
 import json
 import os
+import re
 import shutil
 import tempfile
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import numba
@@ -102,6 +105,28 @@ def write_json(path: Path, record: dict) -> None:
     atomic_write(path, write)
 
 
+# "scheme://..." or "file:/path" is a URL; "runs/a:b" and "C:/runs" (a drive) are paths.
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
+
+
+def local_path(out: str | os.PathLike) -> Path:
+    """The directory named by --out: a path, or a file:// URL (a cluster's shared filesystem
+    is mounted at the same path on every machine). Other fsspec URLs (s3://, gs://...) are
+    refused: parts are made visible by an atomic rename, which object stores do not have."""
+    text = os.fspath(out)
+    if not _URL.match(text):
+        return Path(text)
+    url = urllib.parse.urlsplit(text)
+    if url.scheme.lower() != "file":
+        raise ConfigError(
+            f"--out {text}: {url.scheme}:// URLs are not supported; give a local path or a file:// URL"
+            " (on a cluster, a shared filesystem mounted at the same path on every machine)"
+        )
+    if url.netloc not in ("", "localhost"):
+        raise ConfigError(f"--out {text}: a file:// URL must name a local path (file:///path), not host {url.netloc}")
+    return Path(urllib.request.url2pathname(url.path))
+
+
 def _writable_parent(path: Path) -> Path:
     """The nearest existing ancestor of `path`, which must be a writable directory."""
     parent = path
@@ -118,7 +143,7 @@ class RunDirectory:
     """The output directory of one run, with `tables` (e.g. rounds, games) as subdirectories."""
 
     def __init__(self, path: str | os.PathLike, tables: tuple[str, ...]):
-        self.path = Path(path)
+        self.path = local_path(path)
         self.tables = tables
         self.run_file = self.path / RUN_FILE
 

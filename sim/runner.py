@@ -1,18 +1,22 @@
-"""Drive a chunked run: compute chunks in the kernels while the previous chunk is written.
+"""Drive a chunked run: an engine runs the chunks, the driver keeps run.json.
 
-The kernels release the GIL, so one writer thread converts and writes chunk k while the main
-thread computes chunk k+1. At most two chunks are in memory at once, whatever the run size.
-After each chunk's files are renamed into place the run record (run.json) lists it as complete.
+A chunk is a pure function of the run configuration and its index. `run_chunk` rebuilds the
+configuration from its run.json form, computes the chunk in the kernels and writes its parts
+atomically, so whichever process runs a chunk, and however often, its files are the same.
+An engine (LocalEngine below, or sim.cluster.DaskEngine) reports each written chunk with its
+small statistics to the driver, which alone records it in run.json and drives the progress.
 """
 from __future__ import annotations
 
+import contextlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 import pyarrow as pa
 
-from sim.dataset import RunDirectory, chunk_ranges, now
+from sim.dataset import RunDirectory, chunk_ranges, config_metadata, now
+from sim.engine import set_threads
 
 
 @dataclass
@@ -21,6 +25,108 @@ class FinishedChunk:
 
     tables: dict[str, pa.Table]
     stats: dict
+
+
+class ChunkedConfig(Protocol):
+    """What the engines need of a run configuration (SimulationConfig, TournamentConfig)."""
+
+    @property
+    def tables(self) -> tuple[str, ...]: ...
+
+    def chunk_ranges(self) -> list[tuple[int, int]]: ...
+
+    def compute_chunk(self, first: int, count: int, threads: int | None) -> Any: ...
+
+    def finish_chunk(self, result: Any) -> FinishedChunk: ...
+
+
+@dataclass(frozen=True)
+class ChunkJob:
+    """Everything a chunk task needs, small and picklable: the run's command and configuration
+    as in run.json, its absolute output directory, and the kernel threads per chunk (None: the
+    engine's default; the data never depends on it)."""
+
+    command: str
+    config: dict
+    out: str
+    threads: int | None = None
+
+    def configuration(self) -> ChunkedConfig:
+        # Imported here: both modules import this one.
+        from sim.simulation import SimulationConfig
+        from sim.tournament import TournamentConfig
+
+        kinds = {"simulate": SimulationConfig, "tournament": TournamentConfig}
+        return kinds[self.command].from_dict(self.config)
+
+
+def write_chunk(config: ChunkedConfig, job: ChunkJob, index: int, result: Any) -> dict:
+    """Build the tables of computed chunk `index`, write its parts atomically; its statistics."""
+    chunk = config.finish_chunk(result)
+    directory = RunDirectory(job.out, config.tables)
+    metadata = config_metadata(job.config)
+    # Parquet encoding releases the GIL: the tables of a chunk are written side by side.
+    with ThreadPoolExecutor(max_workers=len(chunk.tables)) as table_writers:
+        for written in [
+            table_writers.submit(directory.write_part, name, index, table, metadata)
+            for name, table in chunk.tables.items()
+        ]:
+            written.result()
+    return chunk.stats
+
+
+def run_chunk(job: ChunkJob, index: int) -> dict:
+    """Compute and write chunk `index` of `job`: the task of a cluster worker."""
+    config = job.configuration()
+    first, count = config.chunk_ranges()[index]
+    return write_chunk(config, job, index, config.compute_chunk(first, count, job.threads))
+
+
+ChunkDone = Callable[[int, dict], None]
+
+
+class Engine(Protocol):
+    def check_threads(self, threads: int | None) -> None:
+        """Refuse a bad kernel thread count before anything is written."""
+
+    def run(self, job: ChunkJob, indices: list[int], on_chunk: ChunkDone) -> None:
+        """Run chunks `indices` of `job`; call on_chunk(index, stats) in this thread as each is
+        written, in any order."""
+
+
+class LocalEngine:
+    """In-process, on all cores by default. The kernels release the GIL, so a writer thread
+    writes chunk k while this thread computes chunk k+1: at most two chunks are in memory."""
+
+    def check_threads(self, threads: int | None) -> None:
+        set_threads(threads)
+
+    def run(self, job: ChunkJob, indices: list[int], on_chunk: ChunkDone) -> None:
+        config = job.configuration()
+        ranges = config.chunk_ranges()
+
+        def write(index: int, result: Any) -> tuple[int, dict]:
+            return index, write_chunk(config, job, index, result)
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="wizard-sim-writer") as writer:
+            in_flight: Future | None = None
+
+            def settle() -> None:
+                nonlocal in_flight
+                future, in_flight = in_flight, None
+                if future is not None:
+                    on_chunk(*future.result())
+
+            try:
+                for index in indices:
+                    result = config.compute_chunk(*ranges[index], job.threads)
+                    settle()
+                    in_flight = writer.submit(write, index, result)
+                settle()
+            finally:
+                # Interrupted or failed: let the chunk being written land (or fail) cleanly.
+                with contextlib.suppress(Exception):
+                    settle()
 
 
 class ProgressCallback(Protocol):
@@ -48,64 +154,32 @@ def new_record(command: str, config: dict, games: int, chunk_games: int, version
 def execute(
     directory: RunDirectory,
     record: dict,
-    compute: Callable[[int, int], Any],
-    finish: Callable[[Any, dict[bytes, bytes]], FinishedChunk],
-    metadata: dict[bytes, bytes],
+    engine: Engine,
+    threads: int | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> int:
-    """Compute and write every chunk that run.json does not list as complete.
-
-    compute(first_game, games) runs the kernels (main thread); finish(result, metadata) builds
-    the Arrow tables and statistics (writer thread). Returns the number of games computed."""
+    """Run every chunk that run.json does not list as complete on `engine`, recording each in
+    run.json as it lands. Returns the number of games (units) computed."""
     games_total = record["chunks"]["total"]
     ranges = chunk_ranges(games_total, record["chunks"]["games"])
     todo = pending_chunks(record)
     games_done = games_total - sum(ranges[index][1] for index in todo)
+    computed = 0
     if on_progress:
         on_progress(games_done, games_total)
-    computed = 0
 
-    def write(index: int, result: Any) -> int:
-        chunk = finish(result, metadata)
-        # Parquet encoding releases the GIL: the tables of a chunk are written side by side.
-        with ThreadPoolExecutor(max_workers=len(chunk.tables)) as table_writers:
-            for written in [
-                table_writers.submit(directory.write_part, name, index, table, metadata)
-                for name, table in chunk.tables.items()
-            ]:
-                written.result()
-        record["chunks"]["complete"][str(index)] = chunk.stats
+    def on_chunk(index: int, stats: dict) -> None:
+        nonlocal games_done, computed
+        record["chunks"]["complete"][str(index)] = stats
         directory.save(record)
-        return index
-
-    def settle(future: Future | None) -> None:
-        nonlocal games_done
-        if future is None:
-            return
-        index = future.result()
         games_done += ranges[index][1]
+        computed += ranges[index][1]
         if on_progress:
             on_progress(games_done, games_total)
 
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="wizard-sim-writer") as writer:
-        in_flight: Future | None = None
-        try:
-            for index in todo:
-                first, count = ranges[index]
-                result = compute(first, count)
-                computed += count
-                previous, in_flight = in_flight, None
-                settle(previous)
-                in_flight = writer.submit(write, index, result)
-            previous, in_flight = in_flight, None
-            settle(previous)
-        finally:
-            if in_flight is not None:
-                # Interrupted or failed: let the chunk being written land (or fail) cleanly.
-                try:
-                    settle(in_flight)
-                except Exception:
-                    pass
+    job = ChunkJob(record["command"], record["config"], str(directory.path.absolute()), threads)
+    engine.run(job, todo, on_chunk)
+    directory.remove_stray_temporaries()  # of tasks that died (or were duplicated) mid-write
     record["finished"] = now()
     directory.save(record)
     return computed

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.dataset import RunDirectory, config_metadata, now, versions
-from sim.engine import GameBatch, check_seed, run_games, set_threads
+from sim.dataset import RunDirectory, chunk_ranges, now, versions
+from sim.engine import GameBatch, check_seed, run_games
 from sim.errors import ConfigError
 from sim.policies import Policy, parse_policies
 from sim.rules import Rules, is_whole_number
-from sim.runner import FinishedChunk, ProgressCallback, execute, new_record
+from sim.runner import Engine, FinishedChunk, LocalEngine, ProgressCallback, execute, new_record
 from sim.tables import games_table, plays_table, rounds_table
 
 MAX_SEED = 2**63 - 1
@@ -99,6 +99,21 @@ class SimulationConfig:
     def tables(self) -> tuple[str, ...]:
         return ("rounds", "games", "plays") if self.log_plays else ("rounds", "games")
 
+    def chunk_ranges(self) -> list[tuple[int, int]]:
+        return chunk_ranges(self.games, self.chunk_games)
+
+    def compute_chunk(self, first: int, games: int, threads: int | None = None) -> GameBatch:
+        return run_games(
+            self.rules, list(self.policies), seed=self.seed, games=games, first_game=first,
+            log_plays=self.log_plays, threads=threads,
+        )  # fmt: skip
+
+    def finish_chunk(self, batch: GameBatch) -> FinishedChunk:
+        tables = {"rounds": rounds_table(batch), "games": games_table(batch)}
+        if self.log_plays:
+            tables["plays"] = plays_table(batch)
+        return FinishedChunk(tables, batch_stats(batch))
+
 
 def batch_stats(batch: GameBatch) -> dict:
     """Per policy label: seat-games, sum of final totals, wins, bids, exact bids, sum |bid - tricks|."""
@@ -158,21 +173,9 @@ class SimulationResult:
         return summarize(self.record)
 
 
-def _finish(batch: GameBatch, metadata: dict[bytes, bytes]) -> FinishedChunk:
-    tables = {"rounds": rounds_table(batch), "games": games_table(batch)}
-    if batch.plays.shape[1]:
-        tables["plays"] = plays_table(batch)
-    return FinishedChunk(tables, batch_stats(batch))
-
-
-def _run(config: SimulationConfig, directory: RunDirectory, record: dict, on_progress) -> SimulationResult:
-    policies = list(config.policies)
-
-    def compute(first: int, games: int) -> GameBatch:
-        return run_games(config.rules, policies, seed=config.seed, games=games, first_game=first, log_plays=config.log_plays)
-
+def _run(directory: RunDirectory, record: dict, engine: Engine, threads: int | None, on_progress) -> SimulationResult:
     start = time.perf_counter()
-    computed = execute(directory, record, compute, _finish, config_metadata(record["config"]), on_progress)
+    computed = execute(directory, record, engine, threads, on_progress)
     return SimulationResult(str(directory.path), record, computed, time.perf_counter() - start)
 
 
@@ -183,15 +186,18 @@ def simulate(
     overwrite: bool = False,
     threads: int | None = None,
     on_progress: ProgressCallback | None = None,
+    engine: Engine | None = None,
 ) -> SimulationResult:
-    """Run `config` into the directory `out` (refused when it is not empty, unless overwrite)."""
-    set_threads(threads)
+    """Run `config` into the directory `out` (refused when it is not empty, unless overwrite)
+    on `engine` (default: LocalEngine, this process); `threads` kernel threads per chunk."""
+    engine = engine if engine is not None else LocalEngine()
+    engine.check_threads(threads)
     directory = RunDirectory(out, config.tables)
     directory.check_new(overwrite)
     directory.create(overwrite)
     record = new_record("simulate", config.to_dict(), config.games, config.chunk_games, versions())
     directory.save(record)
-    return _run(config, directory, record, on_progress)
+    return _run(directory, record, engine, threads, on_progress)
 
 
 def load_run(out: str) -> tuple[SimulationConfig, dict]:
@@ -203,10 +209,15 @@ def load_run(out: str) -> tuple[SimulationConfig, dict]:
 
 
 def resume(
-    out: str, *, threads: int | None = None, on_progress: ProgressCallback | None = None
+    out: str,
+    *,
+    threads: int | None = None,
+    on_progress: ProgressCallback | None = None,
+    engine: Engine | None = None,
 ) -> SimulationResult:
-    """Finish the interrupted run in `out`; the result equals an uninterrupted run."""
-    set_threads(threads)
+    """Finish the interrupted run in `out` (on any engine); the result equals an uninterrupted run."""
+    engine = engine if engine is not None else LocalEngine()
+    engine.check_threads(threads)
     config, record = load_run(out)
     recorded = record.get("versions", {}).get("wizard_sim")
     if recorded != versions()["wizard_sim"]:
@@ -218,4 +229,4 @@ def resume(
     directory = RunDirectory(out, config.tables)
     directory.create(overwrite=False)
     directory.remove_stray_temporaries()
-    return _run(config, directory, record, on_progress)
+    return _run(directory, record, engine, threads, on_progress)

@@ -25,12 +25,12 @@ import pyarrow as pa
 
 from kernels.seating import random_seatings
 from kernels.state import GAME_RESULT_DTYPE, PLAY_DTYPE, ROUND_RESULT_DTYPE, SEAT_RESULT_DTYPE
-from sim.dataset import RunDirectory, RunError, config_metadata, now, versions, write_json, write_parquet
-from sim.engine import GameBatch, check_seed, run_games, set_threads
+from sim.dataset import RunDirectory, RunError, chunk_ranges, config_metadata, now, versions, write_json, write_parquet
+from sim.engine import GameBatch, check_seed, run_games
 from sim.errors import ConfigError
 from sim.policies import Policy, parse_policies, split_policy_list
 from sim.rules import Rules, is_whole_number
-from sim.runner import FinishedChunk, ProgressCallback, execute, new_record
+from sim.runner import Engine, FinishedChunk, LocalEngine, ProgressCallback, execute, new_record
 from sim.simulation import default_chunk_games, draw_seed
 from sim.tables import games_table, plays_table, rounds_table
 
@@ -91,6 +91,18 @@ class TournamentConfig:
     def tables(self) -> tuple[str, ...]:
         return ("rounds", "games", "plays") if self.log_plays else ("rounds", "games")
 
+    def chunk_ranges(self) -> list[tuple[int, int]]:
+        return chunk_ranges(self.deals, self.chunk_deals)
+
+    def compute_chunk(self, first_deal: int, deals: int, threads: int | None = None) -> GameBatch:
+        return play_chunk(self, first_deal, deals, threads)
+
+    def finish_chunk(self, batch: GameBatch) -> FinishedChunk:
+        tables = {"rounds": rounds_table(batch), "games": games_table(batch)}
+        if self.log_plays:
+            tables["plays"] = plays_table(batch)
+        return FinishedChunk(tables, chunk_stats(self, batch))
+
     def to_dict(self) -> dict:
         return {
             "rules": self.rules.to_dict(),
@@ -138,7 +150,7 @@ def seatings_of(config: TournamentConfig, deal_ids: np.ndarray) -> np.ndarray:
     return seatings
 
 
-def play_chunk(config: TournamentConfig, first_deal: int, deals: int) -> GameBatch:
+def play_chunk(config: TournamentConfig, first_deal: int, deals: int, threads: int | None = None) -> GameBatch:
     """Every game of deals first_deal.. first_deal+deals-1, rows ordered (deal, rotation)."""
     deal_ids = np.arange(first_deal, first_deal + deals, dtype=np.int64)
     rotations = config.rotations
@@ -160,6 +172,7 @@ def play_chunk(config: TournamentConfig, first_deal: int, deals: int) -> GameBat
             seed=config.seed,
             game_ids=deal_of_row[rows],
             log_plays=config.log_plays,
+            threads=threads,
         )
         for target, source in zip(results, (batch.rounds, batch.seats, batch.games, batch.plays)):
             target[rows] = source
@@ -223,7 +236,10 @@ def _interval(total: float, squares: float, n: int) -> tuple[float, float, float
 
 def summarize(record: dict) -> tuple[list[dict], list[dict]]:
     """Per-policy rows and pairwise-difference rows of a (possibly partial) tournament."""
-    chunks = list(record["chunks"]["complete"].values())
+    # In chunk order, whatever order the chunks were written in: float sums are then exact to
+    # the bit for every engine and every resume.
+    complete = record["chunks"]["complete"]
+    chunks = [complete[index] for index in sorted(complete, key=int)]
     deals = sum(chunk["deals"] for chunk in chunks)
     labels = list(dict.fromkeys(record["config"]["policies"]))
     policies = []
@@ -303,18 +319,11 @@ def write_summary(directory: RunDirectory, record: dict) -> None:
         raise RunError(f"writing the summary failed: {error.strerror or error}") from None
 
 
-def _run(config: TournamentConfig, directory: RunDirectory, record: dict, on_progress) -> TournamentResult:
-    def compute(first: int, deals: int) -> GameBatch:
-        return play_chunk(config, first, deals)
-
-    def finish(batch: GameBatch, metadata: dict[bytes, bytes]) -> FinishedChunk:
-        tables = {"rounds": rounds_table(batch), "games": games_table(batch)}
-        if config.log_plays:
-            tables["plays"] = plays_table(batch)
-        return FinishedChunk(tables, chunk_stats(config, batch))
-
+def _run(
+    config: TournamentConfig, directory: RunDirectory, record: dict, engine: Engine, threads: int | None, on_progress
+) -> TournamentResult:
     start = time.perf_counter()
-    deals = execute(directory, record, compute, finish, config_metadata(record["config"]), on_progress)
+    deals = execute(directory, record, engine, threads, on_progress)
     write_summary(directory, record)
     seconds = time.perf_counter() - start
     return TournamentResult(str(directory.path), record, deals, deals * config.rotations, seconds)
@@ -327,15 +336,18 @@ def tournament(
     overwrite: bool = False,
     threads: int | None = None,
     on_progress: ProgressCallback | None = None,
+    engine: Engine | None = None,
 ) -> TournamentResult:
-    """Play the tournament `config` into `out` (refused when not empty, unless overwrite)."""
-    set_threads(threads)
+    """Play the tournament `config` into `out` (refused when not empty, unless overwrite) on
+    `engine` (default: LocalEngine, this process); `threads` kernel threads per chunk."""
+    engine = engine if engine is not None else LocalEngine()
+    engine.check_threads(threads)
     directory = RunDirectory(out, config.tables)
     directory.check_new(overwrite)
     directory.create(overwrite)
     record = new_record("tournament", config.to_dict(), config.deals, config.chunk_deals, versions())
     directory.save(record)
-    return _run(config, directory, record, on_progress)
+    return _run(config, directory, record, engine, threads, on_progress)
 
 
 def load_tournament(out: str) -> tuple[TournamentConfig, dict]:
@@ -346,9 +358,14 @@ def load_tournament(out: str) -> tuple[TournamentConfig, dict]:
 
 
 def resume_tournament(
-    out: str, *, threads: int | None = None, on_progress: ProgressCallback | None = None
+    out: str,
+    *,
+    threads: int | None = None,
+    on_progress: ProgressCallback | None = None,
+    engine: Engine | None = None,
 ) -> TournamentResult:
-    set_threads(threads)
+    engine = engine if engine is not None else LocalEngine()
+    engine.check_threads(threads)
     config, record = load_tournament(out)
     recorded = record.get("versions", {}).get("wizard_sim")
     if recorded != versions()["wizard_sim"]:
@@ -357,4 +374,4 @@ def resume_tournament(
     directory = RunDirectory(out, config.tables)
     directory.create(overwrite=False)
     directory.remove_stray_temporaries()
-    return _run(config, directory, record, on_progress)
+    return _run(config, directory, record, engine, threads, on_progress)

@@ -1,0 +1,112 @@
+"""`simulate` throughput on a local Dask cluster next to the local engine, and the first task's
+cost on a fresh worker (kernels loaded from the numba cache, or compiled with --cold).
+
+    python benchmarks/bench_dask.py                        # 200k random 4-player games, 2 workers
+    python benchmarks/bench_dask.py --chunk-games 10000    # more, smaller tasks
+    python benchmarks/bench_dask.py --cold --json          # also time workers with an empty cache
+
+The Dask run goes through the same path as `wizard-sim simulate --engine dask --workers N`:
+a LocalCluster of N one-thread worker processes sharing the cores, tasks writing their parts.
+The workers load the kernels before the timed run; that first task is timed on its own,
+as is the cluster start-up.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import distributed
+
+from sim.cluster import connect
+from sim.engine import run_games
+from sim.rules import Rules
+from sim.simulation import SimulationConfig, simulate
+
+
+def first_task_seconds() -> float:
+    """On a fresh worker: import the simulator and play one game (loads or compiles the kernels)."""
+    start = time.perf_counter()
+    from sim.engine import run_games
+    from sim.rules import Rules
+
+    run_games(Rules(players=4), "random", seed=0, games=1)
+    return time.perf_counter() - start
+
+
+def first_tasks(client) -> list[float]:
+    """first_task_seconds as one task on each worker (a task thread, as chunks run)."""
+    futures = [client.submit(first_task_seconds, workers=[worker], pure=False) for worker in client.nthreads()]
+    return sorted(round(seconds, 2) for seconds in client.gather(futures))
+
+
+def timed_run(config: SimulationConfig, engine=None) -> float:
+    out = Path(tempfile.mkdtemp(prefix="bench-dask-"))
+    try:
+        start = time.perf_counter()
+        simulate(config, str(out / "run"), engine=engine)
+        return time.perf_counter() - start
+    finally:
+        shutil.rmtree(out)
+
+
+def cold_first_task(workers: int) -> list[float]:
+    """First-task seconds on workers whose NUMBA_CACHE_DIR is empty: each compiles the kernels."""
+    cache = tempfile.mkdtemp(prefix="bench-dask-cache-")
+    # In this process's environment, which the spawned workers inherit: LocalCluster(env=...)
+    # is applied only after a worker has re-imported this script, and numba with it.
+    os.environ["NUMBA_CACHE_DIR"] = cache
+    try:
+        with distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, dashboard_address=":0"
+        ) as cluster, distributed.Client(cluster) as client:  # fmt: skip
+            return first_tasks(client)
+    finally:
+        del os.environ["NUMBA_CACHE_DIR"]
+        shutil.rmtree(cache)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200_000)
+    parser.add_argument("--policy", default="random")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--chunk-games", type=int, default=None, help="default: simulate's default")
+    parser.add_argument("--cold", action="store_true", help="also time the first task with an empty numba cache")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    arguments = parser.parse_args()
+    config = SimulationConfig.build(
+        Rules(players=4), arguments.policy, seed=1, games=arguments.games, chunk_games=arguments.chunk_games
+    )
+    run_games(config.rules, arguments.policy, seed=0, games=10)  # load (or compile into the cache) the kernels
+    figures: dict[str, object] = {
+        "games": arguments.games, "policy": arguments.policy, "chunk_games": config.chunk_games,
+        "chunks": len(config.chunk_ranges()), "cores": os.cpu_count(), "workers": arguments.workers,
+    }  # fmt: skip
+    figures["local_games_per_s"] = round(arguments.games / timed_run(config))
+    start = time.perf_counter()
+    with connect(None, arguments.workers) as engine:
+        figures["cluster_start_s"] = round(time.perf_counter() - start, 2)
+        figures["warm_first_task_s"] = first_tasks(engine.client)
+        figures["dask_games_per_s"] = round(arguments.games / timed_run(config, engine))
+    if arguments.cold:
+        figures["cold_first_task_s"] = cold_first_task(arguments.workers)
+    if arguments.json:
+        print(json.dumps(figures))
+        return
+    print(f"{arguments.games:,} {arguments.policy} games, {figures['chunks']} chunks of {config.chunk_games:,}, "
+          f"{figures['cores']} cores")  # fmt: skip
+    print(f"local engine          : {figures['local_games_per_s']:>9,} games/s")
+    print(f"dask, {arguments.workers} local workers: {figures['dask_games_per_s']:>9,} games/s "
+          f"(cluster start {figures['cluster_start_s']} s, not included)")  # fmt: skip
+    print(f"first task on a fresh worker, warm numba cache: {figures['warm_first_task_s']} s")
+    if arguments.cold:
+        print(f"first task on a fresh worker, empty numba cache: {figures['cold_first_task_s']} s")
+
+
+if __name__ == "__main__":
+    main()
