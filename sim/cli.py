@@ -4,7 +4,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from typing import Annotated, Optional
+from typing import Annotated, Callable, Optional, TypeVar
 
 import numpy as np
 import typer
@@ -33,6 +33,7 @@ app = typer.Typer(
 )
 app.command("estimate")(estimate_command)
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+T = TypeVar("T")
 
 
 def _version(value: bool) -> None:
@@ -193,6 +194,59 @@ WorkersOption = Annotated[
 ]
 THREADS_HELP = "Kernel threads per chunk; results do not depend on it. [default: all cores; on Dask, a worker's cores / its task threads]"
 
+# Options shared by simulate and tournament. Defaults are None so that --resume can tell an
+# option given on the command line (which must agree with run.json) from one left out.
+OutOption = Annotated[str, typer.Option(help="Output directory or file:// URL (refused if not empty, see --overwrite/--resume).")]
+PlayersOption = Annotated[Optional[int], typer.Option(help="Players, 3..6. [default: 4]", show_default=False)]
+RoundsOption = Annotated[
+    Optional[str], typer.Option(help="Round sizes to play, e.g. 7, 1-5 or 1,3,5. [default: all, a full game]", show_default=False)
+]
+BiddingOption = Annotated[Optional[str], typer.Option(help="open | hidden | delayed. [default: open]", show_default=False)]
+EvenBidsOption = Annotated[
+    Optional[str], typer.Option("--even-bids", help="allowed | forbidden | leader. [default: allowed]", show_default=False)
+]
+FirstDealerOption = Annotated[Optional[str], typer.Option("--first-dealer", help="draw | SEAT. [default: draw]", show_default=False)]
+SeedOption = Annotated[
+    Optional[int], typer.Option(help="Run seed, 0..2^63-1. [default: drawn at random and recorded]", show_default=False)
+]
+ThreadsOption = Annotated[Optional[int], typer.Option(help=THREADS_HELP, show_default=False)]
+LogPlaysOption = Annotated[Optional[bool], typer.Option("--log-plays", help="Also write every card played (plays/).", show_default=False)]
+OverwriteOption = Annotated[bool, typer.Option("--overwrite", help="Replace the run already in --out.")]
+ResumeOption = Annotated[bool, typer.Option("--resume", help="Finish the interrupted run in --out with its recorded configuration.")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary (errors still go to stderr).")]
+
+
+def run_reporting_errors(command: str, out: str, action: Callable[[], T]) -> T:
+    """Run a simulate/tournament action: bad input is one line and exit 2, a failed write
+    exit 1, Ctrl-C exit 130; the last two say how to resume."""
+    try:
+        return action()
+    except ConfigError as error:
+        fail(str(error))
+    except RunError as error:
+        print(f"wizard-sim: error: {error}; no partial file is visible, finish with --resume", file=sys.stderr)
+        raise typer.Exit(code=1)
+    except KeyboardInterrupt:
+        print(f"wizard-sim: interrupted; finish with: wizard-sim {command} --out {out} --resume", file=sys.stderr)
+        raise typer.Exit(code=130)
+
+
+def start_options(given: dict, overwrite: bool, resume_run: bool) -> Rules | None:
+    """Check the options of a new run (None when resuming) and build its rules."""
+    if overwrite and resume_run:
+        raise ConfigError("--overwrite and --resume exclude each other")
+    if resume_run:
+        return None
+    if given["games"] is None:
+        raise ConfigError("--games is required (or --resume to finish a run)")
+    return rules_from_options(
+        given["players"] if given["players"] is not None else 4,
+        given["rounds"],
+        given["bidding"] or "open",
+        given["even-bids"] or "allowed",
+        given["first-dealer"] or "draw",
+    )
+
 
 SIMULATE_EPILOG = """Examples:
 
@@ -211,32 +265,26 @@ Read the data with pandas.read_parquet("OUT/rounds") (README: Data contract)."""
 
 @app.command("simulate", epilog=SIMULATE_EPILOG)
 def simulate_command(
-    out: Annotated[str, typer.Option(help="Output directory or file:// URL (refused if not empty, see --overwrite/--resume).")],
+    out: OutOption,
     games: Annotated[Optional[int], typer.Option(help="Games to play, >= 1.", show_default=False)] = None,
-    players: Annotated[Optional[int], typer.Option(help="Players, 3..6. [default: 4]", show_default=False)] = None,
+    players: PlayersOption = None,
     policy: Annotated[
         Optional[str],
         typer.Option(help="One policy for every seat or a comma list, one per seat; parameters as name:key=value. [default: heuristic]", show_default=False),
     ] = None,
-    rounds: Annotated[
-        Optional[str], typer.Option(help="Round sizes to play, e.g. 7, 1-5 or 1,3,5. [default: all, a full game]", show_default=False)
-    ] = None,
-    bidding: Annotated[Optional[str], typer.Option(help="open | hidden | delayed. [default: open]", show_default=False)] = None,
-    even_bids: Annotated[
-        Optional[str], typer.Option("--even-bids", help="allowed | forbidden | leader. [default: allowed]", show_default=False)
-    ] = None,
-    first_dealer: Annotated[
-        Optional[str], typer.Option("--first-dealer", help="draw | SEAT. [default: draw]", show_default=False)
-    ] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Run seed, 0..2^63-1. [default: drawn at random and recorded]", show_default=False)] = None,
-    threads: Annotated[Optional[int], typer.Option(help=THREADS_HELP, show_default=False)] = None,
+    rounds: RoundsOption = None,
+    bidding: BiddingOption = None,
+    even_bids: EvenBidsOption = None,
+    first_dealer: FirstDealerOption = None,
+    seed: SeedOption = None,
+    threads: ThreadsOption = None,
     chunk_games: Annotated[
         Optional[int], typer.Option("--chunk-games", help="Games per part file; results do not depend on it. [default: about 128 MB of rows]", show_default=False)
     ] = None,
-    log_plays: Annotated[Optional[bool], typer.Option("--log-plays", help="Also write every card played (plays/).", show_default=False)] = None,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the run already in --out.")] = False,
-    resume_run: Annotated[bool, typer.Option("--resume", help="Finish the interrupted run in --out with its recorded configuration.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary (errors still go to stderr).")] = False,
+    log_plays: LogPlaysOption = None,
+    overwrite: OverwriteOption = False,
+    resume_run: ResumeOption = False,
+    quiet: QuietOption = False,
     engine: EngineOption = "local",
     scheduler: SchedulerOption = None,
     workers: WorkersOption = None,
@@ -251,43 +299,22 @@ def simulate_command(
         "log-plays": log_plays,
     }  # fmt: skip
     progress = GameProgress(enabled=not quiet)
-    try:
-        if overwrite and resume_run:
-            raise ConfigError("--overwrite and --resume exclude each other")
-        if resume_run:
+
+    def run() -> SimulationResult:
+        rules = start_options(given, overwrite, resume_run)
+        if rules is None:
             stored, _ = load_run(out)
-            check_resume_options(
-                stored_options(stored)
-                | {"games": stored.games, "chunk-games": stored.chunk_games, "policy": [p.label for p in stored.policies]},
-                given,
-            )
+            stored_values = {"games": stored.games, "chunk-games": stored.chunk_games, "policy": [p.label for p in stored.policies]}
+            check_resume_options(stored_options(stored) | stored_values, given)
             with open_engine(engine, scheduler, workers) as run_engine, progress:
-                result = resume(out, threads=threads, on_progress=progress.update, engine=run_engine)
-        else:
-            if games is None:
-                raise ConfigError("--games is required (or --resume to finish a run)")
-            rules = rules_from_options(
-                players if players is not None else 4,
-                rounds,
-                bidding or "open",
-                even_bids or "allowed",
-                first_dealer or "draw",
-            )
-            config = SimulationConfig.build(
-                rules, policy or "heuristic", seed=seed, games=games, chunk_games=chunk_games, log_plays=bool(log_plays)
-            )
-            with open_engine(engine, scheduler, workers) as run_engine, progress:
-                result = simulate(
-                    config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, engine=run_engine
-                )
-    except ConfigError as error:
-        fail(str(error))
-    except RunError as error:
-        print(f"wizard-sim: error: {error}; no partial file is visible, finish with --resume", file=sys.stderr)
-        raise typer.Exit(code=1)
-    except KeyboardInterrupt:
-        print(f"wizard-sim: interrupted; finish the run with: wizard-sim simulate --out {out} --resume", file=sys.stderr)
-        raise typer.Exit(code=130)
+                return resume(out, threads=threads, on_progress=progress.update, engine=run_engine)
+        config = SimulationConfig.build(
+            rules, policy or "heuristic", seed=seed, games=games, chunk_games=chunk_games, log_plays=bool(log_plays)
+        )
+        with open_engine(engine, scheduler, workers) as run_engine, progress:
+            return simulate(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, engine=run_engine)
+
+    result = run_reporting_errors("simulate", out, run)
     if not quiet:
         print_summary(result)
 
@@ -346,36 +373,30 @@ played by the policy listed at (s + k) mod N. --games counts deals."""
 
 @app.command("tournament", epilog=TOURNAMENT_EPILOG)
 def tournament_command(
-    out: Annotated[str, typer.Option(help="Output directory or file:// URL (refused if not empty, see --overwrite/--resume).")],
+    out: OutOption,
     policies: Annotated[
         Optional[str], typer.Option(help="One policy per seat, comma separated; parameters as name:key=value.", show_default=False)
     ] = None,
     games: Annotated[
         Optional[int], typer.Option(help="Deals, >= 1; with duplicate deals each is played once per rotation.", show_default=False)
     ] = None,
-    players: Annotated[Optional[int], typer.Option(help="Players, 3..6. [default: 4]", show_default=False)] = None,
-    rounds: Annotated[
-        Optional[str], typer.Option(help="Round sizes to play, e.g. 7, 1-5 or 1,3,5. [default: all]", show_default=False)
-    ] = None,
-    bidding: Annotated[Optional[str], typer.Option(help="open | hidden | delayed. [default: open]", show_default=False)] = None,
-    even_bids: Annotated[
-        Optional[str], typer.Option("--even-bids", help="allowed | forbidden | leader. [default: allowed]", show_default=False)
-    ] = None,
-    first_dealer: Annotated[
-        Optional[str], typer.Option("--first-dealer", help="draw | SEAT. [default: draw]", show_default=False)
-    ] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Run seed. [default: drawn at random and recorded]", show_default=False)] = None,
-    threads: Annotated[Optional[int], typer.Option(help=THREADS_HELP, show_default=False)] = None,
+    players: PlayersOption = None,
+    rounds: RoundsOption = None,
+    bidding: BiddingOption = None,
+    even_bids: EvenBidsOption = None,
+    first_dealer: FirstDealerOption = None,
+    seed: SeedOption = None,
+    threads: ThreadsOption = None,
     chunk_games: Annotated[
         Optional[int], typer.Option("--chunk-games", help="Deals per part file; results do not depend on it.", show_default=False)
     ] = None,
     no_duplicate: Annotated[
         Optional[bool], typer.Option("--no-duplicate", help="Plain random seating instead of duplicate deals.", show_default=False)
     ] = None,
-    log_plays: Annotated[Optional[bool], typer.Option("--log-plays", help="Also write every card played (plays/).", show_default=False)] = None,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the run already in --out.")] = False,
-    resume_run: Annotated[bool, typer.Option("--resume", help="Finish the interrupted tournament in --out.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary.")] = False,
+    log_plays: LogPlaysOption = None,
+    overwrite: OverwriteOption = False,
+    resume_run: ResumeOption = False,
+    quiet: QuietOption = False,
     engine: EngineOption = "local",
     scheduler: SchedulerOption = None,
     workers: WorkersOption = None,
@@ -388,58 +409,38 @@ def tournament_command(
         "log-plays": log_plays, "no-duplicate": no_duplicate,
     }  # fmt: skip
     progress = GameProgress(enabled=not quiet, description="deals")
-    try:
-        if overwrite and resume_run:
-            raise ConfigError("--overwrite and --resume exclude each other")
-        if resume_run:
+
+    def run() -> TournamentResult:
+        rules = start_options(given, overwrite, resume_run)
+        if rules is None:
             stored, _ = load_tournament(out)
-            check_resume_options(
-                stored_options(stored)
-                | {
-                    "games": stored.deals,
-                    "chunk-games": stored.chunk_deals,
-                    "policies": [p.label for p in stored.policies],
-                    "no-duplicate": not stored.duplicate,
-                },
-                given,
-            )
+            stored_values = {
+                "games": stored.deals,
+                "chunk-games": stored.chunk_deals,
+                "policies": [p.label for p in stored.policies],
+                "no-duplicate": not stored.duplicate,
+            }
+            check_resume_options(stored_options(stored) | stored_values, given)
             with open_engine(engine, scheduler, workers) as run_engine, progress:
-                result = resume_tournament(out, threads=threads, on_progress=progress.update, engine=run_engine)
-        else:
-            if policies is None:
-                raise ConfigError("--policies is required: one policy per seat, e.g. heuristic,random,random,random")
-            if games is None:
-                raise ConfigError("--games is required (or --resume to finish a tournament)")
-            rules = rules_from_options(
-                players if players is not None else 4,
-                rounds,
-                bidding or "open",
-                even_bids or "allowed",
-                first_dealer or "draw",
-            )
-            config = TournamentConfig.build(
-                rules,
-                policies,
-                seed=seed,
-                deals=games,
-                chunk_deals=chunk_games,
-                duplicate=not no_duplicate,
-                log_plays=bool(log_plays),
-            )
-            with open_engine(engine, scheduler, workers) as run_engine, progress:
-                result = tournament(
-                    config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, engine=run_engine
-                )
-    except ConfigError as error:
-        fail(str(error))
-    except RunError as error:
-        print(f"wizard-sim: error: {error}; no partial file is visible, finish with --resume", file=sys.stderr)
-        raise typer.Exit(code=1)
-    except KeyboardInterrupt:
-        print(f"wizard-sim: interrupted; finish with: wizard-sim tournament --out {out} --resume", file=sys.stderr)
-        raise typer.Exit(code=130)
+                return resume_tournament(out, threads=threads, on_progress=progress.update, engine=run_engine)
+        if policies is None:
+            raise ConfigError("--policies is required: one policy per seat, e.g. heuristic,random,random,random")
+        config = TournamentConfig.build(
+            rules,
+            policies,
+            seed=seed,
+            deals=games,
+            chunk_deals=chunk_games,
+            duplicate=not no_duplicate,
+            log_plays=bool(log_plays),
+        )
+        with open_engine(engine, scheduler, workers) as run_engine, progress:
+            return tournament(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, engine=run_engine)
+
+    result = run_reporting_errors("tournament", out, run)
     if not quiet:
         print_tournament(result)
+
 
 app.command("report")(report_command)
 

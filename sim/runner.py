@@ -15,8 +15,9 @@ from typing import Any, Callable, Protocol
 
 import pyarrow as pa
 
-from sim.dataset import RunDirectory, chunk_ranges, config_metadata, now
+from sim.dataset import RunDirectory, chunk_ranges, config_metadata, now, versions
 from sim.engine import set_threads
+from sim.errors import ConfigError
 
 
 @dataclass
@@ -38,6 +39,8 @@ class ChunkedConfig(Protocol):
     def compute_chunk(self, first: int, count: int, threads: int | None) -> Any: ...
 
     def finish_chunk(self, result: Any) -> FinishedChunk: ...
+
+    def to_dict(self) -> dict: ...
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,41 @@ def new_record(command: str, config: dict, games: int, chunk_games: int, version
         "finished": None,
         "chunks": {"count": len(chunk_ranges(games, chunk_games)), "total": games, "games": chunk_games, "complete": {}},
     }
+
+
+def start_run(command: str, config: ChunkedConfig, out: str, overwrite: bool, total: int, chunk: int) -> tuple[RunDirectory, dict]:
+    """Check and create the output directory of a new run and write its first run.json."""
+    directory = RunDirectory(out, config.tables)
+    directory.check_new(overwrite)
+    directory.create(overwrite)
+    record = new_record(command, config.to_dict(), total, chunk, versions())
+    directory.save(record)
+    return directory, record
+
+
+def load_record(command: str, out: str) -> dict:
+    """The run record in `out`, which must hold a `command` run."""
+    record = RunDirectory(out, ()).load()
+    if record.get("command") != command:
+        raise ConfigError(f"cannot resume: {out} holds a {record.get('command')} run, not a {command} run")
+    return record
+
+
+def reopen_run(command: str, out: str) -> tuple[ChunkedConfig, RunDirectory, dict]:
+    """The configuration, directory and record of the interrupted `command` run in `out`."""
+    record = load_record(command, out)
+    recorded = record.get("versions", {}).get("wizard_sim")
+    if recorded != versions()["wizard_sim"]:
+        raise ConfigError(
+            f"cannot resume: {out} was started by wizard-sim {recorded}, this is {versions()['wizard_sim']}"
+            " (its data would not be identical); start a new run"
+        )
+    config = ChunkJob(command, record["config"], out).configuration()
+    record.setdefault("resumed", []).append(now())
+    directory = RunDirectory(out, config.tables)
+    directory.create(overwrite=False)
+    directory.remove_stray_temporaries()
+    return config, directory, record
 
 
 def execute(

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.dataset import RunDirectory, chunk_ranges, now, versions
+from sim.dataset import RunDirectory, chunk_ranges
 from sim.engine import GameBatch, check_seed, run_games
 from sim.errors import ConfigError
 from sim.policies import Policy, parse_policies
 from sim.rules import Rules, is_whole_number
-from sim.runner import Engine, FinishedChunk, LocalEngine, ProgressCallback, execute, new_record
+from sim.runner import Engine, FinishedChunk, LocalEngine, ProgressCallback, execute, load_record, reopen_run, start_run
 from sim.tables import games_table, plays_table, rounds_table
 
 MAX_SEED = 2**63 - 1
@@ -192,19 +192,13 @@ def simulate(
     on `engine` (default: LocalEngine, this process); `threads` kernel threads per chunk."""
     engine = engine if engine is not None else LocalEngine()
     engine.check_threads(threads)
-    directory = RunDirectory(out, config.tables)
-    directory.check_new(overwrite)
-    directory.create(overwrite)
-    record = new_record("simulate", config.to_dict(), config.games, config.chunk_games, versions())
-    directory.save(record)
+    directory, record = start_run("simulate", config, out, overwrite, config.games, config.chunk_games)
     return _run(directory, record, engine, threads, on_progress)
 
 
 def load_run(out: str) -> tuple[SimulationConfig, dict]:
     """The configuration and record of the simulate run in `out`."""
-    record = RunDirectory(out, ()).load()
-    if record.get("command") != "simulate":
-        raise ConfigError(f"cannot resume: {out} holds a {record.get('command')} run, not a simulate run")
+    record = load_record("simulate", out)
     return SimulationConfig.from_dict(record["config"]), record
 
 
@@ -218,15 +212,5 @@ def resume(
     """Finish the interrupted run in `out` (on any engine); the result equals an uninterrupted run."""
     engine = engine if engine is not None else LocalEngine()
     engine.check_threads(threads)
-    config, record = load_run(out)
-    recorded = record.get("versions", {}).get("wizard_sim")
-    if recorded != versions()["wizard_sim"]:
-        raise ConfigError(
-            f"cannot resume: {out} was started by wizard-sim {recorded}, this is {versions()['wizard_sim']}"
-            " (its data would not be identical); start a new run"
-        )
-    record.setdefault("resumed", []).append(now())
-    directory = RunDirectory(out, config.tables)
-    directory.create(overwrite=False)
-    directory.remove_stray_temporaries()
+    _, directory, record = reopen_run("simulate", out)
     return _run(directory, record, engine, threads, on_progress)

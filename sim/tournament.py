@@ -25,12 +25,12 @@ import pyarrow as pa
 
 from kernels.seating import random_seatings
 from kernels.state import GAME_RESULT_DTYPE, PLAY_DTYPE, ROUND_RESULT_DTYPE, SEAT_RESULT_DTYPE
-from sim.dataset import RunDirectory, RunError, chunk_ranges, config_metadata, now, versions, write_json, write_parquet
+from sim.dataset import RunDirectory, RunError, chunk_ranges, config_metadata, write_json, write_parquet
 from sim.engine import GameBatch, check_seed, run_games
 from sim.errors import ConfigError
 from sim.policies import Policy, parse_policies, split_policy_list
 from sim.rules import Rules, is_whole_number
-from sim.runner import Engine, FinishedChunk, LocalEngine, ProgressCallback, execute, new_record
+from sim.runner import Engine, FinishedChunk, LocalEngine, ProgressCallback, execute, load_record, reopen_run, start_run
 from sim.simulation import default_chunk_games, draw_seed
 from sim.tables import games_table, plays_table, rounds_table
 
@@ -342,18 +342,13 @@ def tournament(
     `engine` (default: LocalEngine, this process); `threads` kernel threads per chunk."""
     engine = engine if engine is not None else LocalEngine()
     engine.check_threads(threads)
-    directory = RunDirectory(out, config.tables)
-    directory.check_new(overwrite)
-    directory.create(overwrite)
-    record = new_record("tournament", config.to_dict(), config.deals, config.chunk_deals, versions())
-    directory.save(record)
+    directory, record = start_run("tournament", config, out, overwrite, config.deals, config.chunk_deals)
     return _run(config, directory, record, engine, threads, on_progress)
 
 
 def load_tournament(out: str) -> tuple[TournamentConfig, dict]:
-    record = RunDirectory(out, ()).load()
-    if record.get("command") != "tournament":
-        raise ConfigError(f"cannot resume: {out} holds a {record.get('command')} run, not a tournament")
+    """The configuration and record of the tournament in `out`."""
+    record = load_record("tournament", out)
     return TournamentConfig.from_dict(record["config"]), record
 
 
@@ -366,12 +361,5 @@ def resume_tournament(
 ) -> TournamentResult:
     engine = engine if engine is not None else LocalEngine()
     engine.check_threads(threads)
-    config, record = load_tournament(out)
-    recorded = record.get("versions", {}).get("wizard_sim")
-    if recorded != versions()["wizard_sim"]:
-        raise ConfigError(f"cannot resume: {out} was started by wizard-sim {recorded}, this is {versions()['wizard_sim']}")
-    record.setdefault("resumed", []).append(now())
-    directory = RunDirectory(out, config.tables)
-    directory.create(overwrite=False)
-    directory.remove_stray_temporaries()
+    config, directory, record = reopen_run("tournament", out)
     return _run(config, directory, record, engine, threads, on_progress)

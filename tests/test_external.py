@@ -3,7 +3,6 @@ parameters, reproducibility, and clear errors for broken bots."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pandas as pd

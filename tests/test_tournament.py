@@ -167,7 +167,7 @@ def test_write_failure_then_resume_gives_the_same_tournament(tmp_path, monkeypat
     simulate_run = tmp_path / "simulate"
     assert runner.invoke(app, ["simulate", "--games", "2", "--rounds", "1", "-q", "--out", str(simulate_run)]).exit_code == 0
     wrong = tournament("--resume", "--out", str(simulate_run))
-    assert wrong.exit_code == 2 and "not a tournament" in wrong.stderr
+    assert wrong.exit_code == 2 and "not a tournament run" in wrong.stderr
 
 
 @pytest.mark.parametrize(
