@@ -1,6 +1,7 @@
 """`heuristic`: a rule-based player that bids from hand strength and plays to make its bid.
 
-It reads only its own seat record (hand, bid) and the public table.
+It reads only its own seat record (hand, bid) and the public table. docs/heuristic.md
+describes the model behind the bid and the play.
 """
 import numpy as np
 from numba import njit
@@ -8,8 +9,9 @@ from numba import njit
 from kernels.bits import highest_bit, lowest_bit, popcount
 from kernels.cards import (
     ACE,
-    LOWEST_RANK,
+    FULL_DECK,
     JESTER_MASK,
+    LOWEST_RANK,
     N_CARDS,
     N_SUITS,
     NO_CARD,
@@ -27,20 +29,21 @@ from kernels.cards import (
 from kernels.state import DECIDE_BID, DECIDE_CARD, NO_BID
 
 # Parameter vector layout; defaults and names live in the Python registry (sim.policies).
+# A timing t: an opponent's card that beats one of ours lands on the trick ours is played to
+# with chance min(1, t / r) in a round of r cards.
 P_AGGRESSION = 0  # multiplies the estimated number of tricks before rounding to a bid
 P_WIZARD_WIN = 1  # chance a Wizard in hand takes a trick
-P_WIZARD_TIMING = 2  # how often an opponent's Wizard lands on the trick a card is played to (x 1/r)
-P_RUFF_VALUE = 3  # extra tricks from a small trump for each side suit the hand is void in
-P_CROWDING = 4  # tricks given up per trick the earlier visible bids exceed their fair share
-P_LATE_TRICKS = 5  # tricks per card beyond the fourth that small cards win late in long rounds
-LATE_TRICKS_FROM = 4
+P_WIZARD_TIMING = 2  # timing of the opponents' Wizards
+P_TRUMP_TIMING = 3  # timing of the opponents' higher trumps against a trump
+P_SIDE_TIMING = 4  # timing of the opponents' higher cards of a side suit against a side card
+P_CROWDING = 5  # tricks given up per trick the earlier visible bids exceed their fair share
 PARAMETERS = (
     ("aggression", 1.0),
     ("wizard_win", 0.95),
     ("wizard_timing", 1.5),
-    ("ruff_value", 0.3),
+    ("trump_timing", 3.0),
+    ("side_timing", 8.0),
     ("crowding", 0.15),
-    ("late_tricks", 0.05),
 )
 
 RANK_ROW = sum(1 << (RANKS_PER_SUIT * suit) for suit in range(N_SUITS))  # the 2 of every suit
@@ -66,55 +69,106 @@ def higher_in_suit(card):
     return suit_mask(card_suit(card)) & ~((card_bit(card) << 1) - 1)
 
 
+@njit(cache=True, inline="always")
+def collision(params, row, timing, round_size):
+    """Chance that an opponent's card lands on the trick one of ours is played to."""
+    return min(1.0, params[row, timing] / round_size)
+
+
+@njit(cache=True)
+def lead_chance(suit, n_players, round_size, unseen):
+    """Chance that a side card gets a trick it can win, one it leads or one led in its suit:
+    each trick is ours to lead with chance 1/N, otherwise led in the suit as often as the suit
+    is among the unseen suited cards; the card can wait for such a trick over the r tricks."""
+    in_suit = popcount(unseen & suit_mask(suit)) / popcount(unseen & ~SPECIAL_MASK)
+    per_trick = 1.0 / n_players + (1.0 - 1.0 / n_players) * in_suit
+    return 1.0 - ipow(1.0 - per_trick, round_size)
+
+
 @njit(cache=True)
 def expected_tricks(hand, table, params, row):
     """Estimated tricks the hand takes, with the parameters of params[row]: a sum of per-card
-    win chances from how many unseen cards could beat each card, how likely opponents hold
-    them, ruffs and Wizards."""
+    win chances. Each unseen card is held by an opponent with chance (N-1)r/unseen and, if
+    held, lands on our card's trick with its timing's collision chance; a card wins when no
+    Wizard and no higher card of its suit lands on its trick, and a side card also needs a
+    trick it can win (lead_chance) and no opponent ruffing it."""
     n_players = table.n_players
     round_size = table.round_size
     trump = table.trump
     known = hand
     if table.trump_card != NO_CARD:
         known |= card_bit(table.trump_card)
+    unseen = ~known & FULL_DECK
     n_unseen = N_CARDS - popcount(known)
     held_by_opponents = (n_players - 1) * round_size / n_unseen
-    wizards_out = popcount(WIZARD_MASK & ~known)
-    wizard_hits = min(1.0, params[row, P_WIZARD_TIMING] / round_size)
-    wizard_escape = ipow(1.0 - held_by_opponents * wizard_hits, wizards_out)
-    trumps_out = 0
-    trumps_held = 0
-    if trump != NO_SUIT:
-        trumps_out = popcount(suit_mask(trump) & ~known)
-        trumps_held = popcount(hand & suit_mask(trump))
+    wizard_hits = held_by_opponents * collision(params, row, P_WIZARD_TIMING, round_size)
+    wizard_escape = ipow(1.0 - wizard_hits, popcount(WIZARD_MASK & unseen))
+    trump_hits = held_by_opponents * collision(params, row, P_TRUMP_TIMING, round_size)
+    side_hits = held_by_opponents * collision(params, row, P_SIDE_TIMING, round_size)
+    trumps_out = popcount(suit_mask(trump) & unseen) if trump != NO_SUIT else 0
     opponent_has_trump = 1.0 - ipow(1.0 - trumps_out / n_unseen, round_size)
 
-    total = 0.0
-    small_trumps = 0
-    void_suits = 0
-    for suit in range(N_SUITS):
-        if suit != trump and hand & suit_mask(suit) == 0:
-            void_suits += 1
-    rest = hand & ~(WIZARD_MASK | JESTER_MASK)
-    total += params[row, P_WIZARD_WIN] * popcount(hand & WIZARD_MASK)
+    total = params[row, P_WIZARD_WIN] * popcount(hand & WIZARD_MASK)
+    rest = hand & ~SPECIAL_MASK
     while rest:
         card = lowest_bit(rest)
         rest &= rest - 1
         suit = card_suit(card)
-        beaten_by = popcount(higher_in_suit(card) & ~known)
-        chance = ipow(1.0 - held_by_opponents, beaten_by) * wizard_escape
+        beaten_by = popcount(higher_in_suit(card) & unseen)
         if suit == trump:
-            if chance < 0.5:
-                small_trumps += 1
-        elif trump != NO_SUIT:
-            suit_out = popcount(suit_mask(suit) & ~known)
-            opponent_void = ipow(1.0 - suit_out / n_unseen, round_size)
+            total += ipow(1.0 - trump_hits, beaten_by) * wizard_escape
+            continue
+        chance = ipow(1.0 - side_hits, beaten_by) * wizard_escape
+        chance *= lead_chance(suit, n_players, round_size, unseen)
+        if trump != NO_SUIT:
+            opponent_void = ipow(1.0 - popcount(suit_mask(suit) & unseen) / n_unseen, round_size)
             chance *= ipow(1.0 - opponent_void * opponent_has_trump, n_players - 1)
         total += chance
-    if trumps_held > 0 and round_size >= 3:
-        total += params[row, P_RUFF_VALUE] * min(small_trumps, void_suits)
-    # Once suits run out, cards this estimate counts as losers take tricks too.
-    return total + params[row, P_LATE_TRICKS] * max(0, round_size - LATE_TRICKS_FROM)
+    return total
+
+
+@njit(cache=True)
+def draws_avoid(n_pool, n_avoided, n_draws):
+    """Chance that n_draws cards drawn without replacement from a pool of n_pool miss all of
+    n_avoided given cards of it."""
+    chance = 1.0
+    for i in range(n_draws):
+        chance *= max(0, n_pool - n_avoided - i) / (n_pool - i)
+    return chance
+
+
+@njit(cache=True)
+def one_card_win_chance(card, position, table):
+    """Exact chance that `card` takes the trick of a 1-card round when played at `position`
+    (0 = lead) of the trick: play is forced, and the other cards are a uniform ordered draw
+    from the cards this seat has not seen."""
+    others = table.n_players - 1
+    unseen = FULL_DECK & ~card_bit(card)
+    if table.trump_card != NO_CARD:
+        unseen &= ~card_bit(table.trump_card)
+    n_unseen = popcount(unseen)
+    wizards = popcount(unseen & WIZARD_MASK)
+    if is_wizard(card):
+        return draws_avoid(n_unseen, wizards, position)  # the first Wizard wins
+    if is_jester(card):
+        if position > 0:
+            return 0.0
+        return draws_avoid(n_unseen, n_unseen - popcount(unseen & JESTER_MASK), others)
+    beaters = unseen & (WIZARD_MASK | higher_in_suit(card))
+    if table.trump != NO_SUIT and card_suit(card) != table.trump:
+        beaters |= unseen & suit_mask(table.trump)
+    chance = draws_avoid(n_unseen, popcount(beaters), others)
+    if card_suit(card) == table.trump:
+        return chance
+    # Given no beater, the other cards are a uniform draw from the rest; a side card also
+    # needs the first non-Jester card played before it (if any) to be of its own suit.
+    safe = unseen & ~beaters
+    non_jesters = popcount(safe & ~JESTER_MASK)
+    off_suit = popcount(safe & ~(JESTER_MASK | suit_mask(card_suit(card))))
+    if non_jesters > 0:
+        led_before = 1.0 - draws_avoid(popcount(safe), non_jesters, position)
+        chance *= 1.0 - led_before * off_suit / non_jesters
+    return chance
 
 
 @njit(cache=True)
@@ -137,8 +191,15 @@ def choose_trump(hand):
 
 @njit(cache=True)
 def choose_bid(params, me, table, legal):
+    """The legal bid nearest the estimated tricks: the exact win chance of the card in a
+    1-card round, expected_tricks otherwise; scaled by aggression, lowered by crowding."""
     row = me.seat
-    estimate = expected_tricks(me.hand, table, params, row) * params[row, P_AGGRESSION]
+    if table.round_size == 1:
+        position = (me.seat - table.leader) % table.n_players  # the first bidder leads
+        estimate = one_card_win_chance(lowest_bit(me.hand), position, table)
+    else:
+        estimate = expected_tricks(me.hand, table, params, row)
+    estimate *= params[row, P_AGGRESSION]
     # Earlier visible bids above their fair share mean the tricks are contested.
     visible = 0
     n_visible = 0
@@ -214,29 +275,76 @@ def winning_cards(legal, table):
 
 
 @njit(cache=True)
-def choose_card(me, table, legal):
+def sure_winners(hand, table):
+    """Cards of the hand that take the trick they are played to, short of a rare collision:
+    Wizards (beaten only by an earlier Wizard of the same trick) and, once every Wizard
+    outside the hand is played, the trumps that no unplayed card outside the hand outranks."""
+    unseen = ~(hand | table.played)
+    sure = hand & WIZARD_MASK
+    if table.trump == NO_SUIT or unseen & WIZARD_MASK:
+        return sure
+    trumps = hand & suit_mask(table.trump)
+    while trumps:
+        card = highest_bit(trumps)
+        if higher_in_suit(card) & unseen:
+            break
+        sure |= card_bit(card)
+        trumps &= ~card_bit(card)
+    return sure
+
+
+@njit(cache=True)
+def cheapest_winner(winners, table):
+    """The winning card to spend: the cheapest one when last to play; otherwise a side-suit
+    Ace (the cheapest likely winner: later players may still overtake) or the cheapest."""
     trump = table.trump
-    wants_tricks = me.bid > table.tricks[me.seat]
-    if table.n_in_trick == 0:
-        # Lead the strongest card to take a trick, the weakest to give the lead away.
-        return extreme_card(legal, trump, wants_tricks)
-    winners = winning_cards(legal, table)
-    others = legal & ~winners
-    if wants_tricks:
-        if winners == 0:
-            return extreme_card(legal, trump, False)
-        last_to_play = table.n_in_trick == table.n_players - 1
-        if last_to_play:
-            return extreme_card(winners, trump, False)
-        # Later players may still overtake: a side-suit Ace is the cheapest likely winner.
+    if table.n_in_trick < table.n_players - 1:
         trumps = suit_mask(trump) if trump != NO_SUIT else np.int64(0)
         side_aces = winners & ACE_ROW & ~trumps
         if side_aces:
             return lowest_bit(side_aces)
-        return extreme_card(winners, trump, False)
-    if others:
-        return extreme_card(others, trump, True)  # shed the most dangerous card safely
-    return extreme_card(winners, trump, True)  # forced to win: spend the biggest card
+    return extreme_card(winners, trump, False)
+
+
+@njit(cache=True)
+def duck(legal, winners, trump):
+    """Shed the most dangerous card that does not take the trick; when every card takes it,
+    spend the biggest."""
+    if legal & ~winners:
+        return extreme_card(legal & ~winners, trump, True)
+    return extreme_card(legal, trump, True)
+
+
+@njit(cache=True)
+def choose_card(me, table, legal):
+    """Play to make the bid. While it needs more tricks than its sure winners will take, win
+    with ordinary cards (lead the strongest, follow with the cheapest winner); once the sure
+    winners cover the need, cash one whenever it takes the trick and duck with the others;
+    once the bid is made, duck (lead the weakest card, follow with the most dangerous card
+    that loses)."""
+    trump = table.trump
+    needed = me.bid - table.tricks[me.seat]
+    # Sure winners are an asset while tricks are needed, a liability once the bid is made.
+    sure = sure_winners(me.hand, table) if needed > 0 else np.int64(0)
+    ordinary = legal & ~sure
+    leading = table.n_in_trick == 0
+    winners = legal if leading else winning_cards(legal, table)
+    if needed > popcount(sure):
+        cards = ordinary if ordinary else legal
+        if leading:
+            return extreme_card(cards, trump, True)
+        if winners & cards:
+            return cheapest_winner(winners & cards, table)
+        if winners:
+            return extreme_card(winners, trump, False)  # only a sure winner takes this trick
+        return extreme_card(cards, trump, False)
+    if needed > 0 and winners & sure:
+        return extreme_card(winners & sure, trump, False)
+    if leading:
+        return extreme_card(ordinary if ordinary else legal, trump, False)
+    if ordinary:
+        return duck(ordinary, winners & ordinary, trump)
+    return duck(legal, winners, trump)
 
 
 @njit(cache=True, inline="always")
