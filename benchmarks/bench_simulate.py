@@ -87,7 +87,7 @@ def compare_encodings(games: int) -> None:
             dataset.COMPRESSION = compression
             path = Path(tempfile.mkdtemp()) / "part.parquet"
             start = time.perf_counter()
-            dataset.write_parquet(path, table, {})
+            dataset.write_parquet(path, table, {}, plain=name in dataset.PLAIN_TABLES)
             seconds = time.perf_counter() - start
             print(f"{name:6} {compression:6}: {table.num_rows / seconds / 1e6:6.1f}M rows/s, "
                   f"{path.stat().st_size / table.num_rows:5.2f} bytes/row")  # fmt: skip
