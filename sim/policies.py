@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels.policies import heuristic, random_policy
-from kernels.policies.dispatch import MAX_PARAMS, POLICY_HEURISTIC, POLICY_RANDOM
+from kernels.policies import heuristic, mc, random_policy
+from kernels.policies.dispatch import MAX_PARAMS, POLICY_HEURISTIC, POLICY_MC, POLICY_RANDOM
 from sim.errors import ConfigError
 
 
@@ -20,6 +20,7 @@ class PolicyKind:
     policy_id: int
     parameters: tuple[tuple[str, float], ...]  # (name, default), in parameter-vector order
     summary: str
+    counts: tuple[str, ...] = ()  # parameters that must be whole numbers >= 0
 
 
 REGISTRY: dict[str, PolicyKind] = {
@@ -31,6 +32,13 @@ REGISTRY: dict[str, PolicyKind] = {
             POLICY_HEURISTIC,
             heuristic.PARAMETERS,
             "bids from hand strength, plays to make its bid",
+        ),
+        PolicyKind(
+            "mc",
+            POLICY_MC,
+            mc.PARAMETERS,
+            "Monte Carlo: bids and plays by heuristic rollouts of sampled deals of the unseen cards",
+            counts=("samples", "play_samples"),
         ),
     )
 }
@@ -76,6 +84,9 @@ def parse_policy(text: str) -> Policy:
                 values[key] = float(value)
             except ValueError:
                 raise ConfigError(f"policy parameter {key} needs a number, got {value!r}") from None
+    for key in kind.counts:
+        if not (values[key] >= 0 and values[key].is_integer()):
+            raise ConfigError(f"policy parameter {key} must be a whole number >= 0, got {values[key]:g}")
     return Policy(kind, tuple(values[key] for key, _ in kind.parameters))
 
 
