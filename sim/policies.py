@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels.policies import heuristic, random_policy
-from kernels.policies.dispatch import MAX_PARAMS, POLICY_HEURISTIC, POLICY_RANDOM
+from kernels.policies import heuristic, mc, random_policy
+from kernels.policies.dispatch import MAX_PARAMS, POLICY_HEURISTIC, POLICY_MC, POLICY_RANDOM
 from sim.errors import ConfigError
 from sim.external import ExternalBot, external_ids, load_bot
 
@@ -21,6 +21,7 @@ class PolicyKind:
     policy_id: int
     parameters: tuple[tuple[str, float], ...]  # (name, default), in parameter-vector order
     summary: str
+    counts: tuple[str, ...] = ()  # parameters that must be whole numbers >= 0
     bot: ExternalBot | None = None  # set for bots from outside the package (module:Object)
 
 
@@ -33,6 +34,13 @@ REGISTRY: dict[str, PolicyKind] = {
             POLICY_HEURISTIC,
             heuristic.PARAMETERS,
             "bids from hand strength, plays to make its bid",
+        ),
+        PolicyKind(
+            "mc",
+            POLICY_MC,
+            mc.PARAMETERS,
+            "Monte Carlo: bids and plays by heuristic rollouts of sampled deals of the unseen cards",
+            counts=("samples", "play_samples"),
         ),
     )
 }
@@ -62,7 +70,7 @@ class Policy:
 
 def _external_kind(path: str) -> PolicyKind:
     bot = load_bot(path)
-    return PolicyKind(path, -1, bot.parameters, f"external bot {path}", bot)
+    return PolicyKind(path, -1, bot.parameters, f"external bot {path}", bot=bot)
 
 
 def parse_policy(text: str) -> Policy:
@@ -88,6 +96,9 @@ def parse_policy(text: str) -> Policy:
                 values[key] = float(value)
             except ValueError:
                 raise ConfigError(f"policy parameter {key} needs a number, got {value!r}") from None
+    for key in kind.counts:
+        if not (values[key] >= 0 and values[key].is_integer()):
+            raise ConfigError(f"policy parameter {key} must be a whole number >= 0, got {values[key]:g}")
     return Policy(kind, tuple(values[key] for key, _ in kind.parameters))
 
 

@@ -5,13 +5,14 @@ here and a branch in `decide`, and register its name and parameters in sim.polic
 """
 from numba import njit
 
-from kernels.policies import heuristic, random_policy
+from kernels.policies import heuristic, mc, random_policy
 
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
+POLICY_MC = 2
 MAX_PARAMS = 8
 
-POLICY_MODULES = {POLICY_RANDOM: random_policy, POLICY_HEURISTIC: heuristic}
+POLICY_MODULES = {POLICY_RANDOM: random_policy, POLICY_HEURISTIC: heuristic, POLICY_MC: mc}
 
 
 @njit(cache=True, inline="always")
@@ -25,4 +26,6 @@ def decide(policies, decision, me, table, legal, generator):
     policy_id = policy_ids[me.seat]
     if policy_id == POLICY_HEURISTIC:
         return heuristic.decide(decision, params, me, table, legal, generator)
+    if policy_id == POLICY_MC:
+        return mc.decide(decision, params, me, table, legal, generator)
     return random_policy.decide(decision, params, me, table, legal, generator)

@@ -1,0 +1,400 @@
+"""`mc`: a Monte Carlo player (docs/mc.md).
+
+Bidding: for each legal bid, play out `samples` deals of the unseen cards with the heuristic
+for every seat (the mc seat aiming at that bid) and bid the best mean round score. Card play:
+flat Monte Carlo over the distinct legal cards with `play_samples` determinized rollouts.
+
+It reads only its own seat record (hand, bid) and the public table: the sampled deals respect
+every card seen (own hand, turned-up card, cards played) and every void a seat has shown;
+bids the mode hides are estimated by the heuristic from the sampled hands, never read. Its
+random numbers all come from the generator it is given (the round's DECISIONS stream).
+"""
+import numpy as np
+from numba import njit
+
+from kernels.bits import highest_bit, lowest_bit, nth_set_bit, popcount
+from kernels.cards import (
+    FULL_DECK,
+    JESTER_MASK,
+    N_CARDS,
+    N_SUITS,
+    NO_CARD,
+    WIZARD_MASK,
+    card_bit,
+    card_suit,
+    suit_mask,
+)
+from kernels.policies import heuristic
+from kernels.rng import below, uniform
+from kernels.rules import (
+    bidder_at,
+    finish_trick,
+    legal_bids,
+    legal_cards,
+    play_card,
+    round_score,
+    seat_after,
+)
+from kernels.state import (
+    BIDDING_OPEN,
+    DECIDE_BID,
+    DECIDE_CARD,
+    MAX_PLAYERS,
+    MAX_ROUND_SIZE,
+    NO_BID,
+    SEAT_DTYPE,
+    TABLE_DTYPE,
+)
+
+# Parameter vector layout; defaults and names live in the Python registry (sim.policies).
+P_SAMPLES = 0  # sampled deals per bid decision (0: the heuristic's bid)
+P_PLAY_SAMPLES = 1  # sampled deals per card decision (0: the heuristic's card)
+PARAMETERS = (
+    ("samples", 16.0),
+    ("play_samples", 20.0),
+)
+
+# Every seat of a rollout plays the heuristic with its default parameters.
+ROLLOUT_PARAMS = np.array([[default for _, default in heuristic.PARAMETERS]] * MAX_PLAYERS)
+
+# Proposals of the void-respecting sampler accepted by their exact weight before it takes the
+# first feasible one (only reached when several seats' voids make acceptance very unlikely).
+WEIGHTED_ATTEMPTS = 256
+
+
+# --- what the seat knows ----------------------------------------------------------------
+
+
+@njit(cache=True)
+def unseen_cards(me, table):
+    """Cards the seat has not seen: not in its hand, not played, not the turned-up card."""
+    seen = me.hand | table.played
+    if table.trump_card != NO_CARD:
+        seen |= card_bit(table.trump_card)
+    return FULL_DECK & ~seen
+
+
+@njit(cache=True)
+def cards_left(table, seat):
+    """Cards `seat` still holds: the round size less its cards played this round."""
+    position = (seat - table.leader) % table.n_players
+    played_this_trick = 1 if position < table.n_in_trick else 0
+    return table.round_size - table.trick - played_this_trick
+
+
+@njit(cache=True)
+def allowed_cards(pool, voids):
+    """Cards of `pool` a seat void in the suits of `voids` may hold (Wizards and Jesters
+    always)."""
+    allowed = pool
+    for suit in range(N_SUITS):
+        if (voids >> suit) & 1:
+            allowed &= ~suit_mask(suit)
+    return allowed
+
+
+# --- sampling the unseen cards ----------------------------------------------------------
+
+
+@njit(cache=True)
+def deal_order(me, table, pool, order):
+    """Fill `order` with the other seats, those with shown voids first, tightest (fewest
+    spare allowed cards) first. Returns how many seats have voids."""
+    n_constrained = 0
+    n_free = 0
+    n_others = table.n_players - 1
+    for step in range(1, table.n_players):
+        seat = seat_after(me.seat, step, table.n_players)
+        if table.voids[seat] == 0:
+            order[n_others - 1 - n_free] = seat
+            n_free += 1
+            continue
+        slack = popcount(allowed_cards(pool, table.voids[seat])) - cards_left(table, seat)
+        position = n_constrained
+        while position > 0:
+            previous = order[position - 1]
+            previous_slack = popcount(allowed_cards(pool, table.voids[previous])) - cards_left(table, previous)
+            if previous_slack <= slack:
+                break
+            order[position] = previous
+            position -= 1
+        order[position] = seat
+        n_constrained += 1
+    return n_constrained
+
+
+@njit(cache=True)
+def draw_cards(available, count, generator):
+    """`count` cards drawn uniformly without replacement from the mask `available`."""
+    drawn = np.int64(0)
+    n_available = popcount(available)
+    for i in range(count):
+        card = nth_set_bit(available, below(generator, n_available - i))
+        available &= ~card_bit(card)
+        drawn |= card_bit(card)
+    return drawn
+
+
+@njit(cache=True)
+def binomial_ratio(available, most, count):
+    """C(available, count) / C(most, count) for count <= available <= most."""
+    ratio = 1.0
+    for i in range(count):
+        ratio *= (available - i) / (most - i)
+    return ratio
+
+
+@njit(cache=True)
+def propose_deal(plan, table, hands, generator):
+    """Deal the seats of plan = (pool, order, n_ordered, n_constrained) in order, each drawing
+    its cards uniformly from the pool cards it may hold that are still undealt. Returns the
+    proposal's acceptance weight: 0 when a seat could not be served, otherwise the product over
+    the constrained seats of C(available, need) / C(most, need), `most` being the largest
+    `available` could be; it makes accepted deals uniform over all deals consistent with the
+    voids (docs/mc.md)."""
+    pool, order, n_ordered, n_constrained = plan
+    remaining = pool
+    weight = 1.0
+    for i in range(n_ordered):
+        seat = order[i]
+        need = cards_left(table, seat)
+        allowed = allowed_cards(pool, table.voids[seat])
+        available = allowed & remaining
+        n_available = popcount(available)
+        if n_available < need:
+            return 0.0
+        if i < n_constrained:
+            # The most this seat could find available, whatever the earlier seats drew.
+            most = min(popcount(allowed), popcount(remaining))
+            weight *= binomial_ratio(n_available, most, need)
+        hands[seat] = draw_cards(available, need, generator)
+        remaining &= ~hands[seat]
+    return weight
+
+
+@njit(cache=True)
+def sample_hands(me, table, hands, order, generator):
+    """Fill hands[seat] for every other seat with a deal of the unseen cards drawn uniformly
+    among the deals consistent with what `me` has seen: the right number of cards per seat and
+    no card of a suit a seat has shown void in (the cards nobody holds stay undealt).
+    `order` is scratch of MAX_PLAYERS seats."""
+    pool = unseen_cards(me, table)
+    n_constrained = deal_order(me, table, pool, order)
+    plan = (pool, order, table.n_players - 1, n_constrained)
+    attempt = 0
+    while True:
+        weight = propose_deal(plan, table, hands, generator)
+        if weight >= 1.0 or (weight > 0.0 and (attempt >= WEIGHTED_ATTEMPTS or uniform(generator) < weight)):
+            hands[me.seat] = me.hand
+            return
+        attempt += 1
+
+
+# --- rollouts ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def new_scratch():
+    """Working memory of one decision (a few hundred nanoseconds to allocate, docs/mc.md):
+    the base state of a sample and the rollout state, each a one-record table array and seat
+    records, then the sampled hands and the dealing order."""
+    base = (np.zeros(1, dtype=TABLE_DTYPE), np.zeros(MAX_PLAYERS, dtype=SEAT_DTYPE))
+    rollout = (np.zeros(1, dtype=TABLE_DTYPE), np.zeros(MAX_PLAYERS, dtype=SEAT_DTYPE))
+    hands = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    order = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    return base, rollout, hands, order
+
+
+@njit(cache=True)
+def reset_rollout(base, rollout, n_players):
+    """Copy the base state onto the rollout state; returns the rollout table record."""
+    base_table, base_seats = base
+    rollout_table, rollout_seats = rollout
+    rollout_table[0] = base_table[0]
+    for seat in range(n_players):
+        rollout_seats[seat] = base_seats[seat]
+    return rollout_table[0]
+
+
+@njit(cache=True)
+def estimated_bid(table, seats, seat):
+    """A bid hidden during play (delayed bidding): the tricks the seat has taken plus the
+    heuristic's estimate for the cards it still holds, as if they were a fresh round."""
+    if seats[seat].hand == 0:
+        return table.tricks[seat]
+    round_size = table.round_size
+    table.round_size = popcount(seats[seat].hand)
+    estimate = heuristic.expected_tricks(seats[seat].hand, table, ROLLOUT_PARAMS, seat)
+    table.round_size = round_size
+    return table.tricks[seat] + int(estimate + 0.5)
+
+
+@njit(cache=True)
+def set_base(me, table, scratch):
+    """Base state of a sample: the public table and seat records with the sampled hands; the
+    bids the table shows (own bid from `me`), estimates for the hidden ones."""
+    (base_table, base_seats), _, hands, _ = scratch
+    base_table[0] = table
+    for seat in range(table.n_players):
+        record = base_seats[seat]
+        record.seat = seat
+        record.hand = hands[seat]
+        record.dealt = hands[seat]
+        record.bid = me.bid if seat == me.seat else table.bids[seat]
+    if table.n_bids == table.n_players:
+        for seat in range(table.n_players):
+            if base_seats[seat].bid == NO_BID:
+                base_seats[seat].bid = estimated_bid(base_table[0], base_seats, seat)
+
+
+@njit(cache=True)
+def bid_out(table, seats, me_seat, my_bid):
+    """Complete the bidding of a rollout: visible bids stand, the mc seat bids `my_bid`, every
+    other seat the heuristic's bid from its sampled hand, seeing what the mode shows."""
+    for position in range(table.n_players):
+        seat = bidder_at(table, position)
+        bid = table.bids[seat]
+        if seat == me_seat:
+            bid = my_bid
+        elif bid == NO_BID:
+            legal = legal_bids(table, seats, position)
+            bid = heuristic.choose_bid(ROLLOUT_PARAMS, seats[seat], table, legal)
+        seats[seat].bid = bid
+        if table.bidding == BIDDING_OPEN:
+            table.bids[seat] = bid
+    table.n_bids = table.n_players
+
+
+@njit(cache=True)
+def play_out(table, seats):
+    """Play the rest of the round with the heuristic for every seat."""
+    n_players = table.n_players
+    while table.trick < table.round_size:
+        seat = seat_after(table.leader, table.n_in_trick, n_players)
+        legal = legal_cards(seats[seat].hand, table.led_suit)
+        play_card(table, seats, seat, heuristic.choose_card(seats[seat], table, legal))
+        if table.n_in_trick == n_players:
+            finish_trick(table)
+
+
+@njit(cache=True)
+def outcome(table, seats, me_seat):
+    """The mc seat's round score (docs/mc.md: subtracting the others' scores measured worse)."""
+    return round_score(seats[me_seat].bid, table.tricks[me_seat])
+
+
+# --- decisions --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def best_choice(totals, choices, preferred):
+    """The choice with the highest total; `preferred` (the heuristic's) unless one is
+    strictly higher, then the lowest such index."""
+    best = preferred
+    rest = choices
+    while rest:
+        choice = lowest_bit(rest)
+        rest &= rest - 1
+        if totals[choice] > totals[best]:
+            best = choice
+    return best
+
+
+@njit(cache=True)
+def choose_bid(params, me, table, legal, generator):
+    preferred = heuristic.choose_bid(ROLLOUT_PARAMS, me, table, legal)
+    samples = int(params[me.seat, P_SAMPLES])
+    if samples == 0 or popcount(legal) == 1:
+        return preferred
+    scratch = new_scratch()
+    base, rollout, hands, order = scratch
+    rollout_seats = rollout[1]
+    totals = np.zeros(MAX_ROUND_SIZE + 1, dtype=np.int64)
+    for _ in range(samples):
+        sample_hands(me, table, hands, order, generator)
+        set_base(me, table, scratch)
+        rest = legal
+        while rest:
+            bid = lowest_bit(rest)
+            rest &= rest - 1
+            rollout_table = reset_rollout(base, rollout, table.n_players)
+            bid_out(rollout_table, rollout_seats, me.seat, bid)
+            play_out(rollout_table, rollout_seats)
+            totals[bid] += outcome(rollout_table, rollout_seats, me.seat)
+    return best_choice(totals, legal, preferred)
+
+
+@njit(cache=True)
+def distinct_cards(legal, me, table):
+    """One card of each set of equivalent legal cards: the lowest Wizard, the lowest Jester,
+    and of suited cards the lowest of each run with no card between them that is still in play
+    elsewhere (in another hand or in the current trick): every rollout plays them alike."""
+    out_of_play = me.hand | table.played
+    for position in range(table.n_in_trick):
+        out_of_play &= ~card_bit(table.trick_cards[position])
+    if table.trump_card != NO_CARD:
+        out_of_play |= card_bit(table.trump_card)
+    distinct = np.int64(0)
+    specials = legal & (WIZARD_MASK | JESTER_MASK)
+    if specials & WIZARD_MASK:
+        distinct |= card_bit(lowest_bit(specials & WIZARD_MASK))
+    if specials & JESTER_MASK:
+        distinct |= card_bit(lowest_bit(specials & JESTER_MASK))
+    rest = legal & ~specials
+    previous = lowest_bit(rest) if rest else NO_CARD
+    while rest:
+        card = lowest_bit(rest)
+        rest &= rest - 1
+        between = (card_bit(card) - 1) & ~((card_bit(previous) << 1) - 1)
+        if card == previous or card_suit(card) != card_suit(previous) or between & ~out_of_play:
+            distinct |= card_bit(card)
+            previous = card
+    return distinct
+
+
+@njit(cache=True)
+def representative(card, distinct):
+    """The card of `distinct` equivalent to `card` (a card of the legal set)."""
+    if card_bit(card) & WIZARD_MASK:
+        return lowest_bit(distinct & WIZARD_MASK)
+    if card_bit(card) & JESTER_MASK:
+        return lowest_bit(distinct & JESTER_MASK)
+    return highest_bit(distinct & suit_mask(card_suit(card)) & ((card_bit(card) << 1) - 1))
+
+
+@njit(cache=True)
+def choose_card(params, me, table, legal, generator):
+    preferred = heuristic.choose_card(me, table, legal)
+    samples = int(params[me.seat, P_PLAY_SAMPLES])
+    choices = distinct_cards(legal, me, table)
+    if samples == 0 or popcount(choices) == 1:
+        return preferred
+    scratch = new_scratch()
+    base, rollout, hands, order = scratch
+    rollout_seats = rollout[1]
+    totals = np.zeros(N_CARDS, dtype=np.int64)
+    for _ in range(samples):
+        sample_hands(me, table, hands, order, generator)
+        set_base(me, table, scratch)
+        rest = choices
+        while rest:
+            card = lowest_bit(rest)
+            rest &= rest - 1
+            rollout_table = reset_rollout(base, rollout, table.n_players)
+            play_card(rollout_table, rollout_seats, me.seat, card)
+            if rollout_table.n_in_trick == table.n_players:
+                finish_trick(rollout_table)
+            play_out(rollout_table, rollout_seats)
+            totals[card] += outcome(rollout_table, rollout_seats, me.seat)
+    preferred_choice = representative(preferred, choices)
+    best = best_choice(totals, choices, preferred_choice)
+    return preferred if best == preferred_choice else best
+
+
+@njit(cache=True, inline="always")
+def decide(decision, params, me, table, legal, generator):
+    if decision == DECIDE_BID:
+        return choose_bid(params, me, table, legal, generator)
+    if decision == DECIDE_CARD:
+        return choose_card(params, me, table, legal, generator)
+    return heuristic.choose_trump(me.hand)
