@@ -1,0 +1,24 @@
+"""`python results/regenerate.py --quick` writes every reference figure (small sizes)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_regenerate_quick(tmp_path):
+    subprocess.run([sys.executable, str(ROOT / "results" / "regenerate.py"), "--quick", "--out", str(tmp_path)], check=True)
+    for name in ("README.md", "accuracy.json", "accuracy_vs_baseline.png", "tournament.json", "tournament.png",
+                 "estimate.json", "estimate.png"):  # fmt: skip
+        assert (tmp_path / name).stat().st_size > 0, name
+    accuracy = json.loads((tmp_path / "accuracy.json").read_text())
+    assert [row["round"] for row in accuracy["rounds"]] == list(range(1, 16)) and accuracy["seed"] == 2022
+    tournament = json.loads((tmp_path / "tournament.json").read_text())
+    assert len(tournament["policies"]) == 3 and tournament["deals"] == 30
+    estimate = json.loads((tmp_path / "estimate.json").read_text())
+    assert estimate["recommended_bid"] in [row["bid"] for row in estimate["bids"] if row["legal"]]
+    readme = (tmp_path / "README.md").read_text()
+    assert "Schumacher" in readme and "Recommended bid" in readme and "--quick" in readme
