@@ -401,8 +401,10 @@ def tournament_command(
     scheduler: SchedulerOption = None,
     workers: WorkersOption = None,
 ) -> None:
-    """Compare policies at one table on duplicate deals: mean scores with 95% intervals, win
-    rates, bid accuracy and pairwise verdicts (summary.json, summary.parquet)."""
+    """Compare policies on duplicate deals: mean scores with 95% intervals and pairwise verdicts.
+
+    Also win rates and bid accuracy per policy; written to summary.json and summary.parquet
+    next to the simulate data contract."""
     given = {
         "players": players, "games": games, "rounds": rounds, "policies": policies, "bidding": bidding,
         "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
