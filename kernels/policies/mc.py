@@ -51,7 +51,7 @@ P_SAMPLES = 0  # sampled deals per bid decision (0: the heuristic's bid)
 P_PLAY_SAMPLES = 1  # sampled deals per card decision (0: the heuristic's card)
 PARAMETERS = (
     ("samples", 16.0),
-    ("play_samples", 20.0),
+    ("play_samples", 16.0),
 )
 
 # Every seat of a rollout plays the heuristic with its default parameters.
