@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 # Schumacher & Pleines, "Improving Bidding and Playing Strategies in the Trick-Taking game
 # Wizard using Deep Q-Networks", IEEE CoG 2022: rule-based agent, 4 players, rounds 1..15.
 BASELINE = (0.84, 0.71, 0.59, 0.51, 0.48, 0.46, 0.44, 0.43, 0.42, 0.41, 0.41, 0.41, 0.41, 0.41, 0.40)
-# mc at a cheaper setting than its default (samples=16, play_samples=20): 100k deals x 4
+# mc at a cheaper setting than its default (samples=16, play_samples=16): 100k deals x 4
 # rotations at the default would take hours on 2 cores; this setting takes about 15 minutes.
 TOURNAMENT_POLICIES = "mc:samples=8,play_samples=4,heuristic,heuristic,random"
 EXAMPLE_HAND = {"hand": "W AS KH 7H J", "trump": "3H", "players": 4, "position": 2, "bids": (1, 0)}
@@ -185,7 +185,7 @@ Beats the baseline at every round size: **{all(row['beats_baseline'] for row in 
 ## Duplicate tournament: {tournament_result['deals']:,} deals of `{TOURNAMENT_POLICIES}`
 
 Seed {tournament_result['seed']}; each deal played in all 4 seat rotations ({tournament_result['games_per_s']:,} games/s).
-mc runs at `samples=8, play_samples=4`, cheaper than its default (16, 20), which is stronger
+mc runs at `samples=8, play_samples=4`, cheaper than its default (16, 16), which is stronger
 still (docs/mc.md) but would take hours for 100,000 deals on 2 cores.
 
 {markdown_table(pol)}
