@@ -21,29 +21,20 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from sim import Rules, run_games  # noqa: E402
-from sim.policies import split_policy_list  # noqa: E402
+from sim import Rules  # noqa: E402
+from sim.policies import parse_policy, split_policy_list  # noqa: E402
+from sim.tournament import TournamentConfig, per_deal_scores, play_chunk  # noqa: E402
 
 Z_95 = 1.96
 
 
-def rotation(seats: list[str], k: int) -> list[str]:
-    """Seat s plays seats[(s + k) mod n]."""
-    return [seats[(s + k) % len(seats)] for s in range(len(seats))]
-
-
 def per_deal_means(seats: list[str], seed: int, game_ids: np.ndarray, threads: int | None) -> dict[str, np.ndarray]:
-    """Mean final total per deal of each distinct policy over all rotations and its seats."""
-    sums = {name: np.zeros(game_ids.shape[0]) for name in seats}
-    counts = {name: 0 for name in seats}
-    rules = Rules(players=len(seats))
-    for k in range(len(seats)):
-        batch = run_games(rules, rotation(seats, k), seed=seed, game_ids=game_ids, threads=threads)
-        totals = batch.games["total"].astype(np.float64)
-        for seat, name in enumerate(rotation(seats, k)):
-            sums[name] += totals[:, seat]
-            counts[name] += 1
-    return {name: sums[name] / counts[name] for name in sums}
+    """Mean final total per deal of each distinct policy over all rotations and its seats:
+    the duplicate tournament's own rotation and per-deal scores (sim.tournament)."""
+    first, deals = int(game_ids[0]), int(game_ids.shape[0])
+    config = TournamentConfig.build(Rules(players=len(seats)), seats, seed=seed, deals=first + deals)
+    scores = per_deal_scores(config, play_chunk(config, first, deals, threads))
+    return {name: scores[:, config.labels.index(parse_policy(name).label)] for name in dict.fromkeys(seats)}
 
 
 def compare(means: dict[str, np.ndarray]) -> dict:

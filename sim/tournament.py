@@ -188,27 +188,41 @@ def play_chunk(config: TournamentConfig, first_deal: int, deals: int, threads: i
 
 
 # -- statistics -------------------------------------------------------------------------------
+def seat_labels_of(config: TournamentConfig, batch: GameBatch) -> np.ndarray:
+    """[games, seats] index into config.labels of the policy at each seat."""
+    labels = config.labels
+    label_of_policy = np.array([labels.index(policy.label) for policy in config.policies])
+    return label_of_policy[batch.seating]
+
+
+def per_deal_scores(config: TournamentConfig, batch: GameBatch) -> np.ndarray:
+    """x[d, P]: mean final score of label P's seats in all games of deal d (rows of a chunk
+    are ordered deal, rotation)."""
+    seat_labels = seat_labels_of(config, batch)
+    deals = batch.games.shape[0] // config.rotations
+    totals = batch.games["total"].astype(np.float64)
+    deal_row = np.repeat(np.arange(deals), config.rotations)
+    per_deal_sum = np.zeros((deals, len(config.labels)))
+    per_deal_count = np.zeros((deals, len(config.labels)))
+    for label_index in range(len(config.labels)):
+        seated = seat_labels == label_index
+        np.add.at(per_deal_sum[:, label_index], deal_row, (totals * seated).sum(axis=1))
+        np.add.at(per_deal_count[:, label_index], deal_row, seated.sum(axis=1))
+    return per_deal_sum / per_deal_count
+
+
 def chunk_stats(config: TournamentConfig, batch: GameBatch) -> dict:
     """Additive sums for the summary: per label, and per ordered pair of labels."""
     labels = config.labels
-    n_labels = len(labels)
-    label_of_policy = np.array([labels.index(policy.label) for policy in config.policies])
-    seat_labels = label_of_policy[batch.seating]  # [games, seats]
-    rotations = config.rotations
-    deals = batch.games.shape[0] // rotations
-    totals = batch.games["total"].astype(np.float64)
+    seat_labels = seat_labels_of(config, batch)
+    x = per_deal_scores(config, batch)
     winners = batch.games["winner"]
     win_share = winners / winners.sum(axis=1, keepdims=True)
     bids = batch.seats["bid"].astype(np.int16)
     errors = np.abs(bids - batch.seats["tricks"])  # [games, rounds, seats]
-    per_deal_sum = np.zeros((deals, n_labels))
-    per_deal_count = np.zeros((deals, n_labels))
-    deal_row = np.repeat(np.arange(deals), rotations)
-    stats: dict = {"deals": deals, "labels": {}, "pairs": {}}
+    stats: dict = {"deals": x.shape[0], "labels": {}, "pairs": {}}
     for label_index, label in enumerate(labels):
         seated = seat_labels == label_index
-        np.add.at(per_deal_sum[:, label_index], deal_row, (totals * seated).sum(axis=1))
-        np.add.at(per_deal_count[:, label_index], deal_row, seated.sum(axis=1))
         seat_errors = errors.transpose(0, 2, 1)[seated]  # [seat-games, rounds]
         stats["labels"][label] = {
             "seat_games": int(seated.sum()),
@@ -217,7 +231,6 @@ def chunk_stats(config: TournamentConfig, batch: GameBatch) -> dict:
             "exact_bids": int((seat_errors == 0).sum()),
             "abs_error_sum": int(seat_errors.sum(dtype=np.int64)),
         }
-    x = per_deal_sum / per_deal_count
     for label_index, label in enumerate(labels):
         stats["labels"][label]["score_sum"] = float(x[:, label_index].sum())
         stats["labels"][label]["score_sq_sum"] = float((x[:, label_index] ** 2).sum())
