@@ -90,3 +90,20 @@ def iter_rounds(batch):
 def mixed_policy(players: int, first: str = "heuristic", second: str = "random") -> str:
     """`heuristic,random,heuristic,...` with one entry per seat."""
     return ",".join(first if seat % 2 == 0 else second for seat in range(players))
+
+
+def play_round_asking(table, seats, players: int, round_size: int, bidding: str, ask) -> None:
+    """Bid and play one dealt round in Python, asking ask(decision, seat, legal) for every
+    bid and card (the information tests wrap a policy with their checks in `ask`)."""
+    for position in range(players):
+        seat = K.bidder_at(table, position)
+        legal = K.legal_bids(table, seats, position)
+        K.apply_bid(table, seats, seat, ask(st.DECIDE_BID, seat, legal))
+    if bidding == "hidden":
+        K.reveal_bids(table, seats)
+    for _ in range(round_size):
+        for position in range(players):
+            seat = (int(table["leader"]) + position) % players
+            legal = K.legal_cards(seats[seat]["hand"], table["led_suit"])
+            K.play_card(table, seats, seat, ask(st.DECIDE_CARD, seat, legal))
+        K.finish_trick(table)

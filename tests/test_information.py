@@ -19,7 +19,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sim  # noqa: E402
-from helpers import cards_of, iter_rounds, kernel_deal, mixed_policy  # noqa: E402
+from helpers import cards_of, iter_rounds, kernel_deal, mixed_policy, play_round_asking  # noqa: E402
 from kernels import engine as E  # noqa: E402
 from kernels import rules as K  # noqa: E402
 from kernels import state as st  # noqa: E402
@@ -134,18 +134,7 @@ def test_heuristic_decisions_unchanged_when_other_hands_change(players, bidding)
             seats[:] = saved
             return answer
 
-        for position in range(players):
-            seat = K.bidder_at(table, position)
-            legal = K.legal_bids(table, seats, position)
-            K.apply_bid(table, seats, seat, ask(st.DECIDE_BID, seat, legal))
-        if bidding == "hidden":
-            K.reveal_bids(table, seats)
-        for _ in range(r):
-            for position in range(players):
-                seat = (int(table["leader"]) + position) % players
-                legal = K.legal_cards(seats[seat]["hand"], table["led_suit"])
-                K.play_card(table, seats, seat, ask(st.DECIDE_CARD, seat, legal))
-            K.finish_trick(table)
+        play_round_asking(table, seats, players, r, bidding, ask)
         assert int(table["played"]) == sum(int(seats[s]["dealt"]) for s in range(players))
     assert checked > 0 and swaps > 0 and changed_by_own_hand > 0
 

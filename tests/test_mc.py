@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sim  # noqa: E402
 import test_invariants  # noqa: E402
-from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, make_table, mask, popcount  # noqa: E402
+from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, make_table, mask, play_round_asking, popcount  # noqa: E402
 from test_determinism import assert_same_games  # noqa: E402
 from test_information import policies_for, redeal, started_round  # noqa: E402
 from kernels import rules as K  # noqa: E402
@@ -329,18 +329,7 @@ def test_mc_decisions_unchanged_when_other_seats_change(players, bidding):
             seats[:] = saved
             return answer
 
-        for position in range(players):
-            seat = K.bidder_at(table, position)
-            legal = K.legal_bids(table, seats, position)
-            K.apply_bid(table, seats, seat, ask(st.DECIDE_BID, seat, legal))
-        if bidding == "hidden":
-            K.reveal_bids(table, seats)
-        for _ in range(r):
-            for position in range(players):
-                seat = (int(table["leader"]) + position) % players
-                legal = K.legal_cards(seats[seat]["hand"], table["led_suit"])
-                K.play_card(table, seats, seat, ask(st.DECIDE_CARD, seat, legal))
-            K.finish_trick(table)
+        play_round_asking(table, seats, players, r, bidding, ask)
     assert checked > 0 and changed_by_own_hand > 0
 
 
