@@ -32,38 +32,37 @@ from kernels.state import (
     DECIDE_BID,
     DECIDE_CARD,
     DECIDE_TRUMP,
+    MAX_PARAMS,
     MAX_PLAYERS,
-    MAX_PLAYS_PER_ROUND,
-    PLAY_DTYPE,
-    SCRATCH_DTYPE,
-    SEAT_DTYPE,
-    TABLE_DTYPE,
+    WORKSPACE_DTYPE,
 )
 
 ALL_SUITS = 0b1111
 
 
 @njit(cache=True)
-def new_table(rules):
-    """Fresh storage for games under `rules`: a one-record array of public state and the
-    seat records (returned as arrays: records cannot leave compiled code by value)."""
-    table_storage = np.zeros(1, dtype=TABLE_DTYPE)
-    table = table_storage[0]
+def new_workspace(rules, policies):
+    """One thread's working memory for games under `rules` with `policies` = (policy id per
+    seat, parameter row per seat) seated: a one-record WORKSPACE_DTYPE array (a record cannot
+    leave compiled code by value), allocated once and reused game after game."""
+    storage = np.zeros(1, dtype=WORKSPACE_DTYPE)
+    workspace = storage[0]
+    table = workspace.table
     table.n_players = rules.n_players
     table.bidding = rules.bidding
     table.even_bids = rules.even_bids
-    return table_storage, np.zeros(MAX_PLAYERS, dtype=SEAT_DTYPE)
+    policy_ids, params = policies
+    for seat in range(MAX_PLAYERS):
+        workspace.policy_ids[seat] = policy_ids[seat]
+        for k in range(MAX_PARAMS):
+            workspace.params[seat, k] = params[seat, k]
+    return storage
 
 
-@njit(cache=True)
-def new_workspace(rules):
-    """Everything one thread needs to play games: table, seats, scratch, a round's play log
-    and the winners' flags, allocated once and reused game after game."""
-    table_storage, seats = new_table(rules)
-    scratch_storage = np.zeros(1, dtype=SCRATCH_DTYPE)
-    plays = np.zeros(MAX_PLAYS_PER_ROUND, dtype=PLAY_DTYPE)
-    winners = np.zeros(MAX_PLAYERS, dtype=np.bool_)
-    return table_storage, seats, scratch_storage, plays, winners
+@njit(cache=True, inline="always")
+def seated_policies(workspace):
+    """The (policy ids, parameter rows) pair that `decide` takes, viewed in the workspace."""
+    return workspace.policy_ids, workspace.params
 
 
 @njit(cache=True, inline="always")
@@ -110,10 +109,15 @@ def play_trick(policies, table, seats, generator, plays, first_play):
 
 
 @njit(cache=True)
-def play_round(game_key, policies, table, seats, scratch, plays):
-    """Deal, choose trump, bid, play and score one round on a table already started with
-    start_round. Scores are added to table.totals; plays[:n*r] logs every card."""
+def play_round(game_key, workspace):
+    """Deal, choose trump, bid, play and score one round on the workspace's table, already
+    started with start_round. Scores are added to table.totals; plays[:n*r] logs every card."""
     seed, game = game_key
+    table = workspace.table
+    seats = workspace.seats
+    scratch = workspace.scratch
+    plays = workspace.plays
+    policies = seated_policies(workspace)
     deal(seed, game, table, seats, scratch)
     generator = scratch.generator
     seed_stream(generator, seed, game, table.round_size, STREAM_DECISIONS)
@@ -144,16 +148,18 @@ def record_round(table, seats, round_result, seat_results):
 
 
 @njit(cache=True)
-def play_game(game_key, rules, round_sizes, policies, workspace, results):
+def play_game(game_key, rules, round_sizes, workspace_storage, results):
     """Play the rounds of `round_sizes` (each dealt by its own dealer of the full game) and
     fill this game's slices of the results (round, seat, game, play records)."""
-    table_storage, seats, scratch_storage, plays, winners = workspace
-    table = table_storage[0]
-    scratch = scratch_storage[0]
+    # The storage array, not its record, crosses the call: a record does not keep its array
+    # alive, and the caller's reference does.
+    workspace = workspace_storage[0]
+    table = workspace.table
+    seats = workspace.seats
     round_results, seat_results, game_results, play_results = results
     seed, game = game_key
     n_players = rules.n_players
-    first = first_dealer(seed, game, rules, scratch)
+    first = first_dealer(seed, game, rules, workspace.scratch)
     for seat in range(MAX_PLAYERS):
         table.totals[seat] = 0
     log_plays = play_results.shape[0] > 0
@@ -161,16 +167,16 @@ def play_game(game_key, rules, round_sizes, policies, workspace, results):
     for index in range(round_sizes.shape[0]):
         round_size = round_sizes[index]
         start_round(table, seats, round_size, dealer_of_round(first, round_size, n_players))
-        play_round(game_key, policies, table, seats, scratch, plays)
+        play_round(game_key, workspace)
         record_round(table, seats, round_results[index], seat_results[index])
         if log_plays:
             n_plays = round_size * n_players
-            play_results[logged : logged + n_plays] = plays[:n_plays]
+            play_results[logged : logged + n_plays] = workspace.plays[:n_plays]
             logged += n_plays
-    game_winners(table.totals, n_players, winners)
+    game_winners(table.totals, n_players, workspace.winners)
     for seat in range(n_players):
         game_results[seat].total = table.totals[seat]
-        game_results[seat].winner = winners[seat]
+        game_results[seat].winner = workspace.winners[seat]
 
 
 GAMES_PER_BLOCK = 64  # games a thread plays with one workspace
@@ -188,20 +194,17 @@ def play_games(seed, game_ids, rules, round_sizes, policies, results):
     round_results, seat_results, game_results, play_results = results
     n_games = game_ids.shape[0]
     n_blocks = (n_games + GAMES_PER_BLOCK - 1) // GAMES_PER_BLOCK
-    policy_ids, params = policies
     for block in prange(n_blocks):
         table_rules = rules[0]
-        workspace = new_workspace(table_rules)
-        # Thread-local copies: sharing arrays across threads makes every reference count an
-        # atomic on a contended cache line.
-        block_policies = (policy_ids.copy(), params.copy())
+        workspace = new_workspace(table_rules, policies)
+        # A thread-local copy: an array shared by threads puts its reference count on a
+        # contended cache line.
         block_round_sizes = round_sizes.copy()
         for i in range(block * GAMES_PER_BLOCK, min(n_games, (block + 1) * GAMES_PER_BLOCK)):
             play_game(
                 (seed, game_ids[i]),
                 table_rules,
                 block_round_sizes,
-                block_policies,
                 workspace,
                 (round_results[i], seat_results[i], game_results[i], play_results[i]),
             )

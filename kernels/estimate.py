@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from kernels.bits import lowest_bit
-from kernels.engine import checked, new_workspace
+from kernels.engine import checked, new_workspace, seated_policies
 from kernels.policies.dispatch import decide
 from kernels.rng import STREAM_DEAL, STREAM_DECISIONS, below, seed_stream
 from kernels.rules import (
@@ -26,7 +26,7 @@ from kernels.rules import (
     seat_after,
     start_round,
 )
-from kernels.state import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID
+from kernels.state import DECIDE_BID, DECIDE_CARD, MAX_PARAMS, MAX_PLAYERS, NO_BID
 
 _i8 = np.int64
 
@@ -130,12 +130,13 @@ def play_unlogged_trick(policies, table, seats, generator):
 
 
 @njit(cache=True)
-def play_sample_round(sample_key, policies, fixed_bids, hands, situation, workspace):
+def play_sample_round(sample_key, fixed_bids, hands, situation, workspace):
     """Bid and play one round from the sampled hands; returns the estimating seat's tricks."""
     seed, sample = sample_key
-    table_storage, seats, scratch_storage, _, _ = workspace
-    table = table_storage[0]
-    generator = scratch_storage[0].generator
+    table = workspace.table
+    seats = workspace.seats
+    generator = workspace.scratch.generator
+    policies = seated_policies(workspace)
     start_sample_round(situation, hands, table, seats)
     seed_stream(generator, seed, sample, situation.round_size, STREAM_DECISIONS)
     bid_with_fixed(policies, fixed_bids, table, seats, generator)
@@ -145,35 +146,37 @@ def play_sample_round(sample_key, policies, fixed_bids, hands, situation, worksp
 
 
 @njit(cache=True)
-def estimate_sample(sample_key, policies, candidates, situation, workspace, work, tricks):
+def estimate_sample(sample_key, candidates, situation, workspace_storage, work, tricks):
     """Deal sample `sample_key` once and play it for every candidate bid; tricks[k] receives
     the estimating seat's tricks when it bids candidates[k]. work = (hands, fixed bids)."""
     seed, sample = sample_key
     hands, fixed_bids = work
-    table_storage, _, scratch_storage, _, _ = workspace
-    deal_sample(seed, sample, situation, table_storage[0].n_players, scratch_storage[0], hands)
+    workspace = workspace_storage[0]  # the caller's storage keeps this record alive
+    deal_sample(seed, sample, situation, workspace.table.n_players, workspace.scratch, hands)
     for k in range(candidates.shape[0]):
         fixed_bids[situation.seat] = candidates[k]
-        tricks[k] = play_sample_round(sample_key, policies, fixed_bids, hands, situation, workspace)
+        tricks[k] = play_sample_round(sample_key, fixed_bids, hands, situation, workspace)
 
 
 @njit(cache=True)
-def new_estimate_workspace(rules, situation):
-    """A thread's engine workspace with the score pad set, and its (hands, fixed bids)."""
-    workspace = new_workspace(rules)
-    table = workspace[0][0]
+def new_estimate_workspace(rules, situation, policies):
+    """A thread's engine workspace (storage array) with the score pad set, and its
+    (hands, fixed bids)."""
+    workspace_storage = new_workspace(rules, policies)
+    table = workspace_storage[0].table
     for seat in range(MAX_PLAYERS):
         table.totals[seat] = situation.totals[seat]
-    return workspace, (np.zeros(MAX_PLAYERS, dtype=np.int64), situation.bids.copy())
+    return workspace_storage, (np.zeros(MAX_PLAYERS, dtype=np.int64), situation.bids.copy())
 
 
 @njit(cache=True)
 def seat_legal_bids(rules, situation):
     """Mask of the bids the estimating seat may make (the even-bids restriction of the
     dealer depends only on the earlier bids and the score pad, which are known)."""
-    workspace, (hands, fixed_bids) = new_estimate_workspace(rules, situation)
-    table_storage, seats, _, _, _ = workspace
-    table = table_storage[0]
+    unseated = (np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros((MAX_PLAYERS, MAX_PARAMS)))  # legality ignores policies
+    workspace_storage, (hands, fixed_bids) = new_estimate_workspace(rules, situation, unseated)
+    table = workspace_storage[0].table
+    seats = workspace_storage[0].seats
     start_sample_round(situation, hands, table, seats)
     for seat in range(situation.seat):
         seats[seat].bid = fixed_bids[seat]
@@ -188,12 +191,10 @@ def estimate_tricks(seed, rules, situation, policies, candidates, tricks):
     Samples are independent, so the blocking over threads never changes a result."""
     n_samples = tricks.shape[0]
     n_blocks = (n_samples + SAMPLES_PER_BLOCK - 1) // SAMPLES_PER_BLOCK
-    policy_ids, params = policies
     for block in prange(n_blocks):
         block_situation = situation[0]
-        workspace, work = new_estimate_workspace(rules[0], block_situation)
-        # Thread-local copies: shared arrays would make every reference count contended.
-        block_policies = (policy_ids.copy(), params.copy())
+        workspace_storage, work = new_estimate_workspace(rules[0], block_situation, policies)
+        # A thread-local copy: shared arrays would make every reference count contended.
         block_candidates = candidates.copy()
         for i in range(block * SAMPLES_PER_BLOCK, min(n_samples, (block + 1) * SAMPLES_PER_BLOCK)):
-            estimate_sample((seed, i), block_policies, block_candidates, block_situation, workspace, work, tricks[i])
+            estimate_sample((seed, i), block_candidates, block_situation, workspace_storage, work, tricks[i])

@@ -28,8 +28,7 @@ from numba import njit
 from numba.core.dispatcher import Dispatcher
 
 from kernels.policies import dispatch
-from kernels.policies.dispatch import MAX_PARAMS
-from kernels.state import DECIDE_BID, DECIDE_TRUMP
+from kernels.state import DECIDE_BID, DECIDE_TRUMP, MAX_PARAMS
 from sim.errors import ConfigError
 
 BOT_FUNCTIONS = ("bid", "choose_trump", "play")

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels.policies import heuristic, mc, random_policy
-from kernels.policies.dispatch import MAX_PARAMS, POLICY_HEURISTIC, POLICY_MC, POLICY_RANDOM
+from kernels.policies.dispatch import POLICY_HEURISTIC, POLICY_MC, POLICY_RANDOM
+from kernels.state import MAX_PARAMS
 from sim.errors import ConfigError
 from sim.external import ExternalBot, external_ids, load_bot
 

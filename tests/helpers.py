@@ -13,7 +13,6 @@ import numpy as np
 import sim
 from kernels import rules as K
 from kernels import state as st
-from kernels.engine import new_table
 
 C, D, H, S = 0, 1, 2, 3
 WIZARDS = (52, 53, 54, 55)
@@ -44,6 +43,16 @@ def cards_of(hand_mask) -> list[int]:
 
 def popcount(value) -> int:
     return bin(int(value) & ((1 << 64) - 1)).count("1")
+
+
+def new_table(rules_record):
+    """A fresh one-record table array and seat records for `rules_record`, laid out as in the
+    engine's workspace (kernels.state.WORKSPACE_DTYPE) but as separate arrays, which tests can
+    copy and edit one by one."""
+    storage = np.zeros(1, dtype=st.TABLE_DTYPE)
+    for field in ("n_players", "bidding", "even_bids"):
+        storage[field] = rules_record[field]
+    return storage, np.zeros(st.MAX_PLAYERS, dtype=st.SEAT_DTYPE)
 
 
 def make_table(players=4, round_size=5, dealer=None, trump=-1, bidding="open", even_bids="allowed"):

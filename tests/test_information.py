@@ -19,11 +19,10 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sim  # noqa: E402
-from helpers import cards_of, iter_rounds, kernel_deal, mixed_policy, play_round_asking  # noqa: E402
+from helpers import cards_of, iter_rounds, kernel_deal, mixed_policy, new_table, play_round_asking  # noqa: E402
 from kernels import engine as E  # noqa: E402
 from kernels import rules as K  # noqa: E402
 from kernels import state as st  # noqa: E402
-from kernels.engine import new_table  # noqa: E402
 from kernels.policies.dispatch import decide  # noqa: E402
 from kernels.rng import STREAM_DECISIONS, new_stream  # noqa: E402
 from sim.policies import parse_policies, policy_arrays  # noqa: E402

@@ -10,7 +10,6 @@ from kernels.policies import heuristic, mc, random_policy
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
 POLICY_MC = 2
-MAX_PARAMS = 8
 
 POLICY_MODULES = {POLICY_RANDOM: random_policy, POLICY_HEURISTIC: heuristic, POLICY_MC: mc}
 
