@@ -34,6 +34,7 @@ from kernels.state import (
     DECIDE_TRUMP,
     MAX_PARAMS,
     MAX_PLAYERS,
+    MAX_PLAYS_PER_ROUND,
     WORKSPACE_DTYPE,
 )
 
@@ -91,32 +92,37 @@ def bidding_phase(policies, table, seats, generator):
 
 @njit(cache=True, inline="always")
 def play_trick(policies, table, seats, generator, plays, first_play):
-    """Play one trick, logging each card to plays[first_play:]. Returns the winning seat."""
+    """Play one trick, logging each card to plays[first_play:] unless `plays` is empty (the
+    log's stores cost about a tenth of a game). Returns the winning seat."""
     n_players = table.n_players
+    logging = plays.shape[0] > 0
     for position in range(n_players):
         seat = seat_after(table.leader, position, n_players)
         legal = legal_cards(seats[seat].hand, table.led_suit)
-        card = decide(policies, DECIDE_CARD, seats[seat], table, legal, generator)
-        play = plays[first_play + position]
-        play.card = checked(card, legal)
-        play.seat = seat
-        play.legal = legal
+        card = checked(decide(policies, DECIDE_CARD, seats[seat], table, legal, generator), legal)
+        if logging:
+            play = plays[first_play + position]
+            play.card = card
+            play.seat = seat
+            play.legal = legal
         play_card(table, seats, seat, card)
     winner = finish_trick(table)
-    for position in range(n_players):
-        plays[first_play + position].winner = winner
+    if logging:
+        for position in range(n_players):
+            plays[first_play + position].winner = winner
     return winner
 
 
 @njit(cache=True)
-def play_round(game_key, workspace):
+def play_round(game_key, workspace, log_plays):
     """Deal, choose trump, bid, play and score one round on the workspace's table, already
-    started with start_round. Scores are added to table.totals; plays[:n*r] logs every card."""
+    started with start_round. Scores are added to table.totals; with log_plays,
+    workspace.plays[:n*r] logs every card."""
     seed, game = game_key
     table = workspace.table
     seats = workspace.seats
     scratch = workspace.scratch
-    plays = workspace.plays
+    plays = workspace.plays[: MAX_PLAYS_PER_ROUND if log_plays else 0]
     policies = seated_policies(workspace)
     deal(seed, game, table, seats, scratch)
     generator = scratch.generator
@@ -167,7 +173,7 @@ def play_game(game_key, rules, round_sizes, workspace_storage, results):
     for index in range(round_sizes.shape[0]):
         round_size = round_sizes[index]
         start_round(table, seats, round_size, dealer_of_round(first, round_size, n_players))
-        play_round(game_key, workspace)
+        play_round(game_key, workspace, log_plays)
         record_round(table, seats, round_results[index], seat_results[index])
         if log_plays:
             n_plays = round_size * n_players

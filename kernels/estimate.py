@@ -11,22 +11,18 @@ import numpy as np
 from numba import njit, prange
 
 from kernels.bits import lowest_bit
-from kernels.engine import checked, new_workspace, seated_policies
+from kernels.engine import checked, new_workspace, play_trick, seated_policies
 from kernels.policies.dispatch import decide
 from kernels.rng import STREAM_DEAL, STREAM_DECISIONS, below, seed_stream
 from kernels.rules import (
     apply_bid,
     bidder_at,
-    finish_trick,
     legal_bids,
-    legal_cards,
-    play_card,
     reveal_bids,
     reveals_bids_before_play,
-    seat_after,
     start_round,
 )
-from kernels.state import DECIDE_BID, DECIDE_CARD, MAX_PARAMS, MAX_PLAYERS, NO_BID
+from kernels.state import DECIDE_BID, MAX_PARAMS, MAX_PLAYERS, NO_BID
 
 _i8 = np.int64
 
@@ -116,19 +112,6 @@ def bid_with_fixed(policies, fixed_bids, table, seats, generator):
         reveal_bids(table, seats)
 
 
-@njit(cache=True, inline="always")
-def play_unlogged_trick(policies, table, seats, generator):
-    """engine.play_trick without its play log, which the estimate never reads (the log's
-    stores cost about a tenth of the estimate)."""
-    n_players = table.n_players
-    for position in range(n_players):
-        seat = seat_after(table.leader, position, n_players)
-        legal = legal_cards(seats[seat].hand, table.led_suit)
-        card = decide(policies, DECIDE_CARD, seats[seat], table, legal, generator)
-        play_card(table, seats, seat, checked(card, legal))
-    finish_trick(table)
-
-
 @njit(cache=True)
 def play_sample_round(sample_key, fixed_bids, hands, situation, workspace):
     """Bid and play one round from the sampled hands; returns the estimating seat's tricks."""
@@ -137,11 +120,12 @@ def play_sample_round(sample_key, fixed_bids, hands, situation, workspace):
     seats = workspace.seats
     generator = workspace.scratch.generator
     policies = seated_policies(workspace)
+    no_log = workspace.plays[:0]  # the estimate never reads the play log
     start_sample_round(situation, hands, table, seats)
     seed_stream(generator, seed, sample, situation.round_size, STREAM_DECISIONS)
     bid_with_fixed(policies, fixed_bids, table, seats, generator)
     for _ in range(situation.round_size):
-        play_unlogged_trick(policies, table, seats, generator)
+        play_trick(policies, table, seats, generator, no_log, 0)
     return table.tricks[situation.seat]
 
 

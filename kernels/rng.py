@@ -49,18 +49,29 @@ def next_u64(generator):
     return mix64(generator[0])
 
 
-@njit(cache=True)
-def below(generator, n):
-    """Uniform integer in [0, n) for 1 <= n < 2**32, without modulo bias (Lemire)."""
+@njit(cache=True, inline="always")
+def below_from_state(state, n):
+    """(uniform integer in [0, n), the generator state after it) for 1 <= n < 2**32, without
+    modulo bias (Lemire). On a state held in a local variable, a loop of draws keeps it in a
+    register instead of storing and reloading the generator every time."""
     bound = np.uint64(n)
-    product = (next_u64(generator) >> np.uint64(32)) * bound
+    state += GOLDEN_GAMMA
+    product = (mix64(state) >> np.uint64(32)) * bound
     low = product & _LOW_32
     if low < bound:
         threshold = (_TWO_32 - bound) % bound
         while low < threshold:
-            product = (next_u64(generator) >> np.uint64(32)) * bound
+            state += GOLDEN_GAMMA
+            product = (mix64(state) >> np.uint64(32)) * bound
             low = product & _LOW_32
-    return np.int64(product >> np.uint64(32))
+    return np.int64(product >> np.uint64(32)), state
+
+
+@njit(cache=True)
+def below(generator, n):
+    """Uniform integer in [0, n) for 1 <= n < 2**32, without modulo bias (Lemire)."""
+    value, generator[0] = below_from_state(generator[0], n)
+    return value
 
 
 @njit(cache=True)

@@ -18,7 +18,7 @@ from kernels.cards import (
     is_wizard,
     suit_mask,
 )
-from kernels.rng import ROUND_OF_DRAW, STREAM_DEAL, STREAM_DRAW, below, seed_stream
+from kernels.rng import ROUND_OF_DRAW, STREAM_DEAL, STREAM_DRAW, below, below_from_state, seed_stream
 from kernels.state import (
     BIDDING_DELAYED,
     BIDDING_HIDDEN,
@@ -141,9 +141,12 @@ def deal(seed, game, table, seats, scratch):
     seed_stream(generator, seed, game, round_size, STREAM_DEAL)
     deck = scratch.deck
     reset_deck(deck)
+    state = generator[0]
     for i in range(n_drawn):
-        pick = i + below(generator, N_CARDS - i)
+        offset, state = below_from_state(state, N_CARDS - i)
+        pick = i + offset
         deck[i], deck[pick] = deck[pick], deck[i]
+    generator[0] = state
     for seat in range(n_players):
         hand = np.int64(0)
         for i in range(seat * round_size, (seat + 1) * round_size):
