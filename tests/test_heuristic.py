@@ -154,6 +154,46 @@ def test_lead_chance_grows_with_the_round():
 # ------------------------------------------------------------------------ against the baseline
 
 
+def naive_nearest_bid(estimate, legal, round_size):
+    """The first legal bid with the smallest |bid - estimate| (the heuristic's definition)."""
+    best_bid, best_gap = 0, math.inf
+    for bid in range(round_size + 1):
+        if legal >> bid & 1 and abs(bid - estimate) < best_gap:
+            best_bid, best_gap = bid, abs(bid - estimate)
+    return best_bid
+
+
+def test_nearest_bid_matches_the_naive_search():
+    rng = np.random.default_rng(5)
+    ties = [0.5, 1.5, 2.0, -0.5, 3.5, 20.5]
+    for _ in range(20_000):
+        round_size = int(rng.integers(1, 21))
+        legal = (1 << (round_size + 1)) - 1
+        if rng.random() < 0.5:  # one forbidden bid, as even_bids makes; or a random subset
+            legal &= ~(1 << int(rng.integers(0, round_size + 1)))
+        elif rng.random() < 0.5:
+            legal &= int(rng.integers(1, 1 << (round_size + 1)))
+        if legal == 0:
+            continue
+        estimate = float(rng.choice(ties)) if rng.random() < 0.3 else float(rng.uniform(-3, round_size + 3))
+        assert heuristic.nearest_bid(estimate, legal, round_size) == naive_nearest_bid(estimate, legal, round_size)
+
+
+def test_ipow_is_the_product_by_squaring():
+    def by_squaring(base, exponent):
+        result = 1.0
+        while exponent > 0:
+            if exponent & 1:
+                result *= base
+            base *= base
+            exponent >>= 1
+        return result
+
+    for base in (0.0, 0.3, 0.97, 1.0, 1.7):
+        for exponent in range(70):
+            assert heuristic.ipow(base, exponent) == by_squaring(base, exponent)
+
+
 def test_bid_accuracy_beats_the_published_baseline_at_every_round_size():
     """4-player self-play: exact bids / bids above the rule-based baseline of Schumacher &
     Pleines by at least SIGMAS standard errors at each round size (the measured margins are
