@@ -179,6 +179,23 @@ def test_nearest_bid_matches_the_naive_search():
         assert heuristic.nearest_bid(estimate, legal, round_size) == naive_nearest_bid(estimate, legal, round_size)
 
 
+def test_side_card_by_rank_matches_the_rank_by_rank_search():
+    def naive(side, want_highest):
+        for step in range(13):
+            rank_index = 12 - step if want_highest else step
+            same_rank = side & (heuristic.RANK_ROW << rank_index)
+            if same_rank:
+                return (same_rank & -same_rank).bit_length() - 1
+
+    rng = np.random.default_rng(9)
+    for _ in range(5_000):
+        side = int(rng.integers(1, 1 << 52)) & int(rng.integers(1, 1 << 52))
+        if side == 0:
+            continue
+        for want_highest in (True, False):
+            assert heuristic.side_card_by_rank(side, want_highest) == naive(side, want_highest)
+
+
 def test_ipow_is_the_product_by_squaring():
     def by_squaring(base, exponent):
         result = 1.0
