@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import reference as R  # noqa: E402
 import sim  # noqa: E402
-from helpers import C, D, H, S, J1, W1, W2, W3, W4, card, make_table, mask  # noqa: E402
+from helpers import C, D, H, S, J1, W1, W2, W3, W4, WIZARDS, card, make_table, mask  # noqa: E402
 from kernels import rules as K  # noqa: E402
 from kernels.policies import heuristic  # noqa: E402
 
@@ -177,6 +177,35 @@ def test_nearest_bid_matches_the_naive_search():
             continue
         estimate = float(rng.choice(ties)) if rng.random() < 0.3 else float(rng.uniform(-3, round_size + 3))
         assert heuristic.nearest_bid(estimate, legal, round_size) == naive_nearest_bid(estimate, legal, round_size)
+
+
+def test_sure_winners_match_the_card_by_card_search():
+    def naive(hand, played, trump):
+        unseen = ~(hand | played)
+        sure = hand & mask(WIZARDS)
+        if trump == -1 or unseen & mask(WIZARDS):
+            return sure
+        trumps = hand & (0x1FFF << 13 * trump)
+        while trumps:
+            top = trumps.bit_length() - 1
+            if unseen & (0x1FFF << 13 * trump) & ~((1 << top + 1) - 1):
+                break
+            sure |= 1 << top
+            trumps &= ~(1 << top)
+        return sure
+
+    rng = np.random.default_rng(12)
+    storage, seats, table = make_table(players=4, round_size=10)
+    for _ in range(3_000):
+        deck = rng.permutation(60)
+        hand = mask(deck[: rng.integers(1, 16)])
+        played = mask(deck[16 : 16 + rng.integers(0, 40)])
+        if rng.random() < 0.7:  # every Wizard seen: the trumps count
+            played |= mask(WIZARDS) & ~hand
+        trump = int(rng.integers(-1, 4))
+        table["trump"] = trump
+        table["played"] = played
+        assert int(heuristic.sure_winners(hand, table)) == naive(hand, played, trump)
 
 
 def test_side_card_by_rank_matches_the_rank_by_rank_search():

@@ -302,13 +302,10 @@ def sure_winners(hand, table):
     if table.trump == NO_SUIT or unseen & WIZARD_MASK:
         return sure
     trumps = hand & suit_mask(table.trump)
-    while trumps:
-        card = highest_bit(trumps)
-        if higher_in_suit(card) & unseen:
-            break
-        sure |= card_bit(card)
-        trumps &= ~card_bit(card)
-    return sure
+    trumps_out = unseen & suit_mask(table.trump)
+    if trumps_out:  # only the trumps above the highest one out are sure
+        trumps &= ~((card_bit(highest_bit(trumps_out)) << 1) - 1)
+    return sure | trumps
 
 
 @njit(cache=True)
