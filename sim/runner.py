@@ -8,6 +8,7 @@ small statistics to the driver, which alone records it in run.json and drives th
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -97,9 +98,15 @@ class Engine(Protocol):
         written, in any order."""
 
 
+# Chunks being written while the next one computes. Encoding a chunk's Parquet takes about as
+# long as computing it on both cores, and one writer thread alone fell behind the kernel;
+# two keep up (at most three chunks in memory).
+WRITERS = 2
+
+
 class LocalEngine:
-    """In-process, on all cores by default. The kernels release the GIL, so a writer thread
-    writes chunk k while this thread computes chunk k+1: at most two chunks are in memory."""
+    """In-process, on all cores by default. The kernels release the GIL, so writer threads
+    write chunks k and k-1 while this thread computes chunk k+1."""
 
     def check_threads(self, threads: int | None) -> None:
         set_threads(threads)
@@ -111,25 +118,25 @@ class LocalEngine:
         def write(index: int, result: Any) -> tuple[int, dict]:
             return index, write_chunk(config, job, index, result)
 
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="wizard-sim-writer") as writer:
-            in_flight: Future | None = None
+        with ThreadPoolExecutor(max_workers=WRITERS, thread_name_prefix="wizard-sim-writer") as writers:
+            in_flight: collections.deque[Future] = collections.deque()
 
-            def settle() -> None:
-                nonlocal in_flight
-                future, in_flight = in_flight, None
-                if future is not None:
-                    on_chunk(*future.result())
+            def settle(keep: int) -> None:
+                """Wait for the oldest writes until at most `keep` are in flight."""
+                while len(in_flight) > keep:
+                    on_chunk(*in_flight.popleft().result())
 
             try:
                 for index in indices:
                     result = config.compute_chunk(*ranges[index], job.threads)
-                    settle()
-                    in_flight = writer.submit(write, index, result)
-                settle()
+                    settle(WRITERS - 1)
+                    in_flight.append(writers.submit(write, index, result))
+                settle(0)
             finally:
-                # Interrupted or failed: let the chunk being written land (or fail) cleanly.
-                with contextlib.suppress(Exception):
-                    settle()
+                # Interrupted or failed: let the chunks being written land (or fail) cleanly.
+                while in_flight:
+                    with contextlib.suppress(Exception):
+                        settle(len(in_flight) - 1)
 
 
 class ProgressCallback(Protocol):

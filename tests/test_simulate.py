@@ -254,7 +254,8 @@ def test_write_failure_leaves_no_partial_file_and_resumes(tmp_path, monkeypatch)
     for table in ("rounds", "games", "plays"):
         read(out, table)  # every visible part is complete
     run = json.loads((out / "run.json").read_text())
-    assert len(run["chunks"]["complete"]) == 2 and not run["finished"]
+    # The failed chunk is missing; the chunk written beside it (two writers) may have landed.
+    assert 2 <= len(run["chunks"]["complete"]) < run["chunks"]["count"] and not run["finished"]
     monkeypatch.setattr(sim.dataset.pq, "write_table", real_write)
     resumed = simulate("--resume", "--out", str(out), "-q")
     assert resumed.exit_code == 0, resumed.output
