@@ -1,0 +1,141 @@
+"""Profile the jitted engine with Linux perf: per-function and per-instruction hot spots.
+
+perf cannot name numba's jitted code: it lives in anonymous memory. This script plays games
+after writing /tmp/perf-PID.map (perf's map of JIT code) from the ELF object that numba
+cached for `play_games`, and keeps that object so instructions can be annotated later.
+
+    perf record -F 5000 -o perf.data python benchmarks/profile_kernels.py --policy heuristic
+    perf report -i perf.data --no-children --sort sym
+    python benchmarks/profile_kernels.py --annotate perf.data choose_card
+
+The workload runs on one thread by default (clearer profiles). Addresses 0x...0050-0x...006f
+outside any symbol are numba's NRT_incref/NRT_decref (reference counts: atomics).
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import glob
+import os
+import pickle
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+OBJECT = Path("profile-play_games.o")  # kept in the working directory for --annotate
+
+
+def cached_objects(value, found: list[bytes]) -> list[bytes]:
+    """Every ELF object inside an unpickled numba cache entry."""
+    if isinstance(value, bytes) and value[:4] == b"\x7fELF":
+        found.append(value)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            cached_objects(item, found)
+    elif isinstance(value, dict):
+        for item in value.values():
+            cached_objects(item, found)
+    return found
+
+
+def function_symbols(path: Path) -> dict[str, tuple[int, int]]:
+    """name -> (offset, size) of the functions of an object file (objdump -t)."""
+    symbols = {}
+    for line in subprocess.run(["objdump", "-t", str(path)], capture_output=True, text=True, check=True).stdout.splitlines():
+        fields = line.split()
+        if " F " in line and len(fields) >= 6:
+            symbols[fields[-1]] = (int(fields[0], 16), int(fields[-2], 16))
+    return symbols
+
+
+def write_perf_map(dispatcher) -> None:
+    """Map the loaded play_games code for perf, from the object numba cached for it."""
+    compiled = next(iter(dispatcher.overloads.values()))
+    entry = compiled.fndesc.llvm_func_name
+    cache_dir = Path(dispatcher.py_func.__code__.co_filename).parent / "__pycache__"
+    for cache_file in glob.glob(str(cache_dir / "engine.play_games-*.nbc")):
+        for obj in cached_objects(pickle.loads(Path(cache_file).read_bytes()), []):
+            OBJECT.write_bytes(obj)
+            symbols = function_symbols(OBJECT)
+            if entry not in symbols:
+                continue
+            base = compiled.library.get_pointer_to_function(entry) - symbols[entry][0]
+            OBJECT.with_suffix(".base").write_text(f"{base:x}\n")
+            with open(f"/tmp/perf-{os.getpid()}.map", "w") as perf_map:
+                for name, (offset, size) in sorted(symbols.items(), key=lambda item: item[1]):
+                    perf_map.write(f"{base + offset:x} {size:x} {name}\n")
+            return
+    raise SystemExit("no cached object for play_games: run once without NUMBA_CACHE_DIR changes")
+
+
+def play(policy: str, games: int, threads: int) -> None:
+    import numba
+    import numpy as np
+
+    from kernels import state
+    from kernels.engine import play_games
+    from sim import Rules
+    from sim.policies import parse_policies, policy_arrays
+
+    numba.set_num_threads(threads)
+    rules = Rules(players=4)
+
+    def run(n: int) -> float:
+        results = (
+            np.zeros((n, len(rules.round_sizes)), dtype=state.ROUND_RESULT_DTYPE),
+            np.zeros((n, len(rules.round_sizes), 4), dtype=state.SEAT_RESULT_DTYPE),
+            np.zeros((n, 4), dtype=state.GAME_RESULT_DTYPE),
+            np.zeros((n, 0), dtype=state.PLAY_DTYPE),
+        )
+        arrays = policy_arrays(parse_policies(policy, 4))
+        start = time.perf_counter()
+        play_games(1, np.arange(n, dtype=np.int64), rules.to_record(), rules.round_sizes_array(), arrays, results)
+        return time.perf_counter() - start
+
+    run(10)  # load (or compile and cache) the kernels
+    write_perf_map(play_games)
+    seconds = run(games)
+    print(f"{policy}: {games / seconds:,.0f} games/s on {threads} thread(s); object kept in {OBJECT}")
+
+
+def annotate(perf_data: str, name_part: str, top: int) -> None:
+    """Samples per instruction of the cached functions whose name contains `name_part`."""
+    base = int(OBJECT.with_suffix(".base").read_text(), 16)
+    script = subprocess.run(["perf", "script", "-i", perf_data, "-F", "ip"], capture_output=True, text=True, check=True)
+    samples = collections.Counter(int(ip, 16) - base for ip in script.stdout.split())
+    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(OBJECT)], capture_output=True, text=True, check=True)
+    instructions = {}
+    for line in listing.stdout.splitlines():
+        match = re.match(r"\s+([0-9a-f]+):\s+(.*)", line)
+        if match:
+            instructions[int(match.group(1), 16)] = re.sub(r"<_ZN.*>", "", match.group(2))
+    for name, (start, size) in function_symbols(OBJECT).items():
+        if name_part not in name:
+            continue
+        inside = [(samples.get(offset, 0), offset) for offset in instructions if start <= offset < start + size]
+        print(f"== {name[:100]}: {sum(count for count, _ in inside)} samples")
+        for count, offset in sorted(sorted(inside, reverse=True)[:top], key=lambda item: item[1]):
+            if count:
+                print(f"{count:7d} {offset - start:6x}  {instructions[offset]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--policy", default="random", help="policy of all four seats")
+    parser.add_argument("--games", type=int, default=200_000)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--annotate", nargs=2, metavar=("PERF_DATA", "FUNCTION"), help="hot instructions of a function")
+    parser.add_argument("--top", type=int, default=40, help="instructions shown per function")
+    arguments = parser.parse_args()
+    if arguments.annotate:
+        annotate(*arguments.annotate, arguments.top)
+    else:
+        play(arguments.policy, arguments.games, arguments.threads)
+
+
+if __name__ == "__main__":
+    main()
