@@ -40,7 +40,6 @@ from kernels.state import (
     DECIDE_BID,
     DECIDE_CARD,
     MAX_PLAYERS,
-    MAX_ROUND_SIZE,
     NO_BID,
     SEAT_DTYPE,
     TABLE_DTYPE,
@@ -193,27 +192,36 @@ def sample_hands(me, table, hands, order, generator):
 # --- rollouts ---------------------------------------------------------------------------
 
 
+# Working memory of one decision, as one record: the rollouts then pass only records and the
+# arrays nested in them, which carry no reference count, and share the engine's compiled rules
+# (which take the same record types). Tables are one-element arrays so records can be copied.
+SCRATCH_DTYPE = np.dtype(
+    [
+        ("base_table", TABLE_DTYPE, (1,)),  # a sample's state before the decision
+        ("base_seats", SEAT_DTYPE, (MAX_PLAYERS,)),
+        ("rollout_table", TABLE_DTYPE, (1,)),  # the state one rollout plays on
+        ("rollout_seats", SEAT_DTYPE, (MAX_PLAYERS,)),
+        ("hands", np.int64, (MAX_PLAYERS,)),  # the sampled hands
+        ("order", np.int64, (MAX_PLAYERS,)),  # the dealing order of the sampler
+        ("totals", np.int64, (N_CARDS,)),  # summed rollout scores per bid or per card
+    ]
+)
+
+
 @njit(cache=True)
 def new_scratch():
-    """Working memory of one decision (a few hundred nanoseconds to allocate, docs/mc.md):
-    the base state of a sample and the rollout state, each a one-record table array and seat
-    records, then the sampled hands and the dealing order."""
-    base = (np.zeros(1, dtype=TABLE_DTYPE), np.zeros(MAX_PLAYERS, dtype=SEAT_DTYPE))
-    rollout = (np.zeros(1, dtype=TABLE_DTYPE), np.zeros(MAX_PLAYERS, dtype=SEAT_DTYPE))
-    hands = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    order = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    return base, rollout, hands, order
+    """Working memory of one decision (one allocation, docs/mc.md): a one-record
+    SCRATCH_DTYPE array. Keep the array referenced while its record is used."""
+    return np.zeros(1, dtype=SCRATCH_DTYPE)
 
 
 @njit(cache=True)
-def reset_rollout(base, rollout, n_players):
+def reset_rollout(scratch, n_players):
     """Copy the base state onto the rollout state; returns the rollout table record."""
-    base_table, base_seats = base
-    rollout_table, rollout_seats = rollout
-    rollout_table[0] = base_table[0]
+    scratch.rollout_table[0] = scratch.base_table[0]
     for seat in range(n_players):
-        rollout_seats[seat] = base_seats[seat]
-    return rollout_table[0]
+        scratch.rollout_seats[seat] = scratch.base_seats[seat]
+    return scratch.rollout_table[0]
 
 
 @njit(cache=True)
@@ -233,18 +241,18 @@ def estimated_bid(table, seats, seat):
 def set_base(me, table, scratch):
     """Base state of a sample: the public table and seat records with the sampled hands; the
     bids the table shows (own bid from `me`), estimates for the hidden ones."""
-    (base_table, base_seats), _, hands, _ = scratch
-    base_table[0] = table
+    scratch.base_table[0] = table
+    base_seats = scratch.base_seats
     for seat in range(table.n_players):
         record = base_seats[seat]
         record.seat = seat
-        record.hand = hands[seat]
-        record.dealt = hands[seat]
+        record.hand = scratch.hands[seat]
+        record.dealt = scratch.hands[seat]
         record.bid = me.bid if seat == me.seat else table.bids[seat]
     if table.n_bids == table.n_players:
         for seat in range(table.n_players):
             if base_seats[seat].bid == NO_BID:
-                base_seats[seat].bid = estimated_bid(base_table[0], base_seats, seat)
+                base_seats[seat].bid = estimated_bid(scratch.base_table[0], base_seats, seat)
 
 
 @njit(cache=True)
@@ -306,22 +314,21 @@ def choose_bid(params, me, table, legal, generator):
     samples = int(params[me.seat, P_SAMPLES])
     if samples == 0 or popcount(legal) == 1:
         return preferred
-    scratch = new_scratch()
-    base, rollout, hands, order = scratch
-    rollout_seats = rollout[1]
-    totals = np.zeros(MAX_ROUND_SIZE + 1, dtype=np.int64)
+    storage = new_scratch()
+    scratch = storage[0]
+    rollout_seats = scratch.rollout_seats
     for _ in range(samples):
-        sample_hands(me, table, hands, order, generator)
+        sample_hands(me, table, scratch.hands, scratch.order, generator)
         set_base(me, table, scratch)
         rest = legal
         while rest:
             bid = lowest_bit(rest)
             rest &= rest - 1
-            rollout_table = reset_rollout(base, rollout, table.n_players)
+            rollout_table = reset_rollout(scratch, table.n_players)
             bid_out(rollout_table, rollout_seats, me.seat, bid)
             play_out(rollout_table, rollout_seats)
-            totals[bid] += outcome(rollout_table, rollout_seats, me.seat)
-    return best_choice(totals, legal, preferred)
+            scratch.totals[bid] += outcome(rollout_table, rollout_seats, me.seat)
+    return best_choice(storage[0].totals, legal, preferred)  # (storage stays alive until here)
 
 
 @njit(cache=True)
@@ -369,25 +376,24 @@ def choose_card(params, me, table, legal, generator):
     choices = distinct_cards(legal, me, table)
     if samples == 0 or popcount(choices) == 1:
         return preferred
-    scratch = new_scratch()
-    base, rollout, hands, order = scratch
-    rollout_seats = rollout[1]
-    totals = np.zeros(N_CARDS, dtype=np.int64)
+    storage = new_scratch()
+    scratch = storage[0]
+    rollout_seats = scratch.rollout_seats
     for _ in range(samples):
-        sample_hands(me, table, hands, order, generator)
+        sample_hands(me, table, scratch.hands, scratch.order, generator)
         set_base(me, table, scratch)
         rest = choices
         while rest:
             card = lowest_bit(rest)
             rest &= rest - 1
-            rollout_table = reset_rollout(base, rollout, table.n_players)
+            rollout_table = reset_rollout(scratch, table.n_players)
             play_card(rollout_table, rollout_seats, me.seat, card)
             if rollout_table.n_in_trick == table.n_players:
                 finish_trick(rollout_table)
             play_out(rollout_table, rollout_seats)
-            totals[card] += outcome(rollout_table, rollout_seats, me.seat)
+            scratch.totals[card] += outcome(rollout_table, rollout_seats, me.seat)
     preferred_choice = representative(preferred, choices)
-    best = best_choice(totals, choices, preferred_choice)
+    best = best_choice(storage[0].totals, choices, preferred_choice)  # (storage stays alive until here)
     return preferred if best == preferred_choice else best
 
 
