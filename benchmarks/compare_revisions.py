@@ -1,0 +1,92 @@
+"""Engine throughput of the working tree next to an older revision, measured side by side.
+
+    python benchmarks/compare_revisions.py d2e09ff
+    python benchmarks/compare_revisions.py HEAD~3 --policies heuristic --games 50000
+
+On a shared machine, runs minutes apart differ by more than most optimisations. Here the
+baseline (checked out into a temporary git worktree) and the working tree run at the same
+time, one thread each, pinned to different cores, then with the cores swapped; two-thread
+runs alternate. Each figure is the best of 3 runs of `run_games` (4 players, full games).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHILD = """
+import os, sys, time
+sys.path.insert(0, os.getcwd())
+policy, threads, games, core = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+if core >= 0:
+    os.sched_setaffinity(0, {core})
+from sim import Rules, run_games
+rules = Rules(players=4)
+run_games(rules, policy, seed=0, games=100, threads=threads)
+best = 0.0
+for repeat in range(3):
+    start = time.perf_counter()
+    run_games(rules, policy, seed=repeat + 1, games=games, threads=threads)
+    best = max(best, games / (time.perf_counter() - start))
+print(round(best))
+"""
+
+
+def start(tree: Path, policy: str, threads: int, games: int, core: int) -> subprocess.Popen:
+    command = [sys.executable, "-c", CHILD, policy, str(threads), str(games), str(core)]
+    return subprocess.Popen(command, cwd=tree, stdout=subprocess.PIPE, text=True)
+
+
+def result(process: subprocess.Popen) -> int:
+    output, _ = process.communicate()
+    if process.returncode != 0:
+        raise SystemExit("a benchmark run failed")
+    return int(output.strip().splitlines()[-1])
+
+
+def compare(trees: dict[str, Path], policy: str, games: int) -> dict[str, dict[str, list[int]]]:
+    figures = {name: {"1 thread": [], "2 threads": []} for name in trees}
+    names = list(trees)
+    cores = sorted(os.sched_getaffinity(0))[:2]
+    for swap in (False, True):  # side by side, each on its own core, then swapped
+        order = list(reversed(cores)) if swap else cores
+        running = {name: start(trees[name], policy, 1, games, core) for name, core in zip(names, order)}
+        for name, process in running.items():
+            figures[name]["1 thread"].append(result(process))
+    for _ in range(2):  # all cores, one after the other
+        for name in names:
+            figures[name]["2 threads"].append(result(start(trees[name], policy, len(cores), 2 * games, -1)))
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("revision", help="the baseline: any git revision")
+    parser.add_argument("--policies", default="random,heuristic")
+    parser.add_argument("--games", type=int, default=100_000, help="games per one-thread run")
+    arguments = parser.parse_args()
+    if len(os.sched_getaffinity(0)) < 2:
+        raise SystemExit("needs at least 2 cores")
+    with tempfile.TemporaryDirectory(prefix="wizard-sim-baseline-") as scratch:
+        baseline = Path(scratch) / "tree"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(baseline), arguments.revision], check=True)
+        try:
+            trees = {arguments.revision: baseline, "working tree": ROOT}
+            for name, tree in trees.items():  # compile (or load) each tree's kernels first
+                result(start(tree, "random", 1, 10, -1))
+            for policy in arguments.policies.split(","):
+                figures = compare(trees, policy, arguments.games)
+                for threads in ("1 thread", "2 threads"):
+                    cells = "  ".join(f"{name}: {min(runs):>7,}–{max(runs):>7,}" for name, runs in ((n, figures[n][threads]) for n in trees))
+                    print(f"{policy:>10}, {threads:9} games/s  {cells}")
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(baseline)], check=True)
+
+
+if __name__ == "__main__":
+    main()
