@@ -60,6 +60,10 @@ def call_kernel(kernel, policies: list[Policy], *arguments) -> None:
     bots = external_bots(policies)
     if bots:
         kernel = engine_with_bots(bots, kernel)
+    # The kernels' parallel loops hand out their blocks one at a time instead of splitting
+    # them evenly in advance, so a core slowed by other work does not hold up the others.
+    # (Set here: calling set_parallel_chunksize inside a kernel would stop numba caching it.)
+    previous_chunksize = numba.set_parallel_chunksize(1)
     try:
         kernel(*arguments)
     except (ValueError, SystemError) as error:
@@ -70,6 +74,8 @@ def call_kernel(kernel, policies: list[Policy], *arguments) -> None:
             raise
         labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
         raise ConfigError(f"{cause} (policies: {labels})") from None
+    finally:
+        numba.set_parallel_chunksize(previous_chunksize)
 
 
 def run_games(
