@@ -18,7 +18,7 @@ from sim.errors import ConfigError
 from sim.estimate_cli import estimate_command
 from sim.policies import parse_policies
 from sim.progress import GameProgress
-from sim.report import report_command
+from sim.report_cli import report_command
 from sim.rules import Rules, parse_rounds
 from sim.runner import Engine, LocalEngine
 from sim.simulation import SimulationConfig, SimulationResult, load_run, resume, simulate

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, NO_CARD, NO_SUIT, RANKS_PER_SUIT
 from kernels.estimate import SITUATION_DTYPE, estimate_tricks, seat_legal_bids
@@ -22,6 +23,9 @@ from sim.engine import call_kernel, check_seed, set_threads
 from sim.errors import ConfigError
 from sim.policies import Policy, parse_policy, policy_arrays, split_policy_list
 from sim.rules import Rules, is_whole_number, max_round
+
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows every CLI start
+    import pandas as pd
 
 MAX_SAMPLES = 10_000_000  # the per-sample tricks take samples x (round size + 1) bytes
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile
@@ -341,6 +345,8 @@ class BidEstimate:
     def to_frame(self) -> pd.DataFrame:
         """One row per bid: bid, legal, recommended, p_make(_lo/_hi), expected_score(_lo/_hi),
         tricks_0..tricks_r (P(tricks = k) when bidding that bid)."""
+        import pandas as pd
+
         recommended = self.recommended_bid
         rows = []
         for s in self.stats:

@@ -19,24 +19,21 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Optional
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
-import typer
 from rich.table import Table
 
 from kernels.cards import N_CARDS, NO_CARD
 from kernels.state import MAX_PLAYERS, MAX_ROUND_SIZE
 from sim.dataset import atomic_write
 from sim.errors import ConfigError
-from sim.terminal import console, fail
 from sim.features import TRUMP_KINDS, trump_kind_codes
+from sim.report_cli import DEFAULT_BATCH_SIZE
 
-DEFAULT_BATCH_SIZE = 1 << 17
 ROUNDS_COLUMNS = ("policy", "round", "bid_order", "trump_card", "bid", "tricks")
 # Breakdown name -> its key column (None: one row per policy).
 BREAKDOWNS: dict[str, str | None] = {
@@ -346,49 +343,3 @@ def _cell(column: str, value: object) -> str:
     if column == "n":
         return f"{value:,}"
     return f"{value:.3f}" if isinstance(value, float) else str(value)
-
-
-def report_command(
-    dataset: Annotated[
-        Path, typer.Argument(help="Dataset directory written by simulate or tournament (holds rounds/*.parquet).")
-    ],
-    plots: Annotated[
-        Optional[Path],
-        typer.Option(help="Write accuracy_by_round.png and score_distribution.png into this directory."),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the tables as one JSON object instead.")] = False,
-    out: Annotated[
-        Optional[Path], typer.Option(help="Also write the tables as one tidy Parquet file (column `table`).")
-    ] = None,
-    batch_size: Annotated[int, typer.Option(help="Rows per streamed batch (bounds the memory).")] = DEFAULT_BATCH_SIZE,
-) -> None:
-    """Bid accuracy by policy x round size, bidding position and trump kind.
-
-    Exact-bid rate, mean |bid - tricks|, over- and under-bid rates; streamed in bounded memory.
-
-    Example: wizard-sim report results/runs/demo --plots results/plots --out accuracy.parquet
-    """
-    written: list[Path] = []
-    try:
-        if out is not None:
-            check_output_file(out)
-        if plots is not None:
-            make_plot_directory(plots)
-        tables = accuracy_tables(dataset, batch_size)
-        if out is not None:
-            write_parquet(tables, out)
-            written.append(out)
-        if plots is not None:
-            from sim import plots as charts  # here: matplotlib adds half a second to every CLI start
-
-            written += charts.write_plots(tables, score_counts(dataset, batch_size), plots)
-    except ConfigError as error:
-        fail(str(error))
-    if as_json:
-        print(tables_json(tables))
-        return
-    console.print(f"{dataset}: {int(tables['by_policy']['n'].sum()):,} bids. {LEGEND}", markup=False)
-    for name, frame in tables.items():
-        console.print(rich_table(name, frame))
-    for path in written:
-        console.print(f"wrote {path}", markup=False)

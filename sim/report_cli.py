@@ -1,0 +1,61 @@
+"""`wizard-sim report`: the command's options; the analysis (sim.report, which needs pandas and
+pyarrow.dataset) is imported when the command runs, not at every CLI start."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from sim.errors import ConfigError
+from sim.terminal import console, fail
+
+DEFAULT_BATCH_SIZE = 1 << 17  # rows per streamed batch of `report`
+
+
+def report_command(
+    dataset: Annotated[
+        Path, typer.Argument(help="Dataset directory written by simulate or tournament (holds rounds/*.parquet).")
+    ],
+    plots: Annotated[
+        Optional[Path],
+        typer.Option(help="Write accuracy_by_round.png and score_distribution.png into this directory."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the tables as one JSON object instead.")] = False,
+    out: Annotated[
+        Optional[Path], typer.Option(help="Also write the tables as one tidy Parquet file (column `table`).")
+    ] = None,
+    batch_size: Annotated[int, typer.Option(help="Rows per streamed batch (bounds the memory).")] = DEFAULT_BATCH_SIZE,
+) -> None:
+    """Bid accuracy by policy x round size, bidding position and trump kind.
+
+    Exact-bid rate, mean |bid - tricks|, over- and under-bid rates; streamed in bounded memory.
+
+    Example: wizard-sim report results/runs/demo --plots results/plots --out accuracy.parquet
+    """
+    from sim import report
+
+    written: list[Path] = []
+    try:
+        if out is not None:
+            report.check_output_file(out)
+        if plots is not None:
+            report.make_plot_directory(plots)
+        tables = report.accuracy_tables(dataset, batch_size)
+        if out is not None:
+            report.write_parquet(tables, out)
+            written.append(out)
+        if plots is not None:
+            from sim import plots as charts
+
+            written += charts.write_plots(tables, report.score_counts(dataset, batch_size), plots)
+    except ConfigError as error:
+        fail(str(error))
+    if as_json:
+        print(report.tables_json(tables))
+        return
+    console.print(f"{dataset}: {int(tables['by_policy']['n'].sum()):,} bids. {report.LEGEND}", markup=False)
+    for name, frame in tables.items():
+        console.print(report.rich_table(name, frame))
+    for path in written:
+        console.print(f"wrote {path}", markup=False)
