@@ -87,3 +87,12 @@ def nth_set_bit_by_loop(mask, n):
 
 
 nth_set_bit = nth_set_bit_by_pdep if HAS_PDEP else nth_set_bit_by_loop
+
+
+@njit(cache=True, inline="always")
+def at(index):
+    """A non-negative array index as unsigned: numba then skips the wrap-around of negative
+    indices (a test and a conditional move before every load). For indices read from the
+    state (seats, positions) in the play loop, where that was a tenth of the instructions.
+    Use it only inside the brackets: arithmetic mixing it with signed integers gives floats."""
+    return np.uint64(index)

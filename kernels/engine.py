@@ -6,6 +6,7 @@ streams, every random decision from the round's DECISIONS stream (docs/randomnes
 import numpy as np
 from numba import njit, prange
 
+from kernels.bits import at
 from kernels.policies.dispatch import decide
 from kernels.rng import STREAM_DECISIONS, seed_stream
 from kernels.rules import (
@@ -84,7 +85,7 @@ def bidding_phase(policies, table, seats, generator):
     for position in range(table.n_players):
         seat = bidder_at(table, position)
         legal = legal_bids(table, seats, position)
-        bid = decide(policies, DECIDE_BID, seats[seat], table, legal, generator)
+        bid = decide(policies, DECIDE_BID, seats[at(seat)], table, legal, generator)
         apply_bid(table, seats, seat, checked(bid, legal))
     if reveals_bids_before_play(table.bidding):
         reveal_bids(table, seats)
@@ -98,8 +99,9 @@ def play_trick(policies, table, seats, generator, plays, first_play):
     logging = plays.shape[0] > 0
     for position in range(n_players):
         seat = seat_after(table.leader, position, n_players)
-        legal = legal_cards(seats[seat].hand, table.led_suit)
-        card = checked(decide(policies, DECIDE_CARD, seats[seat], table, legal, generator), legal)
+        me = seats[at(seat)]
+        legal = legal_cards(me.hand, table.led_suit)
+        card = checked(decide(policies, DECIDE_CARD, me, table, legal, generator), legal)
         if logging:
             play = plays[first_play + position]
             play.card = card

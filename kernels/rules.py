@@ -5,6 +5,7 @@ Every function works on integers, masks and the table/seat records of kernels.st
 import numpy as np
 from numba import njit
 
+from kernels.bits import at
 from kernels.cards import (
     N_CARDS,
     NO_CARD,
@@ -208,10 +209,10 @@ def legal_bids(table, seats, bid_position):
 
 @njit(cache=True)
 def apply_bid(table, seats, seat, bid):
-    seats[seat].bid = bid
+    seats[at(seat)].bid = bid
     table.n_bids += 1
     if table.bidding == BIDDING_OPEN:
-        table.bids[seat] = bid
+        table.bids[at(seat)] = bid
 
 
 @njit(cache=True)
@@ -297,14 +298,14 @@ def trick_winner_position(cards, n_cards, trump):
 def play_card(table, seats, seat, card):
     """Move `card` from the seat's hand to the current trick and update the public state."""
     bit = card_bit(card)
-    seats[seat].hand &= ~bit
+    seats[at(seat)].hand &= ~bit
     table.played |= bit
     position = table.n_in_trick
-    table.trick_cards[position] = card
+    table.trick_cards[at(position)] = card
     led = table.led_suit
     suit = card_suit(card)
     if 0 <= led < LED_FREE and suit != NO_SUIT and suit != led:
-        table.voids[seat] |= 1 << led
+        table.voids[at(seat)] |= 1 << led
     led = led_suit_after(led, card)
     table.led_suit = led
     power = trick_power(card, led, table.trump)
@@ -319,7 +320,7 @@ def play_card(table, seats, seat, card):
 def finish_trick(table):
     """Award the complete trick; its winner leads the next one. Returns the winning seat."""
     winner = seat_after(table.leader, table.winning_position, table.n_players)
-    table.tricks[winner] += 1
+    table.tricks[at(winner)] += 1
     table.leader = winner
     table.trick += 1
     table.n_in_trick = 0

@@ -5,6 +5,7 @@ here and a branch in `decide`, and register its name and parameters in sim.polic
 """
 from numba import njit
 
+from kernels.bits import at
 from kernels.policies import heuristic, mc, random_policy
 
 POLICY_RANDOM = 0
@@ -22,7 +23,7 @@ def decide(policies, decision, me, table, legal, generator):
     parameters as params[me.seat, k] (slicing a row here would cost a reference count per
     decision)."""
     policy_ids, params = policies
-    policy_id = policy_ids[me.seat]
+    policy_id = policy_ids[at(me.seat)]
     if policy_id == POLICY_HEURISTIC:
         return heuristic.decide(decision, params, me, table, legal, generator)
     if policy_id == POLICY_MC:

@@ -6,7 +6,7 @@ describes the model behind the bid and the play.
 import numpy as np
 from numba import njit
 
-from kernels.bits import highest_bit, lowest_bit, popcount
+from kernels.bits import at, highest_bit, lowest_bit, popcount
 from kernels.cards import (
     ACE,
     FULL_DECK,
@@ -79,7 +79,7 @@ def higher_in_suit(card):
 @njit(cache=True, inline="always")
 def collision(params, row, timing, round_size):
     """Chance that an opponent's card lands on the trick one of ours is played to."""
-    return min(1.0, params[row, timing] / round_size)
+    return min(1.0, params[at(row), timing] / round_size)
 
 
 @njit(cache=True)
@@ -115,7 +115,7 @@ def expected_tricks(hand, table, params, row):
     trumps_out = popcount(suit_mask(trump) & unseen) if trump != NO_SUIT else 0
     opponent_has_trump = 1.0 - ipow(1.0 - trumps_out / n_unseen, round_size)
 
-    total = params[row, P_WIZARD_WIN] * popcount(hand & WIZARD_MASK)
+    total = params[at(row), P_WIZARD_WIN] * popcount(hand & WIZARD_MASK)
     for suit in range(N_SUITS):
         cards = hand & suit_mask(suit)
         if cards == 0:
@@ -210,7 +210,7 @@ def choose_bid(params, me, table, legal):
         estimate = one_card_win_chance(lowest_bit(me.hand), position, table)
     else:
         estimate = expected_tricks(me.hand, table, params, row)
-    estimate *= params[row, P_AGGRESSION]
+    estimate *= params[at(row), P_AGGRESSION]
     # Earlier visible bids above their fair share mean the tricks are contested.
     visible = 0
     n_visible = 0
@@ -220,7 +220,7 @@ def choose_bid(params, me, table, legal):
             n_visible += 1
     if n_visible > 0:
         fair_share = table.round_size * n_visible / table.n_players
-        estimate -= params[row, P_CROWDING] * (visible - fair_share)
+        estimate -= params[at(row), P_CROWDING] * (visible - fair_share)
     return nearest_bid(estimate, legal, table.round_size)
 
 
@@ -281,7 +281,7 @@ def extreme_card(cards, trump, want_highest):
 def winning_cards(legal, table):
     """Legal cards that would take the lead of the current (non-empty) trick: Wizards and
     higher cards of the winning card's suit, and trumps when a non-trump is winning."""
-    best = table.trick_cards[table.winning_position]
+    best = table.trick_cards[at(table.winning_position)]
     if is_wizard(best):
         return np.int64(0)
     if is_jester(best):
@@ -338,7 +338,7 @@ def choose_card(me, table, legal):
     once the bid is made, duck (lead the weakest card, follow with the most dangerous card
     that loses)."""
     trump = table.trump
-    needed = me.bid - table.tricks[me.seat]
+    needed = me.bid - table.tricks[at(me.seat)]
     # Sure winners are an asset while tricks are needed, a liability once the bid is made.
     sure = sure_winners(me.hand, table) if needed > 0 else np.int64(0)
     ordinary = legal & ~sure
