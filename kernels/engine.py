@@ -198,7 +198,7 @@ def play_games(seed, game_ids, rules, round_sizes, policies, results):
     results = (round records [games, rounds], seat records [games, rounds, players],
     game records [games, players], play records [games, plays per game or 0]).
     Each game is independent of the others, so the blocking never changes a result.
-    nogil: the caller's writer thread converts and writes the previous chunk meanwhile."""
+    nogil: the caller's writer threads convert and write earlier chunks meanwhile."""
     round_results, seat_results, game_results, play_results = results
     n_games = game_ids.shape[0]
     n_blocks = (n_games + GAMES_PER_BLOCK - 1) // GAMES_PER_BLOCK
