@@ -134,6 +134,12 @@ class DaskEngine:
                     stats = future.result()
                 except KilledWorker as error:
                     raise RunError(f"chunk {index} failed: {error}") from None
+                except ConfigError as error:
+                    # The driver validated the configuration: a worker that refuses it lacks
+                    # something the driver has, such as an external bot's module.
+                    raise ConfigError(
+                        f"on a Dask worker: {error} (an external bot's module must be importable on every worker)"
+                    ) from None
                 del running[future.key]
                 on_chunk(index, stats)
                 top_up()

@@ -46,6 +46,11 @@ def kernel_report() -> tuple[str, int, int]:
     return kernels.engine.__file__, sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
 
 
+def prepend_to_path(directory: str) -> None:
+    """On a worker: make `directory` importable."""
+    sys.path.insert(0, directory)
+
+
 @pytest.fixture(scope="module")
 def client():
     run_games(Rules(players=3), "random", seed=0, games=1)  # the workers load these kernels from the cache
@@ -95,6 +100,27 @@ def test_tournament_on_dask_equals_local(tmp_path, client):
         assert result.exit_code == 0, result.output
         assert_same_dataset(local, on_dask)
         assert json.loads((on_dask / "summary.json").read_text()) == json.loads((local / "summary.json").read_text())
+
+
+def test_an_external_bot_plays_on_dask_where_the_workers_can_import_it(tmp_path, client, monkeypatch):
+    examples = str(Path(__file__).resolve().parent.parent / "examples")
+    monkeypatch.syspath_prepend(examples)  # the driver imports the bot
+    bot_table = ["--policies", "greedy_bot:GreedyBot,heuristic,random,random", "--games", "12", "--rounds", "1-4",
+                 "--seed", "3", "--chunk-games", "4", "--quiet"]  # fmt: skip
+    on_cluster = ["--engine", "dask", "--scheduler", client.scheduler.address]
+    local, on_dask = tmp_path / "local", tmp_path / "dask"
+    assert invoke("tournament", *bot_table, "--out", str(local)).exit_code == 0
+    # The workers started before examples/ was on the path: they cannot import the bot.
+    refused = invoke("tournament", *bot_table, "--out", str(on_dask), *on_cluster)
+    assert refused.exit_code == 2
+    assert refused.stderr.strip().splitlines() == [
+        "wizard-sim: error: on a Dask worker: cannot import policy module 'greedy_bot': No module named 'greedy_bot' "
+        "(an external bot's module must be importable on every worker)"
+    ]
+    client.run(prepend_to_path, examples)
+    resumed = invoke("tournament", "--resume", "--out", str(on_dask), "--quiet", *on_cluster)
+    assert resumed.exit_code == 0, resumed.output
+    assert_same_dataset(local, on_dask, ("rounds", "games"))
 
 
 def test_workers_option_starts_a_local_cluster_and_takes_file_urls(tmp_path):
