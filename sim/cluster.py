@@ -12,6 +12,7 @@ Dask is imported only when this engine is used: `pip install 'wizard-sim[dask]'`
 """
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import dataclasses
 import hashlib
@@ -120,7 +121,10 @@ class DaskEngine:
 
         def top_up() -> None:
             """Submit chunks until TASKS_PER_THREAD per worker thread are in flight."""
-            window = TASKS_PER_THREAD * max(1, sum(self.client.nthreads().values()))
+            try:
+                window = TASKS_PER_THREAD * max(1, sum(self.client.nthreads().values()))
+            except OSError as error:  # the scheduler died (connection reset or closed)
+                raise RunError(f"lost the Dask scheduler ({error or type(error).__name__}); is it still running?") from None
             for index in itertools.islice(todo, max(0, window - len(running))):
                 future = self.client.submit(chunk_task, job, index, key=chunk_key(job, index), retries=TASK_RETRIES)
                 running[future.key] = (index, future)
@@ -134,6 +138,10 @@ class DaskEngine:
                     stats = future.result()
                 except KilledWorker as error:
                     raise RunError(f"chunk {index} failed: {error}") from None
+                except concurrent.futures.CancelledError as error:
+                    # The scheduler died: the client cancels every pending future.
+                    reason = getattr(error, "reason", None) or "cancelled"
+                    raise RunError(f"lost the Dask scheduler ({reason}, chunk {index}); is it still running?") from None
                 except ConfigError as error:
                     # The driver validated the configuration: a worker that refuses it lacks
                     # something the driver has, such as an external bot's module.
@@ -146,7 +154,8 @@ class DaskEngine:
         finally:
             # Including a failed task's: the scheduler forgets its key, so that the same chunk
             # submitted again (--resume in this process) runs anew instead of failing at once.
-            self.client.cancel([future for _, future in running.values()])
+            with contextlib.suppress(OSError):  # no scheduler left to tell
+                self.client.cancel([future for _, future in running.values()])
 
 
 @contextlib.contextmanager
@@ -179,6 +188,11 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[DaskEngine]:
             )
         else:
             target = scheduler
+        # The client logs a lost scheduler as it gives up reconnecting; the run reports that
+        # failure itself, in one line (DaskEngine.run).
+        client_log = logging.getLogger("distributed.client")
+        stack.callback(client_log.setLevel, client_log.level)
+        client_log.setLevel(logging.CRITICAL)
         try:
             client = stack.enter_context(distributed.Client(target))
         except (OSError, TimeoutError, ValueError) as error:

@@ -2,10 +2,12 @@
 cluster; a worker killed mid-run and a driver killed then resumed; one-line errors."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -233,6 +235,48 @@ def test_killed_driver_resumes_on_the_cluster(tmp_path, client):
     reference = tmp_path / "reference"
     assert invoke(*arguments, "--out", str(reference)).exit_code == 0
     assert_same_dataset(reference, out)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_dead_scheduler_stops_the_run_with_one_line_and_resume_finishes_it(tmp_path):
+    address = f"tcp://127.0.0.1:{free_port()}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port",
+                                  address.rsplit(":", 1)[1], "--dashboard-address", ":0"], **quiet)  # fmt: skip
+    worker = subprocess.Popen([sys.executable, "-m", "dask", "worker", address, "--nworkers", "1", "--nthreads", "1"], **quiet)
+    arguments = ["simulate", "--games", "2000", "--chunk-games", "20", "--policy", "mc:samples=2,play_samples=2",
+                 "--seed", "8", "--quiet"]  # fmt: skip
+    out = tmp_path / "run"
+    try:
+        driver = subprocess.Popen(
+            [sys.executable, "-m", "sim.cli", *arguments, "--out", str(out), "--engine", "dask", "--scheduler", address],
+            stderr=subprocess.PIPE, text=True, env={**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "3s"},
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and driver.poll() is None:
+            with contextlib.suppress(OSError, ValueError, KeyError):
+                if len(chunk_stats(out)) >= 2:
+                    break
+            time.sleep(0.02)
+        scheduler.kill()
+        _, stderr = driver.communicate(timeout=120)
+    finally:
+        for process in (worker, scheduler):
+            process.kill()
+            process.wait()
+    assert 0 < len(chunk_stats(out)) < 100, "the scheduler died too late to test anything"
+    assert driver.returncode == 1
+    assert len(stderr.strip().splitlines()) == 1, stderr
+    assert stderr.startswith("wizard-sim: error: lost the Dask scheduler (") and "--resume" in stderr
+    assert invoke("simulate", "--resume", "--quiet", "--out", str(out)).exit_code == 0  # on the local engine
+    reference = tmp_path / "reference"
+    assert invoke(*arguments, "--out", str(reference)).exit_code == 0
+    assert_same_dataset(reference, out, ("rounds", "games"))
 
 
 def test_a_failing_task_stops_the_run_and_resume_finishes_it(tmp_path, client):
