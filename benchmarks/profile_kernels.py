@@ -73,27 +73,14 @@ def write_perf_map(dispatcher) -> None:
 
 
 def play(policy: str, games: int, threads: int) -> None:
-    import numba
-    import numpy as np
-
-    from kernels import state
     from kernels.engine import play_games
-    from sim import Rules
-    from sim.policies import parse_policies, policy_arrays
+    from sim import Rules, run_games
 
-    numba.set_num_threads(threads)
     rules = Rules(players=4)
 
     def run(n: int) -> float:
-        results = (
-            np.zeros((n, len(rules.round_sizes)), dtype=state.ROUND_RESULT_DTYPE),
-            np.zeros((n, len(rules.round_sizes), 4), dtype=state.SEAT_RESULT_DTYPE),
-            np.zeros((n, 4), dtype=state.GAME_RESULT_DTYPE),
-            np.zeros((n, 0), dtype=state.PLAY_DTYPE),
-        )
-        arrays = policy_arrays(parse_policies(policy, 4))
         start = time.perf_counter()
-        play_games(1, np.arange(n, dtype=np.int64), rules.to_record(), rules.round_sizes_array(), arrays, results)
+        run_games(rules, policy, seed=1, games=n, threads=threads)
         return time.perf_counter() - start
 
     run(10)  # load (or compile and cache) the kernels
