@@ -89,6 +89,11 @@ def chunk_key(job: ChunkJob, index: int) -> str:
     return f"wizard-sim-chunk-{hashlib.sha256(run).hexdigest()[:16]}-{index}"
 
 
+def lost_scheduler(detail: str) -> RunError:
+    """The one-line failure of a run whose scheduler died; --resume finishes it."""
+    return RunError(f"lost the Dask scheduler ({detail}); is it still running?")
+
+
 class DaskEngine:
     """Run the chunks as tasks on the Dask cluster of `client` (a distributed.Client).
 
@@ -124,7 +129,7 @@ class DaskEngine:
             try:
                 window = TASKS_PER_THREAD * max(1, sum(self.client.nthreads().values()))
             except OSError as error:  # the scheduler died (connection reset or closed)
-                raise RunError(f"lost the Dask scheduler ({error or type(error).__name__}); is it still running?") from None
+                raise lost_scheduler(str(error) or type(error).__name__) from None
             for index in itertools.islice(todo, max(0, window - len(running))):
                 future = self.client.submit(chunk_task, job, index, key=chunk_key(job, index), retries=TASK_RETRIES)
                 running[future.key] = (index, future)
@@ -141,7 +146,7 @@ class DaskEngine:
                 except concurrent.futures.CancelledError as error:
                     # The scheduler died: the client cancels every pending future.
                     reason = getattr(error, "reason", None) or "cancelled"
-                    raise RunError(f"lost the Dask scheduler ({reason}, chunk {index}); is it still running?") from None
+                    raise lost_scheduler(f"{reason}, chunk {index}") from None
                 except ConfigError as error:
                     # The driver validated the configuration: a worker that refuses it lacks
                     # something the driver has, such as an external bot's module.
