@@ -13,6 +13,7 @@ import numpy as np
 import sim
 from kernels import rules as K
 from kernels import state as st
+from kernels.policies.dispatch import decide
 
 C, D, H, S = 0, 1, 2, 3
 WIZARDS = (52, 53, 54, 55)
@@ -116,3 +117,17 @@ def play_round_asking(table, seats, players: int, round_size: int, bidding: str,
             legal = K.legal_cards(seats[seat]["hand"], table["led_suit"])
             K.play_card(table, seats, seat, ask(st.DECIDE_CARD, seat, legal))
         K.finish_trick(table)
+
+
+def decision_with_own_hand_swapped(policies, decision, seats, seat, other, table, legal, generator):
+    """The deciding seat's answer after its hand is swapped with `other`'s (same size). It may
+    differ, a seat sees its own hand: this shows an unchanged-answer check is not vacuous.
+    The seats are restored."""
+    saved = seats.copy()
+    mine, theirs = int(seats[seat]["hand"]), int(seats[other]["hand"])
+    seats[seat]["hand"], seats[other]["hand"] = theirs, mine
+    own_legal = legal if decision == st.DECIDE_BID else K.legal_cards(theirs, table["led_suit"])
+    try:
+        return decide(policies, decision, seats[seat], table, own_legal, generator)
+    finally:
+        seats[:] = saved

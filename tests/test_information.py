@@ -19,7 +19,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sim  # noqa: E402
-from helpers import cards_of, iter_rounds, kernel_deal, mixed_policy, new_table, play_round_asking  # noqa: E402
+from helpers import cards_of, decision_with_own_hand_swapped, iter_rounds, kernel_deal, mixed_policy, new_table, play_round_asking  # noqa: E402
 from kernels import engine as E  # noqa: E402
 from kernels import rules as K  # noqa: E402
 from kernels import state as st  # noqa: E402
@@ -124,13 +124,10 @@ def test_heuristic_decisions_unchanged_when_other_hands_change(players, bidding)
                 assert decide(policies, decision, seats[seat], table, legal, generator) == answer
                 checked += 1
             seats[:] = saved
-            # Swap the deciding seat's own hand with another seat's (same size): may change.
-            other = others[0]
-            mine, theirs = int(seats[seat]["hand"]), int(seats[other]["hand"])
-            seats[seat]["hand"], seats[other]["hand"] = theirs, mine
-            own_legal = legal if decision == st.DECIDE_BID else K.legal_cards(theirs, table["led_suit"])
-            changed_by_own_hand += decide(policies, decision, seats[seat], table, own_legal, generator) != answer
-            seats[:] = saved
+            own_hand_answer = decision_with_own_hand_swapped(
+                policies, decision, seats, seat, others[0], table, legal, generator
+            )
+            changed_by_own_hand += own_hand_answer != answer
             return answer
 
         play_round_asking(table, seats, players, r, bidding, ask)

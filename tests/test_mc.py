@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sim  # noqa: E402
 import test_invariants  # noqa: E402
-from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, make_table, mask, play_round_asking, popcount  # noqa: E402
+from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, decision_with_own_hand_swapped, make_table, mask, play_round_asking, popcount  # noqa: E402
 from test_determinism import assert_same_games  # noqa: E402
 from test_information import policies_for, redeal, started_round  # noqa: E402
 from kernels import rules as K  # noqa: E402
@@ -321,12 +321,10 @@ def test_mc_decisions_unchanged_when_other_seats_change(players, bidding):
                 assert np.array_equal(replay, generator), "a different count of random numbers"
                 checked += 1
             seats[:] = saved
-            other = others[0]
-            mine, theirs = int(seats[seat]["hand"]), int(seats[other]["hand"])
-            seats[seat]["hand"], seats[other]["hand"] = theirs, mine
-            own_legal = legal if decision == st.DECIDE_BID else K.legal_cards(theirs, table["led_suit"])
-            changed_by_own_hand += decide(policies, decision, seats[seat], table, own_legal, start.copy()) != answer
-            seats[:] = saved
+            own_hand_answer = decision_with_own_hand_swapped(
+                policies, decision, seats, seat, others[0], table, legal, start.copy()
+            )
+            changed_by_own_hand += own_hand_answer != answer
             return answer
 
         play_round_asking(table, seats, players, r, bidding, ask)
