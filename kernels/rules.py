@@ -133,28 +133,36 @@ def start_round(table, seats, round_size, dealer):
 
 @njit(cache=True)
 def deal(seed, game, table, seats, scratch):
-    """Shuffle, deal round_size cards to each seat and turn up the next card (if any)."""
+    """Shuffle, deal round_size cards to each seat and turn up the next card (if any).
+
+    A Fisher-Yates shuffle of the drawn positions only: step i swaps position i with a random
+    later one. Each seat takes its cards as their positions are fixed, and a fixed position is
+    never read again, so the swap only writes the other side."""
     n_players = table.n_players
     round_size = table.round_size
     n_dealt = n_players * round_size
-    n_drawn = min(n_dealt + 1, N_CARDS)
     generator = scratch.generator
     seed_stream(generator, seed, game, round_size, STREAM_DEAL)
     deck = scratch.deck
     reset_deck(deck)
     state = generator[0]
-    for i in range(n_drawn):
-        offset, state = below_from_state(state, N_CARDS - i)
-        pick = i + offset
-        deck[i], deck[pick] = deck[pick], deck[i]
-    generator[0] = state
+    position = 0
     for seat in range(n_players):
         hand = np.int64(0)
-        for i in range(seat * round_size, (seat + 1) * round_size):
-            hand |= card_bit(deck[i])
+        for _ in range(round_size):
+            offset, state = below_from_state(state, N_CARDS - position)
+            pick = at(position + offset)
+            hand |= card_bit(deck[pick])
+            deck[pick] = deck[at(position)]
+            position += 1
         seats[seat].hand = hand
         seats[seat].dealt = hand
-    table.trump_card = deck[n_dealt] if n_dealt < N_CARDS else NO_CARD
+    if n_dealt < N_CARDS:
+        offset, state = below_from_state(state, N_CARDS - n_dealt)
+        table.trump_card = deck[at(n_dealt + offset)]
+    else:
+        table.trump_card = NO_CARD
+    generator[0] = state
 
 
 @njit(cache=True)
