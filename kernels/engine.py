@@ -80,7 +80,7 @@ def choose_trump(policies, table, seats, generator):
     return checked(choice, ALL_SUITS)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def bidding_phase(policies, table, seats, generator):
     for position in range(table.n_players):
         seat = bidder_at(table, position)

@@ -193,15 +193,22 @@ def is_sole_leader(totals, seat, n_players):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_bids(table, seats, bid_position):
     """Mask of the bids allowed at this bidding position (bit b = bid b, 0..round_size)."""
-    round_size = table.round_size
-    allowed = (np.int64(1) << (round_size + 1)) - 1
-    n_players = table.n_players
+    allowed = (np.int64(1) << (table.round_size + 1)) - 1
     # Restrictions exist only for open bidding (Rules validation rejects the other mixes).
-    if table.even_bids == EVEN_BIDS_ALLOWED or bid_position != n_players - 1:
+    if table.even_bids == EVEN_BIDS_ALLOWED or bid_position != table.n_players - 1:
         return allowed
+    return restricted_last_bids(table, seats, bid_position, allowed)
+
+
+@njit(cache=True)
+def restricted_last_bids(table, seats, bid_position, allowed):
+    """`allowed` without the bid that would make the bids sum to the round size, when the
+    even_bids mode forbids that to the last bidder (RULES.md 4)."""
+    n_players = table.n_players
+    round_size = table.round_size
     seat = bidder_at(table, bid_position)
     if table.even_bids == EVEN_BIDS_LEADER and not is_sole_leader(table.totals, seat, n_players):
         return allowed
@@ -215,7 +222,7 @@ def legal_bids(table, seats, bid_position):
     return allowed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_bid(table, seats, seat, bid):
     seats[at(seat)].bid = bid
     table.n_bids += 1
