@@ -142,12 +142,17 @@ def play_round(game_key, workspace, log_plays):
 
 
 @njit(cache=True)
-def record_round(table, seats, round_result, seat_results):
+def record_round(table, seats, results, slot, index):
+    """Write round number `index` of the game in results slot `slot`. Records are addressed
+    one by one: a view of a result array would count a reference on its memory, a cache line
+    that every thread writes."""
+    round_results, seat_results, _, _ = results
+    round_result = round_results[slot, index]
     round_result.dealer = table.dealer
     round_result.trump_card = table.trump_card
     round_result.trump = table.trump
     for seat in range(table.n_players):
-        result = seat_results[seat]
+        result = seat_results[slot, index, seat]
         result.hand = seats[seat].dealt
         result.bid = seats[seat].bid
         result.tricks = table.tricks[seat]
@@ -156,35 +161,36 @@ def record_round(table, seats, round_result, seat_results):
 
 
 @njit(cache=True)
-def play_game(game_key, rules, round_sizes, workspace_storage, results):
+def play_game(game_key, rules, round_sizes, workspace_storage, results, slot):
     """Play the rounds of `round_sizes` (each dealt by its own dealer of the full game) and
-    fill this game's slices of the results (round, seat, game, play records)."""
+    fill results slot `slot` (results = round, seat, game and play record arrays, indexed
+    [slot, ...])."""
     # The storage array, not its record, crosses the call: a record does not keep its array
     # alive, and the caller's reference does.
     workspace = workspace_storage[0]
     table = workspace.table
     seats = workspace.seats
-    round_results, seat_results, game_results, play_results = results
+    _, _, game_results, play_results = results
     seed, game = game_key
     n_players = rules.n_players
     first = first_dealer(seed, game, rules, workspace.scratch)
     for seat in range(MAX_PLAYERS):
         table.totals[seat] = 0
-    log_plays = play_results.shape[0] > 0
+    log_plays = play_results.shape[1] > 0
     logged = 0
     for index in range(round_sizes.shape[0]):
         round_size = round_sizes[index]
         start_round(table, seats, round_size, dealer_of_round(first, round_size, n_players))
         play_round(game_key, workspace, log_plays)
-        record_round(table, seats, round_results[index], seat_results[index])
+        record_round(table, seats, results, slot, index)
         if log_plays:
-            n_plays = round_size * n_players
-            play_results[logged : logged + n_plays] = workspace.plays[:n_plays]
-            logged += n_plays
+            for play in range(round_size * n_players):
+                play_results[slot, logged] = workspace.plays[play]
+                logged += 1
     game_winners(table.totals, n_players, workspace.winners)
     for seat in range(n_players):
-        game_results[seat].total = table.totals[seat]
-        game_results[seat].winner = workspace.winners[seat]
+        game_results[slot, seat].total = table.totals[seat]
+        game_results[slot, seat].winner = workspace.winners[seat]
 
 
 GAMES_PER_BLOCK = 64  # games a thread plays with one workspace
@@ -199,7 +205,6 @@ def play_games(seed, game_ids, rules, round_sizes, policies, results):
     game records [games, players], play records [games, plays per game or 0]).
     Each game is independent of the others, so the blocking never changes a result.
     nogil: the caller's writer threads convert and write earlier chunks meanwhile."""
-    round_results, seat_results, game_results, play_results = results
     n_games = game_ids.shape[0]
     n_blocks = (n_games + GAMES_PER_BLOCK - 1) // GAMES_PER_BLOCK
     for block in prange(n_blocks):
@@ -209,10 +214,4 @@ def play_games(seed, game_ids, rules, round_sizes, policies, results):
         # contended cache line.
         block_round_sizes = round_sizes.copy()
         for i in range(block * GAMES_PER_BLOCK, min(n_games, (block + 1) * GAMES_PER_BLOCK)):
-            play_game(
-                (seed, game_ids[i]),
-                table_rules,
-                block_round_sizes,
-                workspace,
-                (round_results[i], seat_results[i], game_results[i], play_results[i]),
-            )
+            play_game((seed, game_ids[i]), table_rules, block_round_sizes, workspace, results, i)
