@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from kernels.columns import fill_round_columns
 from sim.engine import GameBatch
 
 ROUNDS_SCHEMA = pa.schema(
@@ -55,15 +56,24 @@ def with_tournament_fields(schema: pa.Schema) -> pa.Schema:
     return schema
 
 
-def _policy_column(batch: GameBatch, rows_per_seat_game: int) -> pa.DictionaryArray:
-    """Policy labels of every row: rows are ordered game, [round or play...], seat."""
+def _policy_dictionary(batch: GameBatch) -> tuple[list[str], np.ndarray]:
+    """The sorted policy labels and, per game and seat, the code of the seated policy."""
     labels = [policy.label for policy in batch.policies]
     dictionary = sorted(set(labels))
     codes = np.array([dictionary.index(label) for label in labels], dtype=np.int8)
-    seat_codes = codes[batch.seating]  # [games, seats]
+    return dictionary, np.ascontiguousarray(codes[batch.seating])  # [games, seats]
+
+
+def _dictionary_array(codes: np.ndarray, dictionary: list[str]) -> pa.DictionaryArray:
+    return pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(dictionary, pa.string()))
+
+
+def _policy_column(batch: GameBatch, rows_per_seat_game: int) -> pa.DictionaryArray:
+    """Policy labels of every row: rows are ordered game, [round or play...], seat."""
+    dictionary, seat_codes = _policy_dictionary(batch)
     n_games, n_players = seat_codes.shape
     per_row = np.broadcast_to(seat_codes[:, None, :], (n_games, rows_per_seat_game, n_players)).ravel()
-    return pa.DictionaryArray.from_arrays(pa.array(per_row), pa.array(dictionary, pa.string()))
+    return _dictionary_array(per_row, dictionary)
 
 
 def _table(columns: dict, schema: pa.Schema, batch: GameBatch, rows_per_game: int) -> pa.Table:
@@ -79,27 +89,23 @@ def _table(columns: dict, schema: pa.Schema, batch: GameBatch, rows_per_game: in
 
 
 def rounds_table(batch: GameBatch) -> pa.Table:
-    """One row per game x round x seat."""
+    """One row per game x round x seat (filled in one pass by kernels.columns)."""
     n_games, n_rounds, n_players = batch.seats.shape
-    shape = (n_games, n_rounds, n_players)
-    seat = np.broadcast_to(np.arange(n_players, dtype=np.int8), shape).ravel()
-    dealer = np.broadcast_to(batch.rounds["dealer"][:, :, None], shape).ravel()
-    sizes = np.array(batch.rules.round_sizes, dtype=np.int8)
+    n_rows = n_games * n_rounds * n_players
     columns = {
-        "game_id": np.repeat(batch.game_ids, n_rounds * n_players),
-        "round": np.broadcast_to(sizes[None, :, None], shape).ravel(),
-        "seat": seat,
-        "dealer": dealer,
-        "policy": _policy_column(batch, n_rounds),
-        "hand": batch.seats["hand"].ravel(),
-        "trump_card": np.broadcast_to(batch.rounds["trump_card"][:, :, None], shape).ravel(),
-        "trump": np.broadcast_to(batch.rounds["trump"][:, :, None], shape).ravel(),
-        "bid": batch.seats["bid"].ravel(),
-        "bid_order": ((seat - dealer.astype(np.int16) - 1) % n_players).astype(np.int8),
-        "tricks": batch.seats["tricks"].ravel(),
-        "score": batch.seats["score"].ravel(),
-        "total": batch.seats["total"].ravel(),
+        field.name: np.empty(n_rows, dtype=np.int8 if field.name == "policy" else field.type.to_pandas_dtype())
+        for field in ROUNDS_SCHEMA
     }
+    dictionary, seat_codes = _policy_dictionary(batch)
+    fill_round_columns(
+        np.ascontiguousarray(batch.game_ids, dtype=np.int64),
+        np.array(batch.rules.round_sizes, dtype=np.int8),
+        batch.rounds,
+        batch.seats,
+        seat_codes,
+        tuple(columns.values()),
+    )
+    columns["policy"] = _dictionary_array(columns["policy"], dictionary)
     return _table(columns, ROUNDS_SCHEMA, batch, n_rounds * n_players)
 
 

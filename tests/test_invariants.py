@@ -17,6 +17,7 @@ import reference as ref  # noqa: E402
 import sim  # noqa: E402
 from helpers import round_offsets  # noqa: E402
 from sim import tables  # noqa: E402
+from sim.tournament import TournamentConfig  # noqa: E402
 
 GAMES = 200
 SEED = 31337
@@ -249,3 +250,50 @@ def test_plays_table_without_logged_plays_is_empty():
     assert batch.plays.shape == (4, 0)
     table = tables.plays_table(batch)
     assert table.num_rows == 0 and table.schema.equals(tables.PLAYS_SCHEMA)
+
+
+def naive_round_rows(batch) -> list[tuple]:
+    """The rounds table's rows straight from the result records, one Python tuple per row."""
+    labels = [policy.label for policy in batch.policies]
+    rows = []
+    n_games, n_rounds, n_players = batch.seats.shape
+    for g in range(n_games):
+        for r in range(n_rounds):
+            round_result = batch.rounds[g, r]
+            dealer = int(round_result["dealer"])
+            for s in range(n_players):
+                seat = batch.seats[g, r, s]
+                rows.append((
+                    int(batch.game_ids[g]), batch.rules.round_sizes[r], s, dealer,
+                    labels[int(batch.seating[g, s])], int(seat["hand"]), int(round_result["trump_card"]),
+                    int(round_result["trump"]), int(seat["bid"]), (s - dealer - 1) % n_players,
+                    int(seat["tricks"]), int(seat["score"]), int(seat["total"]),
+                ))
+    return rows
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_rounds_table_matches_the_records_row_by_row(players):
+    """kernels.columns fills every column of every row as a plain reading of the records says."""
+    batch = sim.run_games(
+        sim.Rules(players=players, rounds=(1, 2, 60 // players)),
+        (["heuristic:aggression=1.2", "random", "heuristic"] * 2)[:players],
+        seed=players,
+        games=40,
+    )
+    table = tables.rounds_table(batch)
+    rows = list(zip(*(table.column(name).to_pylist() for name in tables.ROUNDS_SCHEMA.names)))
+    assert rows == naive_round_rows(batch)
+
+
+def test_rounds_table_of_a_tournament_matches_the_records(tmp_path):
+    """Rotated seating (the policy of a seat changes from game to game) and deal ids."""
+    config = TournamentConfig.build(
+        sim.Rules(players=4, rounds=(3, 7)), "heuristic,random,random,random", seed=2, deals=10
+    )
+    batch = config.compute_chunk(0, 10, threads=1)
+    table = tables.rounds_table(batch)
+    names = [name for name in table.column_names if name not in ("deal_id", "rotation")]
+    rows = list(zip(*(table.column(name).to_pylist() for name in names)))
+    assert rows == naive_round_rows(batch)
+    assert table.column("deal_id").to_pylist() == list(np.repeat(batch.deal_ids, 2 * 4))
