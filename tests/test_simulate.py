@@ -66,6 +66,27 @@ def test_writes_the_data_contract(tmp_path):
             assert read_config(part) == run["config"]
 
 
+def test_parts_physical_layout(tmp_path):
+    """Encodings and compression as sim.dataset chooses them: delta-packed integers (plain in
+    the plays table), an uncompressed plain hand column, a policy dictionary, and min/max
+    statistics on game_id only."""
+    out = tmp_path / "run"
+    assert simulate(*SMALL, "--log-plays", "--out", str(out)).exit_code == 0
+    for table in ("rounds", "games", "plays"):
+        row_group = pq.ParquetFile(out / table / "part-00000.parquet").metadata.row_group(0)
+        for index in range(row_group.num_columns):
+            column = row_group.column(index)
+            name = column.path_in_schema
+            assert column.compression == ("UNCOMPRESSED" if name == "hand" else "LZ4")
+            assert column.is_stats_set == (name == "game_id"), name
+            if name == "policy":
+                assert "RLE_DICTIONARY" in column.encodings
+            elif name in ("hand", "winner") or table == "plays":
+                assert "DELTA_BINARY_PACKED" not in column.encodings, name
+            else:
+                assert "DELTA_BINARY_PACKED" in column.encodings, name
+
+
 def test_dataset_obeys_the_rules(tmp_path):
     out = tmp_path / "run"
     assert simulate(*SMALL, "--log-plays", "--out", str(out)).exit_code == 0
