@@ -9,7 +9,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-
 from typing import TYPE_CHECKING
 
 import numpy as np
