@@ -57,7 +57,7 @@ def write_perf_map(dispatcher) -> None:
     compiled = next(iter(dispatcher.overloads.values()))
     entry = compiled.fndesc.llvm_func_name
     cache_dir = Path(dispatcher.py_func.__code__.co_filename).parent / "__pycache__"
-    for cache_file in glob.glob(str(cache_dir / "engine.play_games-*.nbc")):
+    for cache_file in glob.glob(str(cache_dir / "games.play_games-*.nbc")):
         for obj in cached_objects(pickle.loads(Path(cache_file).read_bytes()), []):
             OBJECT.write_bytes(obj)
             symbols = function_symbols(OBJECT)
@@ -73,7 +73,7 @@ def write_perf_map(dispatcher) -> None:
 
 
 def play(policy: str, games: int, threads: int) -> None:
-    from kernels.engine import play_games
+    from kernels.games import play_games
     from sim import Rules, run_games
 
     rules = Rules(players=4)

@@ -11,18 +11,12 @@ import numpy as np
 from numba import njit, prange
 
 from kernels.bits import lowest_bit
-from kernels.engine import checked, new_workspace, play_trick, seated_policies
+from kernels.games import new_workspace, seated_policies
 from kernels.policies.dispatch import decide
-from kernels.rng import STREAM_DEAL, STREAM_DECISIONS, below, seed_stream
-from kernels.rules import (
-    apply_bid,
-    bidder_at,
-    legal_bids,
-    reveal_bids,
-    reveals_bids_before_play,
-    start_round,
-)
-from kernels.state import DECIDE_BID, MAX_PARAMS, MAX_PLAYERS, NO_BID
+from kernels.rng import STREAM_DEAL, STREAM_DECISIONS, seed_stream
+from kernels.round_state import begin_round, play_out, set_hands
+from kernels.rules import deal_hands, legal_bids
+from kernels.state import MAX_PARAMS, MAX_PLAYERS
 
 _i8 = np.int64
 
@@ -62,54 +56,27 @@ def mask_to_deck(mask, deck):
 
 
 @njit(cache=True)
-def deal_sample(seed, sample, situation, n_players, scratch, hands):
-    """Deal the unseen cards to the other seats: a partial Fisher-Yates shuffle of the unseen
-    cards in ascending id order; the other seats, in ascending seat order, take round_size
-    consecutive cards each. hands[seat] receives every seat's hand mask."""
-    round_size = situation.round_size
+def deal_sample(seed, sample, situation, table, seats, scratch, hands):
+    """Deal the unseen cards to the other seats (kernels.rules.deal_hands on the unseen cards
+    in ascending id order, from the stream (seed, sample, round size, DEAL)); hands[seat]
+    receives every seat's hand mask. `table` is begun for the round."""
     deck = scratch.deck
     generator = scratch.generator
     n_unseen = mask_to_deck(situation.unseen, deck)
-    n_dealt = (n_players - 1) * round_size
-    seed_stream(generator, seed, sample, round_size, STREAM_DEAL)
-    for i in range(n_dealt):
-        pick = i + below(generator, n_unseen - i)
-        deck[i], deck[pick] = deck[pick], deck[i]
-    next_card = 0
-    for seat in range(n_players):
-        if seat == situation.seat:
-            hands[seat] = situation.hand
-            continue
-        hand = np.int64(0)
-        for i in range(next_card, next_card + round_size):
-            hand |= np.int64(1) << deck[i]
-        hands[seat] = hand
-        next_card += round_size
+    seed_stream(generator, seed, sample, situation.round_size, STREAM_DEAL)
+    deal_hands(deck, n_unseen, table, seats, situation.seat, generator)
+    for seat in range(table.n_players):
+        hands[seat] = situation.hand if seat == situation.seat else seats[seat].hand
 
 
 @njit(cache=True)
 def start_sample_round(situation, hands, table, seats):
-    """Start the round on the table with the sample's hands and the known trump."""
-    start_round(table, seats, situation.round_size, dealer_seat(table.n_players))
-    table.trump_card = situation.trump_card
-    table.trump = situation.trump
-    for seat in range(table.n_players):
-        seats[seat].hand = hands[seat]
-        seats[seat].dealt = hands[seat]
-
-
-@njit(cache=True)
-def bid_with_fixed(policies, fixed_bids, table, seats, generator):
-    """The bidding phase with the bids of `fixed_bids` imposed; NO_BID entries bid by policy."""
-    for position in range(table.n_players):
-        seat = bidder_at(table, position)
-        bid = fixed_bids[seat]
-        if bid == NO_BID:
-            legal = legal_bids(table, seats, position)
-            bid = checked(decide(policies, DECIDE_BID, seats[seat], table, legal, generator), legal)
-        apply_bid(table, seats, seat, bid)
-    if reveals_bids_before_play(table.bidding):
-        reveal_bids(table, seats)
+    """Begin the round on the table with the sample's hands, the known trump and the score
+    pad the estimating seat sees."""
+    begin_round(table, seats, situation.round_size, dealer_seat(table.n_players))
+    for seat in range(MAX_PLAYERS):
+        table.totals[seat] = situation.totals[seat]
+    set_hands(table, seats, hands, situation.trump_card, situation.trump)
 
 
 @njit(cache=True)
@@ -119,13 +86,10 @@ def play_sample_round(sample_key, fixed_bids, hands, situation, workspace):
     table = workspace.table
     seats = workspace.seats
     generator = workspace.scratch.generator
-    policies = seated_policies(workspace)
     no_log = workspace.plays[:0]  # the estimate never reads the play log
     start_sample_round(situation, hands, table, seats)
     seed_stream(generator, seed, sample, situation.round_size, STREAM_DECISIONS)
-    bid_with_fixed(policies, fixed_bids, table, seats, generator)
-    for _ in range(situation.round_size):
-        play_trick(policies, table, seats, generator, no_log, 0)
+    play_out(decide, seated_policies(workspace), table, seats, generator, fixed_bids, no_log)
     return table.tricks[situation.seat]
 
 
@@ -136,7 +100,8 @@ def estimate_sample(sample_key, candidates, situation, workspace_storage, work, 
     seed, sample = sample_key
     hands, fixed_bids = work
     workspace = workspace_storage[0]  # the caller's storage keeps this record alive
-    deal_sample(seed, sample, situation, workspace.table.n_players, workspace.scratch, hands)
+    begin_round(workspace.table, workspace.seats, situation.round_size, dealer_seat(workspace.table.n_players))
+    deal_sample(seed, sample, situation, workspace.table, workspace.seats, workspace.scratch, hands)
     for k in range(candidates.shape[0]):
         fixed_bids[situation.seat] = candidates[k]
         tricks[k] = play_sample_round(sample_key, fixed_bids, hands, situation, workspace)
@@ -144,12 +109,8 @@ def estimate_sample(sample_key, candidates, situation, workspace_storage, work, 
 
 @njit(cache=True)
 def new_estimate_workspace(rules, situation, policies):
-    """A thread's engine workspace (storage array) with the score pad set, and its
-    (hands, fixed bids)."""
+    """A thread's engine workspace (storage array), and its (hands, fixed bids)."""
     workspace_storage = new_workspace(rules, policies)
-    table = workspace_storage[0].table
-    for seat in range(MAX_PLAYERS):
-        table.totals[seat] = situation.totals[seat]
     return workspace_storage, (np.zeros(MAX_PLAYERS, dtype=np.int64), situation.bids.copy())
 
 
@@ -161,6 +122,7 @@ def seat_legal_bids(rules, situation):
     workspace_storage, (hands, fixed_bids) = new_estimate_workspace(rules, situation, unseated)
     table = workspace_storage[0].table
     seats = workspace_storage[0].seats
+    hands[situation.seat] = situation.hand
     start_sample_round(situation, hands, table, seats)
     for seat in range(situation.seat):
         seats[seat].bid = fixed_bids[seat]

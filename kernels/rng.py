@@ -35,14 +35,6 @@ def seed_stream(generator, seed, game, round_size, stream):
     generator[0] = mix64(h ^ np.uint64(round_size * 256 + stream))
 
 
-@njit(cache=True)
-def new_stream(seed, game, round_size, stream):
-    """A new generator for the stream (seed, game, round, stream id)."""
-    generator = np.empty(1, dtype=np.uint64)
-    seed_stream(generator, seed, game, round_size, stream)
-    return generator
-
-
 @njit(cache=True, inline="always")
 def next_u64(generator):
     generator[0] += GOLDEN_GAMMA

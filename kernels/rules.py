@@ -7,6 +7,7 @@ from numba import njit
 
 from kernels.bits import at
 from kernels.cards import (
+    FULL_DECK,
     N_CARDS,
     NO_CARD,
     NO_SUIT,
@@ -30,8 +31,7 @@ from kernels.state import (
     FIRST_DEALER_DRAW,
     LED_FREE,
     LED_NONE,
-    MAX_PLAYERS,
-    NO_BID,
+    NO_SEAT,
 )
 
 EXACT_BID_BONUS = 20
@@ -105,64 +105,45 @@ def dealer_of_round(first, round_size, n_players):
 # --- deal and trump ---------------------------------------------------------------------
 
 
-@njit(cache=True)
-def start_round(table, seats, round_size, dealer):
-    """Reset the table's per-round fields; the score pad (totals) carries over."""
-    table.round_size = round_size
-    table.dealer = dealer
-    table.trump_card = NO_CARD
-    table.trump = NO_SUIT
-    table.n_bids = 0
-    table.trick = 0
-    table.leader = seat_after(dealer, 1, table.n_players)
-    table.n_in_trick = 0
-    table.led_suit = LED_NONE
-    table.winning_position = 0
-    table.winning_power = 0
-    table.played = 0
-    for seat in range(MAX_PLAYERS):
-        table.bids[seat] = NO_BID
-        table.tricks[seat] = 0
-        table.trick_cards[seat] = NO_CARD
-        table.voids[seat] = 0
-        seats[seat].seat = seat
-        seats[seat].hand = 0
-        seats[seat].dealt = 0
-        seats[seat].bid = NO_BID
+@njit(cache=True, inline="always")
+def deal_hands(deck, n_cards, table, seats, skip_seat, generator):
+    """Deal round_size cards of deck[:n_cards] to every seat but `skip_seat` (NO_SEAT: none),
+    in seat order; returns how many cards were dealt. deck[:n_cards] is shuffled as far as
+    dealt and the rest is left for the turned-up card.
 
-
-@njit(cache=True)
-def deal(seed, game, table, seats, scratch):
-    """Shuffle, deal round_size cards to each seat and turn up the next card (if any).
-
-    A Fisher-Yates shuffle of the drawn positions only: step i swaps position i with a random
+    A Fisher-Yates shuffle of the dealt positions only: step i swaps position i with a random
     later one. Each seat takes its cards as their positions are fixed, and a fixed position is
     never read again, so the swap only writes the other side."""
-    n_players = table.n_players
-    round_size = table.round_size
-    n_dealt = n_players * round_size
-    generator = scratch.generator
-    seed_stream(generator, seed, game, round_size, STREAM_DEAL)
-    deck = scratch.deck
-    reset_deck(deck)
     state = generator[0]
     position = 0
-    for seat in range(n_players):
+    for seat in range(table.n_players):
+        if seat == skip_seat:
+            continue
         hand = np.int64(0)
-        for _ in range(round_size):
-            offset, state = below_from_state(state, N_CARDS - position)
+        for _ in range(table.round_size):
+            offset, state = below_from_state(state, n_cards - position)
             pick = at(position + offset)
             hand |= card_bit(deck[pick])
             deck[pick] = deck[at(position)]
             position += 1
         seats[seat].hand = hand
         seats[seat].dealt = hand
-    if n_dealt < N_CARDS:
-        offset, state = below_from_state(state, N_CARDS - n_dealt)
-        table.trump_card = deck[at(n_dealt + offset)]
-    else:
-        table.trump_card = NO_CARD
     generator[0] = state
+    return position
+
+
+@njit(cache=True)
+def deal(seed, game, table, seats, scratch):
+    """Shuffle the full deck, deal round_size cards to each seat and return the card turned
+    up (NO_CARD when every card is dealt), all from the round's DEAL stream."""
+    generator = scratch.generator
+    seed_stream(generator, seed, game, table.round_size, STREAM_DEAL)
+    deck = scratch.deck
+    reset_deck(deck)
+    n_dealt = deal_hands(deck, N_CARDS, table, seats, NO_SEAT, generator)
+    if n_dealt == N_CARDS:
+        return NO_CARD
+    return deck[at(n_dealt + below(generator, N_CARDS - n_dealt))]
 
 
 @njit(cache=True)
@@ -174,6 +155,16 @@ def trump_of_turned_card(card):
     if is_wizard(card):
         return DEALER_CHOOSES_TRUMP
     return card_suit(card)
+
+
+@njit(cache=True)
+def unseen_cards(hand, table):
+    """Cards a seat holding `hand` has not seen: not in its hand, not played this round, not
+    the turned-up card."""
+    seen = hand | table.played
+    if table.trump_card != NO_CARD:
+        seen |= card_bit(table.trump_card)
+    return FULL_DECK & ~seen
 
 
 # --- bidding ----------------------------------------------------------------------------
@@ -223,9 +214,10 @@ def restricted_last_bids(table, seats, bid_position, allowed):
 
 
 @njit(cache=True, inline="always")
-def apply_bid(table, seats, seat, bid):
+def record_bid(table, seats, seat, bid):
+    """The seat's bid, on its own record, and on the table when the mode shows bids as they
+    are made (RULES.md 4)."""
     seats[at(seat)].bid = bid
-    table.n_bids += 1
     if table.bidding == BIDDING_OPEN:
         table.bids[at(seat)] = bid
 
@@ -238,11 +230,13 @@ def reveal_bids(table, seats):
 
 @njit(cache=True, inline="always")
 def reveals_bids_before_play(bidding):
+    """Hidden bids are shown once everyone has bid."""
     return bidding == BIDDING_HIDDEN
 
 
 @njit(cache=True, inline="always")
 def reveals_bids_after_play(bidding):
+    """Delayed bids are shown once the last trick is played."""
     return bidding == BIDDING_DELAYED
 
 
@@ -293,28 +287,12 @@ def led_suit_after(led_suit, card):
 
 
 @njit(cache=True)
-def beats(card, best, trump):
-    """Whether `card`, played after `best` (the card winning so far), takes the lead (RULES.md 6)."""
-    led = led_suit_after(LED_NONE, card if is_jester(best) else best)
-    return trick_power(card, led, trump) > trick_power(best, led, trump)
-
-
-@njit(cache=True)
-def trick_winner_position(cards, n_cards, trump):
-    """Position of the winning card in a complete trick (reference form of `beats`)."""
-    winning = 0
-    for position in range(1, n_cards):
-        if beats(cards[position], cards[winning], trump):
-            winning = position
-    return winning
-
-
-@njit(cache=True)
 def play_card(table, seats, seat, card):
     """Move `card` from the seat's hand to the current trick and update the public state."""
     bit = card_bit(card)
     seats[at(seat)].hand &= ~bit
     table.played |= bit
+    table.played_by[at(seat)] |= bit
     position = table.n_in_trick
     table.trick_cards[at(position)] = card
     led = table.led_suit

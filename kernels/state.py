@@ -24,6 +24,7 @@ EVEN_BIDS_LEADER = 2
 FIRST_DEALER_DRAW = -1  # otherwise the fixed seat 0..N-1
 
 NO_BID = -1
+NO_SEAT = -1
 DEALER_CHOOSES_TRUMP = -2  # a Wizard was turned up
 LED_NONE = -1  # no card other than Jesters played to the trick yet
 LED_FREE = 4  # the first non-Jester card was a Wizard: any card may be played
@@ -32,6 +33,14 @@ LED_FREE = 4  # the first non-Jester card was a Wizard: any card may be played
 DECIDE_TRUMP = 0  # legal: bits 0..3, one per suit
 DECIDE_BID = 1  # legal: bit b set when bid b is allowed
 DECIDE_CARD = 2  # legal: mask of the cards that may be played
+
+# Phases of a round (kernels.round_state). A phase in which a seat acts is named by the
+# decision it asks for, so `table.phase` is also the decision of the seat to act.
+PHASE_TRUMP = DECIDE_TRUMP  # the dealer chooses trump: a Wizard was turned up
+PHASE_BID = DECIDE_BID
+PHASE_PLAY = DECIDE_CARD
+PHASE_DEAL = 3  # started, waiting for the cards and the turned-up card
+PHASE_DONE = 4  # every trick played and scored
 
 _i8 = np.int64
 _seats = (MAX_PLAYERS,)
@@ -46,6 +55,7 @@ TABLE_DTYPE = np.dtype(
         ("bidding", _i8),
         ("even_bids", _i8),
         ("round_size", _i8),
+        ("phase", _i8),  # PHASE_*: what happens next
         ("dealer", _i8),
         ("trump_card", _i8),  # NO_CARD when nothing was turned up
         ("trump", _i8),  # suit 0..3, NO_SUIT for no trump
@@ -61,6 +71,7 @@ TABLE_DTYPE = np.dtype(
         ("winning_position", _i8),  # position of the card currently winning the trick
         ("winning_power", _i8),  # its rules.trick_power
         ("played", _i8),  # mask of every card played this round
+        ("played_by", _i8, _seats),  # the cards each seat has played this round
         ("voids", _i8, _seats),  # bit s set once the seat has shown it holds no suit s
     ]
 )
@@ -91,6 +102,7 @@ WORKSPACE_DTYPE = np.dtype(
         ("scratch", SCRATCH_DTYPE),
         ("plays", PLAY_DTYPE, (MAX_PLAYS_PER_ROUND,)),  # the current round's play log
         ("winners", np.uint8, _seats),  # game winners' flags (records cannot nest bools)
+        ("fixed_bids", _i8, _seats),  # bids imposed on seats (NO_BID: the seat's policy bids)
         ("policy_ids", _i8, _seats),  # the policy seated at each seat
         ("params", np.float64, (MAX_PLAYERS, MAX_PARAMS)),  # its parameter row
     ]

@@ -6,13 +6,13 @@ test_reference.py does for reference.py).
 """
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 import sim
+from kernels import round_state as R
 from kernels import rules as K
 from kernels import state as st
+from kernels.rng import seed_stream
 from kernels.policies.dispatch import decide
 
 C, D, H, S = 0, 1, 2, 3
@@ -21,6 +21,13 @@ JESTERS = (56, 57, 58, 59)
 W1, W2, W3, W4 = WIZARDS
 J1, J2, J3, J4 = JESTERS
 FULL_DECK = (1 << 60) - 1
+
+
+def new_stream(seed, game, round_size, stream):
+    """A new generator for the stream (seed, game, round, stream id)."""
+    generator = np.empty(1, dtype=np.uint64)
+    seed_stream(generator, seed, game, round_size, stream)
+    return generator
 
 
 def card(rank: int, suit: int) -> int:
@@ -63,18 +70,16 @@ def make_table(players=4, round_size=5, dealer=None, trump=-1, bidding="open", e
     record = sim.Rules(players=players, bidding=bidding, even_bids=even_bids).to_record()
     storage, seats = new_table(record[0])
     table = storage[0]
-    K.start_round(table, seats, round_size, players - 1 if dealer is None else dealer)
+    R.begin_round(table, seats, round_size, players - 1 if dealer is None else dealer)
     table["trump"] = trump
+    table["phase"] = st.PHASE_BID
     return storage, seats, table
 
 
-def kernel_deal(seed, game, table, seats):
-    """kernels.rules.deal on a started table, whether or not the kernel takes a scratch record."""
-    if "scratch" in inspect.signature(K.deal.py_func).parameters:
-        scratch = np.zeros(1, dtype=st.SCRATCH_DTYPE)
-        K.deal(seed, game, table, seats, scratch[0])
-    else:
-        K.deal(seed, game, table, seats)
+def deal_round(seed, game, table, seats):
+    """kernels.round_state.deal_round on a begun table: the engine's deal and turned-up card."""
+    scratch = np.zeros(1, dtype=st.SCRATCH_DTYPE)
+    R.deal_round(seed, game, table, seats, scratch[0])
 
 
 def round_offsets(rules: sim.Rules) -> list[int]:
@@ -102,21 +107,14 @@ def mixed_policy(players: int, first: str = "heuristic", second: str = "random")
     return ",".join(first if seat % 2 == 0 else second for seat in range(players))
 
 
-def play_round_asking(table, seats, players: int, round_size: int, bidding: str, ask) -> None:
-    """Bid and play one dealt round in Python, asking ask(decision, seat, legal) for every
-    bid and card (the information tests wrap a policy with their checks in `ask`)."""
-    for position in range(players):
-        seat = K.bidder_at(table, position)
-        legal = K.legal_bids(table, seats, position)
-        K.apply_bid(table, seats, seat, ask(st.DECIDE_BID, seat, legal))
-    if bidding == "hidden":
-        K.reveal_bids(table, seats)
-    for _ in range(round_size):
-        for position in range(players):
-            seat = (int(table["leader"]) + position) % players
-            legal = K.legal_cards(seats[seat]["hand"], table["led_suit"])
-            K.play_card(table, seats, seat, ask(st.DECIDE_CARD, seat, legal))
-        K.finish_trick(table)
+def play_round_asking(table, seats, ask) -> None:
+    """Bid and play one dealt round in Python through the round's transitions, asking
+    ask(decision, seat, legal) for every bid and card (the information tests wrap a policy
+    with their checks in `ask`)."""
+    while table["phase"] in (st.PHASE_BID, st.PHASE_PLAY):
+        decision = int(table["phase"])
+        seat = R.current_seat(table)
+        R.apply_action(table, seats, ask(decision, seat, R.legal_actions(table, seats)))
 
 
 def decision_with_own_hand_swapped(policies, decision, seats, seat, other, table, legal, generator):

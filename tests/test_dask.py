@@ -22,7 +22,7 @@ import dask  # noqa: E402
 import distributed  # noqa: E402
 import numba  # noqa: E402
 
-import kernels.engine  # noqa: E402
+import kernels.games  # noqa: E402
 import sim.engine  # noqa: E402
 from sim.cli import app  # noqa: E402
 from sim.cluster import DaskEngine, check_workers, chunk_key, worker_threads  # noqa: E402
@@ -44,8 +44,8 @@ TABLES = ("rounds", "games", "plays")
 def kernel_report() -> tuple[str, int, int]:
     """On a worker: where the kernels come from; how often play_games was loaded from the cache
     and how often compiled."""
-    stats = kernels.engine.play_games.stats
-    return kernels.engine.__file__, sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
+    stats = kernels.games.play_games.stats
+    return kernels.games.__file__, sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
 
 
 def prepend_to_path(directory: str) -> None:
@@ -87,7 +87,7 @@ def test_simulate_on_dask_equals_local(tmp_path, client):
     assert json.loads((on_dask / "run.json").read_text())["finished"]
     assert not list(on_dask.rglob(".*"))
     for kernel_file, loads, compilations in client.run(kernel_report).values():
-        assert kernel_file == kernels.engine.__file__  # the workers run this source tree
+        assert kernel_file == kernels.games.__file__  # the workers run this source tree
         assert loads == 1 and compilations == 0  # and loaded its cached kernels instead of compiling them
 
 

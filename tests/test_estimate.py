@@ -13,13 +13,15 @@ from typer.testing import CliRunner
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import reference  # noqa: E402
-from helpers import JESTERS, WIZARDS, cards_of, mask  # noqa: E402
+from helpers import JESTERS, WIZARDS, cards_of, mask, new_table  # noqa: E402
+from kernels import round_state as R  # noqa: E402
 from kernels import state as st  # noqa: E402
 from kernels.cards import NO_CARD  # noqa: E402
 from kernels.estimate import deal_sample  # noqa: E402
 from sim.cli import app  # noqa: E402
 from sim.errors import ConfigError  # noqa: E402
 from sim.estimate import estimate, make_situation, run_estimate  # noqa: E402
+from sim.rules import Rules  # noqa: E402
 
 runner = CliRunner()
 
@@ -77,10 +79,12 @@ def test_pool_leaves_out_the_hand_and_the_turned_up_card():
 def test_deal_sample_deals_the_unseen_cards_disjointly():
     situation = make_situation("W AS KH 7H J", trump="3H", players=4, position=2, bids="1,0")
     record = situation.to_record()
+    storage, seats = new_table(Rules(players=4).to_record()[0])
+    R.begin_round(storage[0], seats, 5, 3)
     scratch = np.zeros(1, dtype=st.SCRATCH_DTYPE)
     hands = np.zeros(st.MAX_PLAYERS, dtype=np.int64)
     for sample in range(50):
-        deal_sample(3, sample, record[0], 4, scratch[0], hands)
+        deal_sample(3, sample, record[0], storage[0], seats, scratch[0], hands)
         assert hands[2] == record["hand"][0]
         others = [int(hands[seat]) for seat in (0, 1, 3)]
         assert [bin(h).count("1") for h in others] == [5, 5, 5]

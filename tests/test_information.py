@@ -4,7 +4,7 @@ table (RULES.md 4: which bids are visible depends on the bidding mode).
 Three kinds of checks:
 - dispatch level: kernels.policies.dispatch.decide on mid-round states, before and after the
   OTHER seats' hands are replaced by random hands consistent with the public state;
-- engine level: the engine's own bidding_phase / play_trick, run twice from one state with the
+- engine level: the round core's play_bidding / play_tricks, run twice from one state with the
   hands of the seats that act LATER re-dealt: everything decided before them must not change;
 - whole games: every heuristic decision logged by sim.run_games is re-derived from the seat's
   own cards and a public table rebuilt from the log with the bids the mode lets it see, and the
@@ -19,15 +19,16 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sim  # noqa: E402
-from helpers import cards_of, decision_with_own_hand_swapped, iter_rounds, kernel_deal, mixed_policy, new_table, play_round_asking  # noqa: E402
-from kernels import engine as E  # noqa: E402
+from helpers import cards_of, deal_round, decision_with_own_hand_swapped, iter_rounds, mixed_policy, new_stream, new_table, play_round_asking  # noqa: E402
+from kernels import round_state as R  # noqa: E402
 from kernels import rules as K  # noqa: E402
 from kernels import state as st  # noqa: E402
 from kernels.policies.dispatch import decide  # noqa: E402
-from kernels.rng import STREAM_DECISIONS, new_stream  # noqa: E402
+from kernels.rng import STREAM_DECISIONS  # noqa: E402
 from sim.policies import parse_policies, policy_arrays  # noqa: E402
 
 NO_BID = st.NO_BID
+NO_FIXED_BIDS = np.full(st.MAX_PLAYERS, NO_BID, dtype=np.int64)  # every seat bids by its policy
 
 
 def policies_for(spec, players):
@@ -43,12 +44,12 @@ def started_round(rules, policies, seed, game, r, dealer, totals=None):
     table = storage[0]
     if totals is not None:
         storage["totals"][0][: rules.players] = totals
-    K.start_round(table, seats, r, dealer)
-    kernel_deal(seed, game, table, seats)
+    R.begin_round(table, seats, r, dealer)
+    deal_round(seed, game, table, seats)
     generator = new_stream(seed, game, r, STREAM_DECISIONS)
-    table["trump"] = K.trump_of_turned_card(table["trump_card"])
-    if table["trump"] == st.DEALER_CHOOSES_TRUMP:
-        table["trump"] = E.choose_trump(policies, table, seats, generator)
+    if table["phase"] == st.PHASE_TRUMP:
+        dealer_seat = seats[int(table["dealer"])]
+        R.apply_trump(table, decide(policies, st.DECIDE_TRUMP, dealer_seat, table, R.ALL_SUITS, generator))
     return storage, seats, generator
 
 
@@ -130,7 +131,7 @@ def test_heuristic_decisions_unchanged_when_other_hands_change(players, bidding)
             changed_by_own_hand += own_hand_answer != answer
             return answer
 
-        play_round_asking(table, seats, players, r, bidding, ask)
+        play_round_asking(table, seats, ask)
         assert int(table["played"]) == sum(int(seats[s]["dealt"]) for s in range(players))
     assert checked > 0 and swaps > 0 and changed_by_own_hand > 0
 
@@ -153,10 +154,10 @@ def test_heuristic_draws_no_random_numbers():
     policies = policies_for("heuristic", 4)
     storage, seats, generator = started_round(rules, policies, 3, 1, 6, dealer=0)
     before = generator.copy()
-    E.bidding_phase(policies, storage[0], seats, generator)
+    R.play_bidding(decide, policies, storage[0], seats, generator, NO_FIXED_BIDS)
     plays = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
     for t in range(6):
-        E.play_trick(policies, storage[0], seats, generator, plays, 4 * t)
+        R.play_tricks(decide, policies, storage[0], seats, generator, plays, int(storage[0]["trick"]) + 1)
     assert np.array_equal(generator, before)
 
 
@@ -182,7 +183,7 @@ def batch_and_states(players, bidding, spec, games=8, seed=21):
 @pytest.mark.parametrize("players", [3, 5])
 @pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
 def test_engine_bids_ignore_hands_of_seats_bidding_later(players, bidding):
-    """The engine's bidding_phase from one post-deal state, once as dealt and once with the
+    """The engine's bidding (round_state.play_bidding) from one post-deal state, once as dealt and once with the
     hands of the seats bidding after position p re-dealt: the bids up to p are unchanged.
     Under hidden and delayed bidding, no bid depends on any other seat's hand at all."""
     rng = np.random.default_rng(5)
@@ -191,14 +192,14 @@ def test_engine_bids_ignore_hands_of_seats_bidding_later(players, bidding):
     for rules, policies, batch, g, k, r, plays, fresh in batch_and_states(players, bidding, spec):
         storage, seats, generator = fresh()
         table = storage[0]
-        E.bidding_phase(policies, table, seats, generator)
+        R.play_bidding(decide, policies, table, seats, generator, NO_FIXED_BIDS)
         assert [int(b) for b in seats["bid"][:players]] == [int(b) for b in batch.seats["bid"][g, k]]
         order = [K.bidder_at(table, p) for p in range(players)]
         for p in range(players - 1):
             storage2, seats2, generator2 = fresh()
             later = order[p + 1 :]
             redeal(storage2, seats2, later, rng)
-            E.bidding_phase(policies, storage2[0], seats2, generator2)
+            R.play_bidding(decide, policies, storage2[0], seats2, generator2, NO_FIXED_BIDS)
             for seat in order[: p + 1]:
                 assert seats2[seat]["bid"] == seats[seat]["bid"], f"round {r}: bid of seat {seat} moved"
             some_bid_moved += any(seats2[s]["bid"] != seats[s]["bid"] for s in later)
@@ -207,7 +208,7 @@ def test_engine_bids_ignore_hands_of_seats_bidding_later(players, bidding):
                 # whichever seats are re-dealt.
                 storage3, seats3, generator3 = fresh()
                 redeal(storage3, seats3, order[:p] + later, rng)
-                E.bidding_phase(policies, storage3[0], seats3, generator3)
+                R.play_bidding(decide, policies, storage3[0], seats3, generator3, NO_FIXED_BIDS)
                 assert seats3[order[p]]["bid"] == seats[order[p]]["bid"]
     assert some_bid_moved > 0  # re-dealing does change the re-dealt seats' bids
 
@@ -215,7 +216,7 @@ def test_engine_bids_ignore_hands_of_seats_bidding_later(players, bidding):
 @pytest.mark.parametrize("players", [4, 6])
 @pytest.mark.parametrize("bidding", ["open", "delayed"])
 def test_engine_plays_ignore_hands_of_seats_playing_later(players, bidding):
-    """Before each trick, run the engine's play_trick twice: as dealt, and with the hands of
+    """Before each trick, run the engine's play (round_state.play_tricks) for one trick twice: as dealt, and with the hands of
     the seats after position p in this trick re-dealt (consistently with the voids shown so
     far). The cards of positions 0..p are the same."""
     rng = np.random.default_rng(9)
@@ -226,7 +227,7 @@ def test_engine_plays_ignore_hands_of_seats_playing_later(players, bidding):
             continue
         storage, seats, generator = fresh()
         table = storage[0]
-        E.bidding_phase(policies, table, seats, generator)
+        R.play_bidding(decide, policies, table, seats, generator, NO_FIXED_BIDS)
         log = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
         for t in range(r):
             p = int(rng.integers(0, players - 1))
@@ -235,25 +236,26 @@ def test_engine_plays_ignore_hands_of_seats_playing_later(players, bidding):
             storage2, seats2, generator2 = copy_state(storage, seats, generator)
             redeal(storage2, seats2, later, rng)
             other_log = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
-            E.play_trick(policies, storage2[0], seats2, generator2, other_log, 0)
-            E.play_trick(policies, table, seats, generator, log, t * players)
+            R.play_tricks(decide, policies, storage2[0], seats2, generator2, other_log, int(storage2[0]["trick"]) + 1)
+            R.play_tricks(decide, policies, table, seats, generator, log, int(table["trick"]) + 1)
             mine = log[t * players : (t + 1) * players]
-            assert list(other_log["card"][: p + 1]) == list(mine["card"][: p + 1]), f"round {r} trick {t}"
-            later_changed += list(other_log["card"][p + 1 : players]) != list(mine["card"][p + 1 :])
+            theirs = other_log[t * players : (t + 1) * players]
+            assert list(theirs["card"][: p + 1]) == list(mine["card"][: p + 1]), f"round {r} trick {t}"
+            later_changed += list(theirs["card"][p + 1 :]) != list(mine["card"][p + 1 :])
             checked += 1
         assert np.array_equal(log[: players * r], plays), "the driven round differs from run_games"
     assert checked > 0 and later_changed > 0
 
 
 def test_delayed_bidding_keeps_table_bids_hidden_until_after_play():
-    """Under delayed bidding the public table shows no bid during bidding or play; under
-    hidden bidding all bids appear after the bidding and stay during play; under open each
-    bid appears as it is made."""
+    """Under delayed bidding the public table shows no bid during bidding or play, and every
+    bid once the last trick is played; under hidden bidding all bids appear after the
+    bidding and stay during play; under open each bid appears as it is made."""
     for bidding in ("open", "hidden", "delayed"):
         for rules, policies, batch, g, k, r, plays, fresh in batch_and_states(4, bidding, "heuristic", games=2):
             storage, seats, generator = fresh()
             table = storage[0]
-            E.bidding_phase(policies, table, seats, generator)
+            R.play_bidding(decide, policies, table, seats, generator, NO_FIXED_BIDS)
             bids = [int(b) for b in batch.seats["bid"][g, k]]
             public = [int(b) for b in storage["bids"][0][:4]]
             if bidding == "delayed":
@@ -262,9 +264,12 @@ def test_delayed_bidding_keeps_table_bids_hidden_until_after_play():
                 assert public == bids
             log = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
             for t in range(r):
-                E.play_trick(policies, table, seats, generator, log, 4 * t)
-                assert [int(b) for b in storage["bids"][0][:4]] == public, f"bids changed during trick {t}"
+                R.play_tricks(decide, policies, table, seats, generator, log, int(table["trick"]) + 1)
+                if t < r - 1:
+                    assert [int(b) for b in storage["bids"][0][:4]] == public, f"bids changed during trick {t}"
             assert [int(b) for b in seats["bid"][:4]] == bids
+            assert table["phase"] == st.PHASE_DONE
+            assert [int(b) for b in storage["bids"][0][:4]] == bids  # every mode shows them at the end
 
 
 # ------------------------------------------------------------------------------ whole games
@@ -277,7 +282,7 @@ def bid_decision(rules, policies, batch, g, k, r, position, visible):
     storage, seats = new_table(rules.to_record()[0])
     table = storage[0]
     dealer = int(batch.rounds[g, k]["dealer"])
-    K.start_round(table, seats, r, dealer)
+    R.begin_round(table, seats, r, dealer)
     if k:
         storage["totals"][0][:n] = batch.seats["total"][g, k - 1]
     table["trump_card"] = batch.rounds[g, k]["trump_card"]
@@ -335,7 +340,7 @@ def test_logged_cards_follow_from_own_hand_and_public_table(players, bidding):
     for g, k, r, plays in iter_rounds(batch):
         storage, seats = new_table(rules.to_record()[0])
         table = storage[0]
-        K.start_round(table, seats, r, int(batch.rounds[g, k]["dealer"]))
+        R.begin_round(table, seats, r, int(batch.rounds[g, k]["dealer"]))
         table["trump_card"] = batch.rounds[g, k]["trump_card"]
         table["trump"] = batch.rounds[g, k]["trump"]
         table["n_bids"] = players

@@ -13,14 +13,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sim  # noqa: E402
 import test_invariants  # noqa: E402
-from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, decision_with_own_hand_swapped, make_table, mask, play_round_asking, popcount  # noqa: E402
+from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, decision_with_own_hand_swapped, make_table, mask, new_stream, play_round_asking, popcount  # noqa: E402
 from test_determinism import assert_same_games  # noqa: E402
 from test_information import policies_for, redeal, started_round  # noqa: E402
-from kernels import rules as K  # noqa: E402
+from kernels import round_state as R  # noqa: E402
 from kernels import state as st  # noqa: E402
 from kernels.policies import mc  # noqa: E402
 from kernels.policies.dispatch import decide  # noqa: E402
-from kernels.rng import STREAM_DECISIONS, new_stream  # noqa: E402
+from kernels.rng import STREAM_DECISIONS  # noqa: E402
 from sim.errors import ConfigError  # noqa: E402
 from sim.policies import parse_policy  # noqa: E402
 
@@ -249,19 +249,14 @@ def test_sampler_respects_voids_in_played_out_rounds():
     for game, r in enumerate((6, 11, 15)):
         storage, seats, generator = started_round(rules, policies, 8, game, r, dealer=game)
         table = storage[0]
-        for position in range(players):
-            seat = K.bidder_at(table, position)
-            legal = K.legal_bids(table, seats, position)
-            K.apply_bid(table, seats, seat, decide(policies, st.DECIDE_BID, seats[seat], table, legal, generator))
-        for _ in range(r):
-            for position in range(players):
-                seat = (int(table["leader"]) + position) % players
-                samples = sampled_hands(seats[seat], table, 20, seed=position)
+        while table["phase"] != st.PHASE_DONE:
+            seat = R.current_seat(table)
+            if table["phase"] == st.PHASE_PLAY:
+                samples = sampled_hands(seats[seat], table, 20, seed=int(table["n_in_trick"]))
                 check_samples(samples, seats[seat], storage, players)
                 checked_voids += int(storage["voids"][0][:players].astype(bool).sum())
-                legal = K.legal_cards(seats[seat]["hand"], table["led_suit"])
-                K.play_card(table, seats, seat, decide(policies, st.DECIDE_CARD, seats[seat], table, legal, generator))
-            K.finish_trick(table)
+            legal = R.legal_actions(table, seats)
+            R.apply_action(table, seats, decide(policies, int(table["phase"]), seats[seat], table, legal, generator))
     assert checked_voids > 0
 
 
@@ -321,13 +316,18 @@ def test_mc_decisions_unchanged_when_other_seats_change(players, bidding):
                 assert np.array_equal(replay, generator), "a different count of random numbers"
                 checked += 1
             seats[:] = saved
-            own_hand_answer = decision_with_own_hand_swapped(
-                policies, decision, seats, seat, others[0], table, legal, start.copy()
-            )
-            changed_by_own_hand += own_hand_answer != answer
+            # A hand of the same size keeps the state consistent (mc plays its rollouts to the
+            # end): the seats yet to play this trick hold as many cards as this one.
+            size = popcount(seats[seat]["hand"])
+            same_size = [s for s in others if popcount(seats[s]["hand"]) == size]
+            if same_size:
+                own_hand_answer = decision_with_own_hand_swapped(
+                    policies, decision, seats, seat, same_size[0], table, legal, start.copy()
+                )
+                changed_by_own_hand += own_hand_answer != answer
             return answer
 
-        play_round_asking(table, seats, players, r, bidding, ask)
+        play_round_asking(table, seats, ask)
     assert checked > 0 and changed_by_own_hand > 0
 
 

@@ -12,7 +12,6 @@ POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
 POLICY_MC = 2
 
-POLICY_MODULES = {POLICY_RANDOM: random_policy, POLICY_HEURISTIC: heuristic, POLICY_MC: mc}
 
 
 @njit(cache=True, inline="always")

@@ -9,12 +9,9 @@ from numba import njit
 from kernels.bits import at, highest_bit, lowest_bit, popcount
 from kernels.cards import (
     ACE,
-    FULL_DECK,
     JESTER_MASK,
     LOWEST_RANK,
-    N_CARDS,
     N_SUITS,
-    NO_CARD,
     NO_SUIT,
     ONE_SUIT_MASK,
     RANKS_PER_SUIT,
@@ -27,6 +24,7 @@ from kernels.cards import (
     is_wizard,
     suit_mask,
 )
+from kernels.rules import unseen_cards
 from kernels.state import DECIDE_BID, DECIDE_CARD, NO_BID
 
 # Parameter vector layout; defaults and names live in the Python registry (sim.policies).
@@ -102,11 +100,8 @@ def expected_tricks(hand, table, params, row):
     n_players = table.n_players
     round_size = table.round_size
     trump = table.trump
-    known = hand
-    if table.trump_card != NO_CARD:
-        known |= card_bit(table.trump_card)
-    unseen = ~known & FULL_DECK
-    n_unseen = N_CARDS - popcount(known)
+    unseen = unseen_cards(hand, table)
+    n_unseen = popcount(unseen)
     held_by_opponents = (n_players - 1) * round_size / n_unseen
     wizard_hits = held_by_opponents * collision(params, row, P_WIZARD_TIMING, round_size)
     wizard_escape = ipow(1.0 - wizard_hits, popcount(WIZARD_MASK & unseen))
@@ -154,9 +149,7 @@ def one_card_win_chance(card, position, table):
     (0 = lead) of the trick: play is forced, and the other cards are a uniform ordered draw
     from the cards this seat has not seen."""
     others = table.n_players - 1
-    unseen = FULL_DECK & ~card_bit(card)
-    if table.trump_card != NO_CARD:
-        unseen &= ~card_bit(table.trump_card)
+    unseen = unseen_cards(card_bit(card), table)  # bidding: nothing played yet
     n_unseen = popcount(unseen)
     wizards = popcount(unseen & WIZARD_MASK)
     if is_wizard(card):

@@ -14,7 +14,6 @@ from numba import njit
 
 from kernels.bits import highest_bit, lowest_bit, nth_set_bit, popcount
 from kernels.cards import (
-    FULL_DECK,
     JESTER_MASK,
     N_CARDS,
     N_SUITS,
@@ -26,24 +25,9 @@ from kernels.cards import (
 )
 from kernels.policies import heuristic
 from kernels.rng import below, uniform
-from kernels.rules import (
-    bidder_at,
-    finish_trick,
-    legal_bids,
-    legal_cards,
-    play_card,
-    round_score,
-    seat_after,
-)
-from kernels.state import (
-    BIDDING_OPEN,
-    DECIDE_BID,
-    DECIDE_CARD,
-    MAX_PLAYERS,
-    NO_BID,
-    SEAT_DTYPE,
-    TABLE_DTYPE,
-)
+from kernels.round_state import apply_card, play_out, restart_bidding
+from kernels.rules import round_score, seat_after, unseen_cards
+from kernels.state import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTYPE, SEAT_DTYPE, TABLE_DTYPE
 
 # Parameter vector layout; defaults and names live in the Python registry (sim.policies).
 P_SAMPLES = 0  # sampled deals per bid decision (0: the heuristic's bid)
@@ -56,21 +40,15 @@ PARAMETERS = (
 # Every seat of a rollout plays the heuristic with its default parameters.
 ROLLOUT_PARAMS = np.array([[default for _, default in heuristic.PARAMETERS]] * MAX_PLAYERS)
 
+# Rollouts keep no play log.
+NO_LOG = np.zeros(0, dtype=PLAY_DTYPE)
+
 # Proposals of the void-respecting sampler accepted by their exact weight before it takes the
 # first feasible one (only reached when several seats' voids make acceptance very unlikely).
 WEIGHTED_ATTEMPTS = 256
 
 
 # --- what the seat knows ----------------------------------------------------------------
-
-
-@njit(cache=True)
-def unseen_cards(me, table):
-    """Cards the seat has not seen: not in its hand, not played, not the turned-up card."""
-    seen = me.hand | table.played
-    if table.trump_card != NO_CARD:
-        seen |= card_bit(table.trump_card)
-    return FULL_DECK & ~seen
 
 
 @njit(cache=True)
@@ -177,7 +155,7 @@ def sample_hands(me, table, hands, order, generator):
     among the deals consistent with what `me` has seen: the right number of cards per seat and
     no card of a suit a seat has shown void in (the cards nobody holds stay undealt).
     `order` is scratch of MAX_PLAYERS seats."""
-    pool = unseen_cards(me, table)
+    pool = unseen_cards(me.hand, table)
     n_constrained = deal_order(me, table, pool, order)
     plan = (pool, order, table.n_players - 1, n_constrained)
     attempt = 0
@@ -203,6 +181,7 @@ SCRATCH_DTYPE = np.dtype(
         ("rollout_seats", SEAT_DTYPE, (MAX_PLAYERS,)),
         ("hands", np.int64, (MAX_PLAYERS,)),  # the sampled hands
         ("order", np.int64, (MAX_PLAYERS,)),  # the dealing order of the sampler
+        ("fixed_bids", np.int64, (MAX_PLAYERS,)),  # bids a rollout imposes (NO_BID: heuristic)
         ("totals", np.int64, (N_CARDS,)),  # summed rollout scores per bid or per card
     ]
 )
@@ -255,34 +234,23 @@ def set_base(me, table, scratch):
                 base_seats[seat].bid = estimated_bid(scratch.base_table[0], base_seats, seat)
 
 
-@njit(cache=True)
-def bid_out(table, seats, me_seat, my_bid):
-    """Complete the bidding of a rollout: visible bids stand, the mc seat bids `my_bid`, every
-    other seat the heuristic's bid from its sampled hand, seeing what the mode shows."""
-    for position in range(table.n_players):
-        seat = bidder_at(table, position)
-        bid = table.bids[seat]
-        if seat == me_seat:
-            bid = my_bid
-        elif bid == NO_BID:
-            legal = legal_bids(table, seats, position)
-            bid = heuristic.choose_bid(ROLLOUT_PARAMS, seats[seat], table, legal)
-        seats[seat].bid = bid
-        if table.bidding == BIDDING_OPEN:
-            table.bids[seat] = bid
-    table.n_bids = table.n_players
+@njit(cache=True, inline="always")
+def rollout_decide(params, decision, me, table, legal, generator):
+    """Every seat of a rollout plays the heuristic with the parameter rows `params` (the
+    `policies` that kernels.round_state.play_out passes through)."""
+    return heuristic.decide(decision, params, me, table, legal, generator)
 
 
 @njit(cache=True)
-def play_out(table, seats):
-    """Play the rest of the round with the heuristic for every seat."""
-    n_players = table.n_players
-    while table.trick < table.round_size:
-        seat = seat_after(table.leader, table.n_in_trick, n_players)
-        legal = legal_cards(seats[seat].hand, table.led_suit)
-        play_card(table, seats, seat, heuristic.choose_card(seats[seat], table, legal))
-        if table.n_in_trick == n_players:
-            finish_trick(table)
+def rollout_bidding(scratch, me_seat, my_bid):
+    """The bids a rollout imposes: the bids the table shows stand, the mc seat bids `my_bid`;
+    every other seat bids the heuristic's bid from its sampled hand, seeing what the mode
+    shows. The rollout's bidding restarts from the first bidder."""
+    fixed_bids = scratch.fixed_bids
+    for seat in range(MAX_PLAYERS):
+        fixed_bids[seat] = scratch.base_table[0].bids[seat]
+    fixed_bids[me_seat] = my_bid
+    return fixed_bids
 
 
 @njit(cache=True)
@@ -325,8 +293,9 @@ def choose_bid(params, me, table, legal, generator):
             bid = lowest_bit(rest)
             rest &= rest - 1
             rollout_table = reset_rollout(scratch, table.n_players)
-            bid_out(rollout_table, rollout_seats, me.seat, bid)
-            play_out(rollout_table, rollout_seats)
+            restart_bidding(rollout_table, rollout_seats)
+            fixed_bids = rollout_bidding(scratch, me.seat, bid)
+            play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, fixed_bids, NO_LOG)
             scratch.totals[bid] += outcome(rollout_table, rollout_seats, me.seat)
     return best_choice(storage[0].totals, legal, preferred)  # (storage stays alive until here)
 
@@ -387,10 +356,8 @@ def choose_card(params, me, table, legal, generator):
             card = lowest_bit(rest)
             rest &= rest - 1
             rollout_table = reset_rollout(scratch, table.n_players)
-            play_card(rollout_table, rollout_seats, me.seat, card)
-            if rollout_table.n_in_trick == table.n_players:
-                finish_trick(rollout_table)
-            play_out(rollout_table, rollout_seats)
+            apply_card(rollout_table, rollout_seats, card)
+            play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, scratch.fixed_bids, NO_LOG)
             scratch.totals[card] += outcome(rollout_table, rollout_seats, me.seat)
     preferred_choice = representative(preferred, choices)
     best = best_choice(storage[0].totals, choices, preferred_choice)  # (storage stays alive until here)

@@ -6,40 +6,11 @@ streams, every random decision from the round's DECISIONS stream (docs/randomnes
 import numpy as np
 from numba import njit, prange
 
-from kernels.bits import at
 from kernels.policies.dispatch import decide
 from kernels.rng import STREAM_DECISIONS, seed_stream
-from kernels.rules import (
-    apply_bid,
-    bidder_at,
-    dealer_of_round,
-    deal,
-    finish_trick,
-    first_dealer,
-    game_winners,
-    legal_bids,
-    legal_cards,
-    play_card,
-    reveal_bids,
-    reveals_bids_after_play,
-    reveals_bids_before_play,
-    round_score,
-    seat_after,
-    start_round,
-    trump_of_turned_card,
-)
-from kernels.state import (
-    DEALER_CHOOSES_TRUMP,
-    DECIDE_BID,
-    DECIDE_CARD,
-    DECIDE_TRUMP,
-    MAX_PARAMS,
-    MAX_PLAYERS,
-    MAX_PLAYS_PER_ROUND,
-    WORKSPACE_DTYPE,
-)
-
-ALL_SUITS = 0b1111
+from kernels.round_state import begin_round, deal_round, play_out
+from kernels.rules import dealer_of_round, first_dealer, game_winners, round_score
+from kernels.state import MAX_PARAMS, MAX_PLAYERS, MAX_PLAYS_PER_ROUND, NO_BID, WORKSPACE_DTYPE
 
 
 @njit(cache=True)
@@ -55,6 +26,7 @@ def new_workspace(rules, policies):
     table.even_bids = rules.even_bids
     policy_ids, params = policies
     for seat in range(MAX_PLAYERS):
+        workspace.fixed_bids[seat] = NO_BID
         workspace.policy_ids[seat] = policy_ids[seat]
         for k in range(MAX_PARAMS):
             workspace.params[seat, k] = params[seat, k]
@@ -67,78 +39,19 @@ def seated_policies(workspace):
     return workspace.policy_ids, workspace.params
 
 
-@njit(cache=True, inline="always")
-def checked(choice, legal):
-    if choice < 0 or (legal >> choice) & 1 == 0:
-        raise ValueError("a policy chose an illegal action")
-    return choice
-
-
-@njit(cache=True)
-def choose_trump(policies, table, seats, generator):
-    choice = decide(policies, DECIDE_TRUMP, seats[table.dealer], table, ALL_SUITS, generator)
-    return checked(choice, ALL_SUITS)
-
-
-@njit(cache=True, inline="always")
-def bidding_phase(policies, table, seats, generator):
-    for position in range(table.n_players):
-        seat = bidder_at(table, position)
-        legal = legal_bids(table, seats, position)
-        bid = decide(policies, DECIDE_BID, seats[at(seat)], table, legal, generator)
-        apply_bid(table, seats, seat, checked(bid, legal))
-    if reveals_bids_before_play(table.bidding):
-        reveal_bids(table, seats)
-
-
-@njit(cache=True, inline="always")
-def play_trick(policies, table, seats, generator, plays, first_play):
-    """Play one trick, logging each card to plays[first_play:] unless `plays` is empty (the
-    log's stores cost about a tenth of a game). Returns the winning seat."""
-    n_players = table.n_players
-    logging = plays.shape[0] > 0
-    for position in range(n_players):
-        seat = seat_after(table.leader, position, n_players)
-        me = seats[at(seat)]
-        legal = legal_cards(me.hand, table.led_suit)
-        card = checked(decide(policies, DECIDE_CARD, me, table, legal, generator), legal)
-        if logging:
-            play = plays[first_play + position]
-            play.card = card
-            play.seat = seat
-            play.legal = legal
-        play_card(table, seats, seat, card)
-    winner = finish_trick(table)
-    if logging:
-        for position in range(n_players):
-            plays[first_play + position].winner = winner
-    return winner
-
-
 @njit(cache=True)
 def play_round(game_key, workspace, log_plays):
-    """Deal, choose trump, bid, play and score one round on the workspace's table, already
-    started with start_round. Scores are added to table.totals; with log_plays,
-    workspace.plays[:n*r] logs every card."""
+    """Deal, choose trump, bid, play and score one begun round on the workspace's table: its
+    scores are added to table.totals; with log_plays, workspace.plays[:n*r] logs every card."""
     seed, game = game_key
     table = workspace.table
     seats = workspace.seats
     scratch = workspace.scratch
     plays = workspace.plays[: MAX_PLAYS_PER_ROUND if log_plays else 0]
-    policies = seated_policies(workspace)
-    deal(seed, game, table, seats, scratch)
+    deal_round(seed, game, table, seats, scratch)
     generator = scratch.generator
     seed_stream(generator, seed, game, table.round_size, STREAM_DECISIONS)
-    table.trump = trump_of_turned_card(table.trump_card)
-    if table.trump == DEALER_CHOOSES_TRUMP:
-        table.trump = choose_trump(policies, table, seats, generator)
-    bidding_phase(policies, table, seats, generator)
-    for trick in range(table.round_size):
-        play_trick(policies, table, seats, generator, plays, trick * table.n_players)
-    if reveals_bids_after_play(table.bidding):
-        reveal_bids(table, seats)
-    for seat in range(table.n_players):
-        table.totals[seat] += round_score(seats[seat].bid, table.tricks[seat])
+    play_out(decide, seated_policies(workspace), table, seats, generator, workspace.fixed_bids, plays)
 
 
 @njit(cache=True)
@@ -180,7 +93,7 @@ def play_game(game_key, rules, round_sizes, workspace_storage, results, slot):
     logged = 0
     for index in range(round_sizes.shape[0]):
         round_size = round_sizes[index]
-        start_round(table, seats, round_size, dealer_of_round(first, round_size, n_players))
+        begin_round(table, seats, round_size, dealer_of_round(first, round_size, n_players))
         play_round(game_key, workspace, log_plays)
         record_round(table, seats, results, slot, index)
         if log_plays:
