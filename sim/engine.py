@@ -7,7 +7,7 @@ import numba
 import numpy as np
 
 from kernels import state
-from kernels.engine import play_games
+from kernels.games import play_games
 from kernels.rules import draw_first_dealer as _draw_first_dealer
 from sim.errors import ConfigError
 from sim.external import engine_with_bots
@@ -67,7 +67,7 @@ def call_kernel(kernel, policies: list[Policy], *arguments) -> None:
     try:
         kernel(*arguments)
     except (ValueError, SystemError) as error:
-        # kernels.engine.checked: a policy broke the rules (numba wraps an exception raised in a
+        # kernels.games.checked: a policy broke the rules (numba wraps an exception raised in a
         # parallel region in a SystemError whose cause is the original one).
         cause = error if isinstance(error, ValueError) else error.__cause__
         if not isinstance(cause, ValueError):
