@@ -1,4 +1,4 @@
-"""The 60-card deck as integers (RULES.md section 1).
+"""The 60-card deck as integers (docs/rules.md §1).
 
 Card id = suit * 13 + (rank - 2) for the 52 suited cards, 52..55 are the Wizards and 56..59
 the Jesters. A hand is an int64 mask whose bit i is set when card i is held.
@@ -24,7 +24,7 @@ SPECIAL_MASK = WIZARD_MASK | JESTER_MASK
 FULL_DECK = (1 << N_CARDS) - 1
 SUIT_MASKS = np.array([ONE_SUIT_MASK << (RANKS_PER_SUIT * s) for s in range(N_SUITS)], dtype=np.int64)
 
-# Value of a card in the first-dealer draw (RULES.md section 2): Wizard highest, Jester lowest.
+# Value of a card in the first-dealer draw (docs/rules.md §2): Wizard highest, Jester lowest.
 DRAW_VALUE_WIZARD = 15
 DRAW_VALUE_JESTER = 1
 

@@ -87,7 +87,7 @@ def begin_round(table, seats, round_size, dealer):
 @njit(cache=True)
 def turn_up(table, card):
     """The deal's turned-up card (NO_CARD: none) sets the trump suit; a Wizard leaves the
-    choice to the dealer (RULES.md 3)."""
+    choice to the dealer (docs/rules.md §3)."""
     table.trump_card = card
     table.trump = trump_of_turned_card(card)
     table.phase = PHASE_TRUMP if table.trump == DEALER_CHOOSES_TRUMP else PHASE_BID

@@ -1,4 +1,4 @@
-"""The rules of Wizard, one small function per phase (RULES.md sections 2-7).
+"""The rules of Wizard, one small function per phase (docs/rules.md §2-7).
 
 Every function works on integers, masks and the table/seat records of kernels.state.
 """
@@ -49,7 +49,7 @@ def reset_deck(deck):
 
 @njit(cache=True)
 def draw_first_dealer(seed, game, n_players, scratch):
-    """Every player draws a card; the highest deals; tied players draw again (RULES.md 2)."""
+    """Every player draws a card; the highest deals; tied players draw again (docs/rules.md §2)."""
     generator = scratch.generator
     deck = scratch.deck
     values = scratch.draw_values
@@ -149,7 +149,7 @@ def deal(seed, game, table, seats, scratch):
 @njit(cache=True)
 def trump_of_turned_card(card):
     """Trump suit set by the turned-up card: its suit, NO_SUIT for a Jester or no card,
-    DEALER_CHOOSES_TRUMP for a Wizard (RULES.md 3)."""
+    DEALER_CHOOSES_TRUMP for a Wizard (docs/rules.md §3)."""
     if card == NO_CARD or is_jester(card):
         return NO_SUIT
     if is_wizard(card):
@@ -197,7 +197,7 @@ def legal_bids(table, seats, bid_position):
 @njit(cache=True)
 def restricted_last_bids(table, seats, bid_position, allowed):
     """`allowed` without the bid that would make the bids sum to the round size, when the
-    even_bids mode forbids that to the last bidder (RULES.md 4)."""
+    even_bids mode forbids that to the last bidder (docs/rules.md §4)."""
     n_players = table.n_players
     round_size = table.round_size
     seat = bidder_at(table, bid_position)
@@ -216,7 +216,7 @@ def restricted_last_bids(table, seats, bid_position, allowed):
 @njit(cache=True, inline="always")
 def record_bid(table, seats, seat, bid):
     """The seat's bid, on its own record, and on the table when the mode shows bids as they
-    are made (RULES.md 4)."""
+    are made (docs/rules.md §4)."""
     seats[at(seat)].bid = bid
     if table.bidding == BIDDING_OPEN:
         table.bids[at(seat)] = bid
@@ -245,7 +245,7 @@ def reveals_bids_after_play(bidding):
 
 @njit(cache=True)
 def legal_cards(hand, led_suit):
-    """Cards of `hand` that may be played to a trick whose led suit is `led_suit` (RULES.md 5).
+    """Cards of `hand` that may be played to a trick whose led suit is `led_suit` (docs/rules.md §5).
 
     Follow suit if able; Wizards and Jesters may always be played. LED_NONE (nothing or only
     Jesters played) and LED_FREE (a Wizard set the trick) allow any card."""
@@ -257,7 +257,7 @@ def legal_cards(hand, led_suit):
     return following | (hand & SPECIAL_MASK)
 
 
-# Trick power (RULES.md 6) once the led suit is known: the first Wizard beats everything, then
+# Trick power (docs/rules.md §6) once the led suit is known: the first Wizard beats everything, then
 # trumps by rank, then the led suit by rank; other cards and Jesters have no power. A card takes
 # the lead only with strictly more power, so the first of equal Wizards or Jesters keeps it.
 POWER_WIZARD = 64
@@ -279,7 +279,7 @@ def trick_power(card, led_suit, trump):
 
 @njit(cache=True)
 def led_suit_after(led_suit, card):
-    """The trick's led suit after `card` is played to it (RULES.md 5): the first non-Jester
+    """The trick's led suit after `card` is played to it (docs/rules.md §5): the first non-Jester
     card decides; a Wizard frees the trick."""
     if led_suit != LED_NONE or is_jester(card):
         return led_suit
@@ -328,7 +328,7 @@ def finish_trick(table):
 
 @njit(cache=True)
 def round_score(bid, tricks):
-    """20 + 10 per trick for an exact bid, otherwise -10 per trick over or under (RULES.md 7)."""
+    """20 + 10 per trick for an exact bid, otherwise -10 per trick over or under (docs/rules.md §7)."""
     if bid == tricks:
         return EXACT_BID_BONUS + POINTS_PER_TRICK * tricks
     return -POINTS_PER_TRICK * abs(bid - tricks)

@@ -14,7 +14,7 @@ MAX_ROUND_SIZE = 20  # 60 cards / 3 players
 MAX_PLAYS_PER_ROUND = 60
 MAX_PARAMS = 8  # parameters per policy (a seat's row of the parameter matrix)
 
-# Rules variants (RULES.md sections 2 and 4).
+# Rules variants (docs/rules.md §2 and §4).
 BIDDING_OPEN = 0
 BIDDING_HIDDEN = 1
 BIDDING_DELAYED = 2

@@ -1,10 +1,10 @@
 """Slow, plain-Python reference engine for the card game Wizard (test oracle).
 
-Written only from /work/shared/RULES.md and /work/main/docs/randomness.md.
+Written only from the rule specification (docs/rules.md) and docs/randomness.md.
 Deliberately independent of the simulator: standard library only, no imports
 from the project's packages. Clarity over speed.
 
-Card encoding (RULES.md section 1):
+Card encoding (docs/rules.md §1):
     card id = suit*13 + (rank-2) for ids 0..51 (suits 0=C, 1=D, 2=H, 3=S; rank 2..14, Ace high)
     ids 52..55 are Wizards, ids 56..59 are Jesters.
 Seats are 0..N-1 clockwise; "left" of seat s is (s + 1) % N.

@@ -1,5 +1,5 @@
 """A policy decides only from what its seat may know: its own hand and bid, and the public
-table (RULES.md 4: which bids are visible depends on the bidding mode).
+table (docs/rules.md §4: which bids are visible depends on the bidding mode).
 
 Three kinds of checks:
 - dispatch level: kernels.policies.dispatch.decide on mid-round states, before and after the

@@ -148,7 +148,7 @@ def test_play_invariants(players, policy, variant):
                 assert (hand & bit != 0).all(), f"round {r} trick {t}: card not in hand"
                 assert (legal[:, t, position] & bit != 0).all(), f"round {r} trick {t}: card outside its legal mask"
                 assert (legal[:, t, position] & ~hand == 0).all(), f"round {r} trick {t}: legal mask outside hand"
-                # Follow suit (RULES.md 5), recomputed from the cards played so far.
+                # Follow suit (docs/rules.md §5), recomputed from the cards played so far.
                 must = np.where((led >= 0) & (led < 4), SUIT_MASKS[np.clip(led, 0, 3)], 0)
                 follows = hand & must
                 expected = np.where(follows != 0, follows | (hand & SPECIAL), hand)

@@ -1,5 +1,5 @@
 """Unit tests of the pure-Python reference engine (tests/reference.py) on hand-built
-cases taken from RULES.md and docs/randomness.md."""
+cases taken from docs/rules.md and docs/randomness.md."""
 
 import os
 import sys

@@ -83,7 +83,7 @@ def read_whole(root: Path, name: str) -> pd.DataFrame:
 
 
 def kind_of(trump_card: int) -> str:
-    """Trump kind of one turned-up card, written out plainly (RULES.md §3)."""
+    """Trump kind of one turned-up card, written out plainly (docs/rules.md §3)."""
     if trump_card == -1:
         return "last round"
     if trump_card < 52:

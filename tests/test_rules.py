@@ -1,4 +1,4 @@
-"""One test per rule of /work/shared/RULES.md, on hand-built situations, against the kernel
+"""One test per rule of docs/rules.md, on hand-built situations, against the kernel
 functions of kernels/rules.py and the Python layer (sim.cards, sim.Rules, sim.policies)."""
 import os
 import re
@@ -71,7 +71,7 @@ TRICKS = {
 
 @pytest.mark.parametrize("name", list(TRICKS))
 def test_reference_trick_winner(name):
-    """The reference engine picks the card RULES.md 6 says wins (the table-driven tests
+    """The reference engine picks the card docs/rules.md §6 says wins (the table-driven tests
     below compare the kernels with it)."""
     cards, trump, expected = TRICKS[name]
     assert reference.trick_winner(cards, trump) == expected
