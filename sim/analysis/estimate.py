@@ -17,18 +17,26 @@ from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, NO_CARD, NO_SUIT,
 from kernels.estimate import SITUATION_DTYPE, estimate_tricks, seat_legal_bids
 from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
 from kernels.state import MAX_PLAYERS, NO_BID
-from sim.cards import cards_to_mask, format_card, format_hand, mask_to_cards, parse_card, parse_cards
-from sim.engine import call_kernel, check_seed, set_threads
-from sim.errors import ConfigError
-from sim.policies import Policy, parse_policy, policy_arrays, split_policy_list
-from sim.rules import Rules, is_whole_number, max_round
+from sim.config.cards import (
+    SUIT_NAMES,
+    cards_to_mask,
+    format_card,
+    format_hand,
+    mask_to_cards,
+    parse_card,
+    parse_cards,
+)
+from sim.config.errors import ConfigError
+from sim.config.policies import Policy, parse_policy, policy_arrays, split_policy_list
+from sim.config.rules import Rules, is_whole_number, max_round
+from sim.config.seeds import check_seed
+from sim.runs.games import call_kernel, set_threads
+from sim.runs.statistics import Z_95
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows every CLI start
     import pandas as pd
 
 MAX_SAMPLES = 10_000_000  # the per-sample tricks take samples x (round size + 1) bytes
-Z_95 = 1.959963984540054  # two-sided 95% normal quantile
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 _SUIT_WORDS = {
     word: suit
     for suit, words in enumerate(zip("CDHS", "♣♦♥♠", (name.upper() for name in SUIT_NAMES)))

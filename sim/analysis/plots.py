@@ -13,7 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from sim.report import PLOT_FILES, write_atomically
+from sim.analysis.report import PLOT_FILES, write_atomically
 
 MAX_BINS = 60
 SCORE_STEP = 10  # every score and total is a multiple of 10 (RULES.md §7)

@@ -5,7 +5,7 @@ import numpy as np
 import pyarrow as pa
 
 from kernels.columns import fill_round_columns
-from sim.engine import GameBatch
+from sim.runs.games import GameBatch
 
 ROUNDS_SCHEMA = pa.schema(
     [

@@ -10,20 +10,20 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from sim import __version__
-from sim.cards import format_card, format_hand
-from sim.dataset import RunError
-from sim.engine import run_games
-from sim.errors import ConfigError
-from sim.estimate_cli import estimate_command
-from sim.policies import parse_policies
-from sim.progress import GameProgress
-from sim.report_cli import report_command
-from sim.rules import Rules, parse_rounds
-from sim.runner import Engine, LocalEngine
-from sim.simulation import SimulationConfig, SimulationResult, load_run, resume, simulate
-from sim.terminal import console, fail
-from sim.tournament import TournamentConfig, TournamentResult, load_tournament, resume_tournament, tournament
+from sim.cli.estimate import estimate_command
+from sim.cli.progress import GameProgress
+from sim.cli.report import report_command
+from sim.cli.terminal import console, fail
+from sim.config.cards import SUIT_NAMES, format_card, format_hand
+from sim.config.errors import ConfigError
+from sim.config.policies import parse_policies
+from sim.config.rules import Rules, parse_rounds
+from sim.config.version import __version__
+from sim.runs.executors import Executor, LocalExecutor
+from sim.runs.games import run_games
+from sim.runs.simulation import SimulationConfig, SimulationResult, load_run, resume, simulate
+from sim.runs.tournament import TournamentConfig, TournamentResult, load_tournament, resume_tournament, tournament
+from sim.storage import RunError
 
 app = typer.Typer(
     name="wizard-sim",
@@ -32,7 +32,6 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command("estimate")(estimate_command)
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 T = TypeVar("T")
 
 
@@ -169,14 +168,14 @@ def tables_of(config: dict) -> list[str]:
     return ["rounds", "games", "plays"] if config["log_plays"] else ["rounds", "games"]
 
 
-def open_engine(engine: str, scheduler: Optional[str], workers: Optional[int]) -> contextlib.AbstractContextManager[Engine]:
-    """The engine named by --engine; a Dask one is connected for the duration of the run."""
+def open_executor(engine: str, scheduler: Optional[str], workers: Optional[int]) -> contextlib.AbstractContextManager[Executor]:
+    """The executor named by --engine; a Dask one is connected for the duration of the run."""
     if engine == "local":
         if scheduler is not None or workers is not None:
             raise ConfigError("--scheduler and --workers need --engine dask")
-        return contextlib.nullcontext(LocalEngine())
+        return contextlib.nullcontext(LocalExecutor())
     if engine == "dask":
-        from sim.cluster import connect  # imports Dask, an optional extra
+        from sim.runs.cluster import connect  # imports Dask, an optional extra
 
         return connect(scheduler, workers)
     raise ConfigError(f"--engine must be local or dask, got {engine!r}")
@@ -306,13 +305,13 @@ def simulate_command(
             stored, _ = load_run(out)
             stored_values = {"games": stored.games, "chunk-games": stored.chunk_games, "policy": [p.label for p in stored.policies]}
             check_resume_options(stored_options(stored) | stored_values, given)
-            with open_engine(engine, scheduler, workers) as run_engine, progress:
-                return resume(out, threads=threads, on_progress=progress.update, engine=run_engine)
+            with open_executor(engine, scheduler, workers) as executor, progress:
+                return resume(out, threads=threads, on_progress=progress.update, executor=executor)
         config = SimulationConfig.build(
             rules, policy or "heuristic", seed=seed, games=games, chunk_games=chunk_games, log_plays=bool(log_plays)
         )
-        with open_engine(engine, scheduler, workers) as run_engine, progress:
-            return simulate(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, engine=run_engine)
+        with open_executor(engine, scheduler, workers) as executor, progress:
+            return simulate(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, executor=executor)
 
     result = run_reporting_errors("simulate", out, run)
     if not quiet:
@@ -423,8 +422,8 @@ def tournament_command(
                 "no-duplicate": not stored.duplicate,
             }
             check_resume_options(stored_options(stored) | stored_values, given)
-            with open_engine(engine, scheduler, workers) as run_engine, progress:
-                return resume_tournament(out, threads=threads, on_progress=progress.update, engine=run_engine)
+            with open_executor(engine, scheduler, workers) as executor, progress:
+                return resume_tournament(out, threads=threads, on_progress=progress.update, executor=executor)
         if policies is None:
             raise ConfigError("--policies is required: one policy per seat, e.g. heuristic,random,random,random")
         config = TournamentConfig.build(
@@ -436,8 +435,8 @@ def tournament_command(
             duplicate=not no_duplicate,
             log_plays=bool(log_plays),
         )
-        with open_engine(engine, scheduler, workers) as run_engine, progress:
-            return tournament(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, engine=run_engine)
+        with open_executor(engine, scheduler, workers) as executor, progress:
+            return tournament(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, executor=executor)
 
     result = run_reporting_errors("tournament", out, run)
     if not quiet:
@@ -445,6 +444,3 @@ def tournament_command(
 
 
 app.command("report")(report_command)
-
-if __name__ == "__main__":
-    app()

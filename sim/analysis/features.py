@@ -26,7 +26,7 @@ from kernels.cards import (
     SUIT_MASKS,
     WIZARD_MASK,
 )
-from sim.errors import ConfigError
+from sim.config.errors import ConfigError
 
 # What the turned-up card makes of the trump (RULES.md §3); a code is an index into TRUMP_KINDS.
 TRUMP_KINDS = ("suit", "jester (no trump)", "wizard (dealer's choice)", "last round")

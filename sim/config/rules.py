@@ -8,7 +8,7 @@ import numpy as np
 
 from kernels import state
 from kernels.cards import N_CARDS
-from sim.errors import ConfigError
+from sim.config.errors import ConfigError
 
 BIDDING_MODES = {"open": state.BIDDING_OPEN, "hidden": state.BIDDING_HIDDEN, "delayed": state.BIDDING_DELAYED}
 EVEN_BIDS_MODES = {

@@ -1,0 +1,3 @@
+from sim.cli.main import app
+
+app()
