@@ -101,6 +101,18 @@ def test_summary_matches_the_data(duplicate_run):
     assert set(table["table"]) == {"policies", "pairs"} and len(table) == 6
 
 
+def test_summary_parquet_holds_the_pairs_too(duplicate_run):
+    """Regression: the table's schema was taken from its first row (a policies row), which
+    dropped every column of the pairs rows."""
+    summary = json.loads((duplicate_run / "summary.json").read_text())
+    table = pd.read_parquet(duplicate_run / "summary.parquet")
+    for kind in ("policies", "pairs"):
+        rows = table[table["table"] == kind].drop(columns="table").dropna(axis="columns", how="all")
+        expected = pd.DataFrame(summary[kind])
+        pd.testing.assert_frame_equal(rows.reset_index(drop=True)[expected.columns], expected, check_dtype=False)
+    assert table[table["table"] == "pairs"]["verdict"].str.contains("points per game").all()
+
+
 def test_printed_report(tmp_path):
     result = tournament("--policies", "heuristic,random,random", "--players", "3", "--games", "20", "--rounds", "2-3",
                         "--seed", "1", "--out", str(tmp_path / "run"))  # fmt: skip

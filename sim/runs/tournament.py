@@ -45,6 +45,29 @@ from sim.runs.tables import games_table, plays_table, rounds_table
 from sim.storage import RunDirectory, RunError, chunk_ranges, config_metadata, write_json, write_parquet
 
 NO_ROTATION = -1
+# summary.parquet: one row per policy (table "policies") and one per pair of policies (table
+# "pairs"), each with nulls in the columns of the other kind.
+SUMMARY_SCHEMA = pa.schema(
+    [
+        ("table", pa.string()),
+        ("policy", pa.string()),
+        ("deals", pa.int64()),
+        ("seat_games", pa.int64()),
+        ("mean_score", pa.float64()),
+        ("mean_score_ci_low", pa.float64()),
+        ("mean_score_ci_high", pa.float64()),
+        ("win_rate", pa.float64()),
+        ("bid_accuracy", pa.float64()),
+        ("mean_abs_error", pa.float64()),
+        ("policy_a", pa.string()),
+        ("policy_b", pa.string()),
+        ("difference", pa.float64()),
+        ("ci_low", pa.float64()),
+        ("ci_high", pa.float64()),
+        ("significant", pa.bool_()),
+        ("verdict", pa.string()),
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -320,7 +343,8 @@ def write_summary(directory: RunDirectory, record: dict) -> None:
     try:
         write_json(directory.path / "summary.json", summary)
         rows = [{"table": "policies", **row} for row in policies] + [{"table": "pairs", **row} for row in pairs]
-        write_parquet(directory.path / "summary.parquet", pa.Table.from_pylist(rows), config_metadata(record["config"]))
+        table = pa.Table.from_pylist(rows, schema=SUMMARY_SCHEMA)
+        write_parquet(directory.path / "summary.parquet", table, config_metadata(record["config"]))
     except OSError as error:
         raise RunError(f"writing the summary failed: {error.strerror or error}") from None
 
