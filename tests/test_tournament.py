@@ -13,9 +13,12 @@ from typer.testing import CliRunner
 
 import sim.storage
 from sim.cli import app
+from sim.cli.progress import GameProgress
 from sim.config.rules import Rules
 from sim.runs.games import run_games
 from sim.runs.tables import rounds_table
+from sim.runs.tournament import TournamentConfig
+from sim.runs.tournament import tournament as run_tournament
 
 runner = CliRunner()
 POLICIES = "heuristic,random,heuristic:aggression=1.3,random"
@@ -111,6 +114,20 @@ def test_summary_parquet_holds_the_pairs_too(duplicate_run):
         expected = pd.DataFrame(summary[kind])
         pd.testing.assert_frame_equal(rows.reset_index(drop=True)[expected.columns], expected, check_dtype=False)
     assert table[table["table"] == "pairs"]["verdict"].str.contains("points per game").all()
+
+
+def test_progress_counts_games_like_the_summary(tmp_path):
+    """Regression: a tournament's progress counted deals under a games/s rate."""
+    config = TournamentConfig.build(Rules(players=3, rounds=(1, 2)), "heuristic,random,random", seed=2, deals=10, chunk_deals=4)
+    calls = []
+    result = run_tournament(config, str(tmp_path / "run"), on_progress=lambda done, total: calls.append((done, total)))
+    assert calls[0] == (0, 30) and calls[-1] == (30, 30) == (result.games_computed, 10 * 3)
+    assert [done for done, _ in calls] == [0, 12, 24, 30]
+    with GameProgress() as progress:
+        for done, total in calls:
+            progress.update(done, total)
+        (task,) = progress.progress.tasks
+    assert task.description == "games" and task.fields["rate"].endswith(" games/s")
 
 
 def test_printed_report(tmp_path):

@@ -409,7 +409,7 @@ def tournament_command(
         "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
         "log-plays": log_plays, "no-duplicate": no_duplicate,
     }  # fmt: skip
-    progress = GameProgress(enabled=not quiet, description="deals")
+    progress = GameProgress(enabled=not quiet)
 
     def run() -> TournamentResult:
         rules = start_options(given, overwrite, resume_run)

@@ -357,8 +357,12 @@ def _run(
     threads: int | None,
     on_progress: ProgressCallback | None,
 ) -> TournamentResult:
+    def games_progress(deals_done: int, deals_total: int) -> None:
+        # A run's chunks count deals; its callers count games, as its summary does.
+        on_progress(deals_done * config.rotations, deals_total * config.rotations)
+
     start = time.perf_counter()
-    deals = execute(TournamentConfig, directory, record, executor, threads, on_progress)
+    deals = execute(TournamentConfig, directory, record, executor, threads, games_progress if on_progress else None)
     write_summary(directory, record)
     seconds = time.perf_counter() - start
     return TournamentResult(str(directory.path), record, deals, deals * config.rotations, seconds)
@@ -374,7 +378,8 @@ def tournament(
     executor: Executor | None = None,
 ) -> TournamentResult:
     """Play the tournament `config` into `out` (refused when not empty, unless overwrite) on
-    `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk."""
+    `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk.
+    `on_progress` is called with games done and games in all."""
     executor = executor if executor is not None else LocalExecutor()
     executor.check_threads(threads)
     directory, record = start_run(config, out, overwrite, config.deals, config.chunk_deals)
