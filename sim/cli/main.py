@@ -44,9 +44,8 @@ def _version(value: bool) -> None:
 @app.callback()
 def main(
     version: Annotated[
-        Optional[bool],
-        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
-    ] = None,
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     """Fast, reproducible simulator of the card game Wizard."""
 
