@@ -19,10 +19,11 @@ from sim.config.errors import ConfigError
 from sim.config.policies import parse_policies
 from sim.config.rules import Rules, parse_rounds
 from sim.config.version import __version__
-from sim.runs.executors import Executor, LocalExecutor
+from sim.runs.executors import Executor, LocalExecutor, load_run
 from sim.runs.games import run_games
-from sim.runs.simulation import SimulationConfig, SimulationResult, load_run, resume, simulate
-from sim.runs.tournament import TournamentConfig, TournamentResult, load_tournament, resume_tournament, tournament
+from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
+from sim.runs.tables import table_names
+from sim.runs.tournament import TournamentConfig, TournamentResult, resume_tournament, tournament
 from sim.storage import RunError
 
 app = typer.Typer(
@@ -160,11 +161,7 @@ def print_summary(result: SimulationResult) -> None:
             f"{row['mean_abs_error']:.3f}",
         )
     console.print(table)
-    console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in tables_of(config))} and run.json)")
-
-
-def tables_of(config: dict) -> list[str]:
-    return ["rounds", "games", "plays"] if config["log_plays"] else ["rounds", "games"]
+    console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in table_names(config['log_plays']))} and run.json)")
 
 
 def open_executor(engine: str, scheduler: Optional[str], workers: Optional[int]) -> contextlib.AbstractContextManager[Executor]:
@@ -301,7 +298,7 @@ def simulate_command(
     def run() -> SimulationResult:
         rules = start_options(given, overwrite, resume_run)
         if rules is None:
-            stored, _ = load_run(out)
+            stored, _ = load_run(SimulationConfig, out)
             stored_values = {"games": stored.games, "chunk-games": stored.chunk_games, "policy": [p.label for p in stored.policies]}
             check_resume_options(stored_options(stored) | stored_values, given)
             with open_executor(engine, scheduler, workers) as executor, progress:
@@ -352,7 +349,7 @@ def print_tournament(result: TournamentResult) -> None:
     console.print(differences)
     for row in pairs:
         console.print(f"- {row['verdict']}")
-    console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in tables_of(config))}, summary.parquet, summary.json, run.json)")
+    console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in table_names(config['log_plays']))}, summary.parquet, summary.json, run.json)")
 
 
 TOURNAMENT_EPILOG = """Examples:
@@ -413,7 +410,7 @@ def tournament_command(
     def run() -> TournamentResult:
         rules = start_options(given, overwrite, resume_run)
         if rules is None:
-            stored, _ = load_tournament(out)
+            stored, _ = load_run(TournamentConfig, out)
             stored_values = {
                 "games": stored.deals,
                 "chunk-games": stored.chunk_deals,

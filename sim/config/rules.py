@@ -112,3 +112,8 @@ class Rules:
             "even_bids": self.even_bids,
             "first_dealer": self.first_dealer,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Rules":
+        """The rules of `to_dict` (as stored in run.json), validated again."""
+        return cls(data["players"], tuple(data["rounds"]), data["bidding"], data["even_bids"], data["first_dealer"])

@@ -143,6 +143,13 @@ class LocalExecutor:
                         settle(len(in_flight) - 1)
 
 
+def checked_executor(executor: Executor | None, threads: int | None) -> Executor:
+    """`executor` (default: a LocalExecutor), once it has accepted the kernel thread count."""
+    executor = executor if executor is not None else LocalExecutor()
+    executor.check_threads(threads)
+    return executor
+
+
 class ProgressCallback(Protocol):
     def __call__(self, games_done: int, games_total: int) -> None: ...
 
@@ -181,6 +188,12 @@ def load_record(command: str, out: str) -> dict:
     if record.get("command") != command:
         raise ConfigError(f"cannot resume: {out} holds a {record.get('command')} run, not a {command} run")
     return record
+
+
+def load_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, dict]:
+    """The configuration and record of the `kind` run in `out`."""
+    record = load_record(kind.command, out)
+    return kind.from_dict(record["config"]), record
 
 
 def reopen_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, RunDirectory, dict]:

@@ -11,19 +11,10 @@ from sim.config.errors import ConfigError
 from sim.config.policies import Policy, parse_policies
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed, draw_seed
-from sim.runs.executors import (
-    Executor,
-    FinishedChunk,
-    LocalExecutor,
-    ProgressCallback,
-    execute,
-    load_record,
-    reopen_run,
-    start_run,
-)
+from sim.runs.executors import Executor, FinishedChunk, ProgressCallback, checked_executor, execute, reopen_run, start_run
 from sim.runs.games import GameBatch, run_games
 from sim.runs.statistics import policy_figures
-from sim.runs.tables import games_table, plays_table, rounds_table
+from sim.runs.tables import batch_tables, table_names
 from sim.storage import RunDirectory, chunk_ranges
 
 CHUNK_BYTES = 128 * 2**20  # memory per chunk in flight (two at most); bounds peak memory
@@ -85,15 +76,8 @@ class SimulationConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "SimulationConfig":
-        rules = data["rules"]
         return cls.build(
-            Rules(
-                players=rules["players"],
-                rounds=tuple(rules["rounds"]),
-                bidding=rules["bidding"],
-                even_bids=rules["even_bids"],
-                first_dealer=rules["first_dealer"],
-            ),
+            Rules.from_dict(data["rules"]),
             list(data["policies"]),
             seed=data["seed"],
             games=data["games"],
@@ -103,7 +87,7 @@ class SimulationConfig:
 
     @property
     def tables(self) -> tuple[str, ...]:
-        return ("rounds", "games", "plays") if self.log_plays else ("rounds", "games")
+        return table_names(self.log_plays)
 
     def chunk_ranges(self) -> list[tuple[int, int]]:
         return chunk_ranges(self.games, self.chunk_games)
@@ -115,10 +99,7 @@ class SimulationConfig:
         )  # fmt: skip
 
     def finish_chunk(self, batch: GameBatch) -> FinishedChunk:
-        tables = {"rounds": rounds_table(batch), "games": games_table(batch)}
-        if self.log_plays:
-            tables["plays"] = plays_table(batch)
-        return FinishedChunk(tables, batch_stats(batch))
+        return FinishedChunk(batch_tables(batch, self.log_plays), batch_stats(batch))
 
 
 def batch_stats(batch: GameBatch) -> dict:
@@ -198,16 +179,9 @@ def simulate(
 ) -> SimulationResult:
     """Run `config` into the directory `out` (refused when it is not empty, unless overwrite)
     on `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk."""
-    executor = executor if executor is not None else LocalExecutor()
-    executor.check_threads(threads)
+    executor = checked_executor(executor, threads)
     directory, record = start_run(config, out, overwrite, config.games, config.chunk_games)
     return _run(directory, record, executor, threads, on_progress)
-
-
-def load_run(out: str) -> tuple[SimulationConfig, dict]:
-    """The configuration and record of the simulate run in `out`."""
-    record = load_record(SimulationConfig.command, out)
-    return SimulationConfig.from_dict(record["config"]), record
 
 
 def resume(
@@ -218,7 +192,6 @@ def resume(
     executor: Executor | None = None,
 ) -> SimulationResult:
     """Finish the interrupted run in `out` (on any executor); the result equals an uninterrupted run."""
-    executor = executor if executor is not None else LocalExecutor()
-    executor.check_threads(threads)
+    executor = checked_executor(executor, threads)
     _, directory, record = reopen_run(SimulationConfig, out)
     return _run(directory, record, executor, threads, on_progress)

@@ -28,20 +28,11 @@ from sim.config.errors import ConfigError
 from sim.config.policies import Policy, parse_policies, split_policy_list
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed, draw_seed
-from sim.runs.executors import (
-    Executor,
-    FinishedChunk,
-    LocalExecutor,
-    ProgressCallback,
-    execute,
-    load_record,
-    reopen_run,
-    start_run,
-)
+from sim.runs.executors import Executor, FinishedChunk, ProgressCallback, checked_executor, execute, reopen_run, start_run
 from sim.runs.games import GameBatch, empty_results, run_games
 from sim.runs.simulation import default_chunk_games
 from sim.runs.statistics import normal_interval, policy_figures
-from sim.runs.tables import games_table, plays_table, rounds_table
+from sim.runs.tables import batch_tables, table_names
 from sim.storage import RunDirectory, RunError, chunk_ranges, config_metadata, write_json, write_parquet
 
 NO_ROTATION = -1
@@ -122,7 +113,7 @@ class TournamentConfig:
 
     @property
     def tables(self) -> tuple[str, ...]:
-        return ("rounds", "games", "plays") if self.log_plays else ("rounds", "games")
+        return table_names(self.log_plays)
 
     def chunk_ranges(self) -> list[tuple[int, int]]:
         return chunk_ranges(self.deals, self.chunk_deals)
@@ -131,10 +122,7 @@ class TournamentConfig:
         return play_chunk(self, first_deal, deals, threads)
 
     def finish_chunk(self, batch: GameBatch) -> FinishedChunk:
-        tables = {"rounds": rounds_table(batch), "games": games_table(batch)}
-        if self.log_plays:
-            tables["plays"] = plays_table(batch)
-        return FinishedChunk(tables, chunk_stats(self, batch))
+        return FinishedChunk(batch_tables(batch, self.log_plays), chunk_stats(self, batch))
 
     def to_dict(self) -> dict:
         return {
@@ -149,9 +137,8 @@ class TournamentConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "TournamentConfig":
-        rules = data["rules"]
         return cls.build(
-            Rules(rules["players"], tuple(rules["rounds"]), rules["bidding"], rules["even_bids"], rules["first_dealer"]),
+            Rules.from_dict(data["rules"]),
             list(data["policies"]),
             seed=data["seed"],
             deals=data["deals"],
@@ -380,16 +367,9 @@ def tournament(
     """Play the tournament `config` into `out` (refused when not empty, unless overwrite) on
     `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk.
     `on_progress` is called with games done and games in all."""
-    executor = executor if executor is not None else LocalExecutor()
-    executor.check_threads(threads)
+    executor = checked_executor(executor, threads)
     directory, record = start_run(config, out, overwrite, config.deals, config.chunk_deals)
     return _run(config, directory, record, executor, threads, on_progress)
-
-
-def load_tournament(out: str) -> tuple[TournamentConfig, dict]:
-    """The configuration and record of the tournament in `out`."""
-    record = load_record(TournamentConfig.command, out)
-    return TournamentConfig.from_dict(record["config"]), record
 
 
 def resume_tournament(
@@ -400,7 +380,6 @@ def resume_tournament(
     executor: Executor | None = None,
 ) -> TournamentResult:
     """Finish the interrupted tournament in `out`; the result equals an uninterrupted one."""
-    executor = executor if executor is not None else LocalExecutor()
-    executor.check_threads(threads)
+    executor = checked_executor(executor, threads)
     config, directory, record = reopen_run(TournamentConfig, out)
     return _run(config, directory, record, executor, threads, on_progress)
