@@ -22,17 +22,18 @@ from pathlib import Path
 
 import distributed
 
-from sim.cluster import connect
-from sim.engine import run_games
-from sim.rules import Rules
-from sim.simulation import SimulationConfig, simulate
+from sim.config.rules import Rules
+from sim.runs.cluster import connect
+from sim.runs.executors import Executor
+from sim.runs.games import run_games
+from sim.runs.simulation import SimulationConfig, simulate
 
 
 def first_task_seconds() -> float:
     """On a fresh worker: import the simulator and play one game (loads or compiles the kernels)."""
     start = time.perf_counter()
-    from sim.engine import run_games
-    from sim.rules import Rules
+    from sim.config.rules import Rules
+    from sim.runs.games import run_games
 
     run_games(Rules(players=4), "random", seed=0, games=1)
     return time.perf_counter() - start
@@ -44,11 +45,11 @@ def first_tasks(client) -> list[float]:
     return sorted(round(seconds, 2) for seconds in client.gather(futures))
 
 
-def timed_run(config: SimulationConfig, engine=None) -> float:
+def timed_run(config: SimulationConfig, executor: Executor | None = None) -> float:
     out = Path(tempfile.mkdtemp(prefix="bench-dask-"))
     try:
         start = time.perf_counter()
-        simulate(config, str(out / "run"), engine=engine)
+        simulate(config, str(out / "run"), executor=executor)
         return time.perf_counter() - start
     finally:
         shutil.rmtree(out)
@@ -89,10 +90,10 @@ def main() -> None:
     }  # fmt: skip
     figures["local_games_per_s"] = round(arguments.games / timed_run(config))
     start = time.perf_counter()
-    with connect(None, arguments.workers) as engine:
+    with connect(None, arguments.workers) as executor:
         figures["cluster_start_s"] = round(time.perf_counter() - start, 2)
-        figures["warm_first_task_s"] = first_tasks(engine.client)
-        figures["dask_games_per_s"] = round(arguments.games / timed_run(config, engine))
+        figures["warm_first_task_s"] = first_tasks(executor.client)
+        figures["dask_games_per_s"] = round(arguments.games / timed_run(config, executor))
     if arguments.cold:
         figures["cold_first_task_s"] = cold_first_task(arguments.workers)
     if arguments.json:

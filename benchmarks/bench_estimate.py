@@ -20,7 +20,7 @@ import numba
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from sim.estimate import run_estimate  # noqa: E402
+from sim.analysis.estimate import run_estimate  # noqa: E402
 
 HAND = "W AS KH 7H JD 10D 4C 9S 2S J"
 SITUATION = dict(trump="3H", players=4, position=0)

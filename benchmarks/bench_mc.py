@@ -23,7 +23,7 @@ import numba
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from sim import Rules, run_games  # noqa: E402
-from sim.policies import parse_policy  # noqa: E402
+from sim.config.policies import parse_policy  # noqa: E402
 
 OPPONENTS = ["heuristic", "heuristic", "random"]
 ROUND_SIZES = (1, 5, 10, 15)

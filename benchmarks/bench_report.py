@@ -24,13 +24,13 @@ import pyarrow.parquet as pq
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from sim import Rules, run_games  # noqa: E402
-from sim.tables import games_table, rounds_table  # noqa: E402
+from sim.runs.tables import games_table, rounds_table  # noqa: E402
 
 # Run in a fresh interpreter: imports, then reset the peak-RSS mark (Linux clear_refs 5: the
 # parent's pages copied by fork would otherwise count), then the work; prints the RSS after the
 # imports and the peak of the work, in kB.
 MEASURE = """
-import time, pyarrow.parquet as pq, sim.report
+import time, pyarrow.parquet as pq, sim.analysis.report
 def status(key):
     return int(next(line.split()[1] for line in open("/proc/self/status") if line.startswith(key)))
 open("/proc/self/clear_refs", "w").write("5")
@@ -40,9 +40,9 @@ start = time.perf_counter()
 print(time.perf_counter() - start, base, status("VmHWM:"))
 """
 WORK = {
-    "streamed_tables": "sim.report.accuracy_tables({path!r}, batch_size={batch_size})",
-    "score_counts": "sim.report.score_counts({path!r}, batch_size={batch_size})",
-    "whole_table_read": "pq.read_table({path!r} + '/rounds', columns=list(sim.report.ROUNDS_COLUMNS))",
+    "streamed_tables": "sim.analysis.report.accuracy_tables({path!r}, batch_size={batch_size})",
+    "score_counts": "sim.analysis.report.score_counts({path!r}, batch_size={batch_size})",
+    "whole_table_read": "pq.read_table({path!r} + '/rounds', columns=list(sim.analysis.report.ROUNDS_COLUMNS))",
 }
 
 

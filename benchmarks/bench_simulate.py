@@ -5,7 +5,7 @@
     python benchmarks/bench_simulate.py --encodings      # compare Parquet compressions
 
 Kernel-only plays the same chunks with run_games and drops them; end-to-end runs
-sim.simulation.simulate into a temporary directory (in-process, kernels warm). The two
+sim.runs.simulation.simulate into a temporary directory (in-process, kernels warm). The two
 alternate `--repeats` times and the best of each is reported: on a shared machine, a single
 pair measured a minute apart can put the ratio anywhere between 45% and 66%. Peak RSS comes
 from running the `wizard-sim simulate` command in a child process.
@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from sim.engine import run_games
-from sim.rules import Rules
-from sim.simulation import SimulationConfig, simulate
-from sim.tables import plays_table, rounds_table
+from sim.runs.games import run_games
+from sim.config.rules import Rules
+from sim.runs.simulation import SimulationConfig, simulate
+from sim.runs.tables import plays_table, rounds_table
 
 
 def kernel_only(config: SimulationConfig) -> float:
@@ -81,7 +81,7 @@ def peak_rss_mb(games: int, log_plays: bool) -> tuple[int, float]:
 
 
 def compare_encodings(games: int) -> None:
-    import sim.dataset as dataset
+    import sim.storage as dataset
 
     batch = run_games(Rules(players=4), "random", seed=1, games=games, log_plays=True)
     for name, table in (("rounds", rounds_table(batch)), ("plays", plays_table(batch))):

@@ -12,10 +12,10 @@ import json
 import shutil
 import tempfile
 
-from sim.engine import run_games
-from sim.rules import Rules
-from sim.simulation import SimulationConfig, simulate
-from sim.tournament import TournamentConfig, tournament
+from sim.runs.games import run_games
+from sim.config.rules import Rules
+from sim.runs.simulation import SimulationConfig, simulate
+from sim.runs.tournament import TournamentConfig, tournament
 
 HEURISTIC_TABLE = "heuristic,heuristic:aggression=1.1,heuristic:aggression=0.9,heuristic:crowding=0.3"
 

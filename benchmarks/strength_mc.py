@@ -22,15 +22,15 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from sim import Rules  # noqa: E402
-from sim.policies import parse_policy, split_policy_list  # noqa: E402
-from sim.tournament import TournamentConfig, per_deal_scores, play_chunk  # noqa: E402
+from sim.config.policies import parse_policy, split_policy_list  # noqa: E402
+from sim.runs.tournament import TournamentConfig, per_deal_scores, play_chunk  # noqa: E402
 
 Z_95 = 1.96
 
 
 def per_deal_means(seats: list[str], seed: int, game_ids: np.ndarray, threads: int | None) -> dict[str, np.ndarray]:
     """Mean final total per deal of each distinct policy over all rotations and its seats:
-    the duplicate tournament's own rotation and per-deal scores (sim.tournament)."""
+    the duplicate tournament's own rotation and per-deal scores (sim.runs.tournament)."""
     first, deals = int(game_ids[0]), int(game_ids.shape[0])
     config = TournamentConfig.build(Rules(players=len(seats)), seats, seed=seed, deals=first + deals)
     scores = per_deal_scores(config, play_chunk(config, first, deals, threads))

@@ -25,10 +25,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 import sim
-from sim.report import accuracy_tables
-from sim.rules import Rules
-from sim.simulation import SimulationConfig, simulate
-from sim.tournament import TournamentConfig, tournament
+from sim.analysis.report import accuracy_tables
+from sim.config.rules import Rules
+from sim.runs.simulation import SimulationConfig, simulate
+from sim.runs.tournament import TournamentConfig, tournament
 
 HERE = Path(__file__).resolve().parent
 # Schumacher & Pleines, "Improving Bidding and Playing Strategies in the Trick-Taking game

@@ -1,4 +1,10 @@
 """The `wizard-sim` command line: version, demo, and one-line errors with exit code 2."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import typer.main
 from typer.testing import CliRunner
 
 from sim import __version__
@@ -11,6 +17,17 @@ def test_version():
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0
     assert result.stdout.strip() == f"wizard-sim {__version__}"
+
+
+def test_version_is_a_flag_of_the_installed_command():
+    """--version takes no value (no --no-version either) and, being eager, exits 0 before a
+    command is asked for; the console script `wizard-sim` (sim.cli:app) runs it."""
+    (option,) = [param for param in typer.main.get_command(app).params if param.name == "version"]
+    assert option.is_flag and option.is_eager and option.opts == ["--version"] and not option.secondary_opts
+    script = shutil.which("wizard-sim", path=str(Path(sys.executable).parent))
+    assert script is not None
+    result = subprocess.run([script, "--version"], capture_output=True, text=True)
+    assert (result.returncode, result.stdout, result.stderr) == (0, f"wizard-sim {__version__}\n", "")
 
 
 def test_demo_prints_results_per_seat():

@@ -1,4 +1,4 @@
-"""`--engine dask`: the same dataset as the local engine, row for row, on a 2-worker local
+"""`--engine dask`: the same dataset as the local executor, row for row, on a 2-worker local
 cluster; a worker killed mid-run and a driver killed then resumed; one-line errors."""
 from __future__ import annotations
 
@@ -23,15 +23,15 @@ import distributed  # noqa: E402
 import numba  # noqa: E402
 
 import kernels.games  # noqa: E402
-import sim.engine  # noqa: E402
+import sim.runs.games  # noqa: E402
 from sim.cli import app  # noqa: E402
-from sim.cluster import DaskEngine, check_workers, chunk_key, worker_threads  # noqa: E402
-from sim.dataset import RunError, versions  # noqa: E402
-from sim.engine import run_games  # noqa: E402
-from sim.errors import ConfigError  # noqa: E402
-from sim.rules import Rules  # noqa: E402
-from sim.runner import ChunkJob, run_chunk  # noqa: E402
-from sim.simulation import SimulationConfig, resume, simulate  # noqa: E402
+from sim.config.errors import ConfigError  # noqa: E402
+from sim.config.rules import Rules  # noqa: E402
+from sim.runs.cluster import DaskExecutor, check_workers, chunk_key, worker_threads  # noqa: E402
+from sim.runs.executors import ChunkJob, run_chunk  # noqa: E402
+from sim.runs.games import run_games  # noqa: E402
+from sim.runs.simulation import SimulationConfig, resume, simulate  # noqa: E402
+from sim.storage import RunError, versions  # noqa: E402
 
 runner = CliRunner()
 SMALL = ["--players", "3", "--games", "23", "--rounds", "1-4", "--policy", "heuristic,random,heuristic:aggression=1.2",
@@ -49,7 +49,8 @@ def kernel_report() -> tuple[str, int, int]:
 
 
 def prepend_to_path(directory: str) -> None:
-    """On a worker: make `directory` importable."""
+    """On a worker: make `directory` importable, as a user puts a bot's module on the workers'
+    PYTHONPATH (docs/dask.md); the test process's own path does not reach worker processes."""
     sys.path.insert(0, directory)
 
 
@@ -137,14 +138,14 @@ def test_a_duplicated_task_rewrites_the_same_files(tmp_path):
     out = tmp_path / "run"
     assert invoke("simulate", *SMALL, "--out", str(out)).exit_code == 0
     record = json.loads((out / "run.json").read_text())
-    job = ChunkJob("simulate", record["config"], str(out))
+    job = ChunkJob(SimulationConfig, record["config"], str(out))
     before = {path: path.read_bytes() for path in out.rglob("part-00002.parquet")}
     assert run_chunk(job, 2) == record["chunks"]["complete"]["2"]
     assert {path: path.read_bytes() for path in out.rglob("part-00002.parquet")} == before
-    assert chunk_key(job, 2) == chunk_key(ChunkJob("simulate", dict(record["config"]), str(out), threads=2), 2)
+    assert chunk_key(job, 2) == chunk_key(ChunkJob(SimulationConfig, dict(record["config"]), str(out), threads=2), 2)
     assert chunk_key(job, 2) != chunk_key(job, 3)
-    assert chunk_key(job, 2) != chunk_key(ChunkJob("simulate", record["config"], str(tmp_path / "other")), 2)
-    assert chunk_key(job, 2) != chunk_key(ChunkJob("simulate", {**record["config"], "seed": 6}, str(out)), 2)
+    assert chunk_key(job, 2) != chunk_key(ChunkJob(SimulationConfig, record["config"], str(tmp_path / "other")), 2)
+    assert chunk_key(job, 2) != chunk_key(ChunkJob(SimulationConfig, {**record["config"], "seed": 6}, str(out)), 2)
 
 
 def test_workers_are_checked_before_a_run(tmp_path):
@@ -156,20 +157,20 @@ def test_workers_are_checked_before_a_run(tmp_path):
     with pytest.raises(ValueError, match="cannot see .*run.json: --out must be on storage shared"):
         check_workers({"tcp://a:1": {"wizard_sim": ours, "sees_out": False}}, out)
     with pytest.raises(ValueError, match="threads must be at least 1, got 0"):
-        DaskEngine(client=None).check_threads(0)
+        DaskExecutor(client=None).check_threads(0)
 
     class WorkersWithoutWizardSim:
         def run(self, function, *arguments):
             raise Exception("ModuleNotFoundError(\"No module named 'sim'\")")  # as Dask re-raises it
 
     with pytest.raises(ConfigError, match="the Dask workers could not run wizard-sim .*No module named 'sim'"):
-        DaskEngine(WorkersWithoutWizardSim()).run(ChunkJob("simulate", {}, out), [0], lambda index, stats: None)
+        DaskExecutor(WorkersWithoutWizardSim()).run(ChunkJob(SimulationConfig, {}, out), [0], lambda index, stats: None)
 
 
-def test_threads_reach_the_kernels_of_the_local_engine(tmp_path, monkeypatch):
+def test_threads_reach_the_kernels_of_the_local_executor(tmp_path, monkeypatch):
     seen = []
-    real_set_threads = sim.engine.set_threads
-    monkeypatch.setattr(sim.engine, "set_threads", lambda threads: (seen.append(threads), real_set_threads(threads)))
+    real_set_threads = sim.runs.games.set_threads
+    monkeypatch.setattr(sim.runs.games, "set_threads", lambda threads: (seen.append(threads), real_set_threads(threads)))
     assert invoke("simulate", *SMALL, "--threads", "1", "--out", str(tmp_path / "run")).exit_code == 0
     assert seen and set(seen) == {1}
 
@@ -273,7 +274,7 @@ def test_a_dead_scheduler_stops_the_run_with_one_line_and_resume_finishes_it(tmp
     assert driver.returncode == 1
     assert len(stderr.strip().splitlines()) == 1, stderr
     assert stderr.startswith("wizard-sim: error: lost the Dask scheduler (") and "--resume" in stderr
-    assert invoke("simulate", "--resume", "--quiet", "--out", str(out)).exit_code == 0  # on the local engine
+    assert invoke("simulate", "--resume", "--quiet", "--out", str(out)).exit_code == 0  # on the local executor
     reference = tmp_path / "reference"
     assert invoke(*arguments, "--out", str(reference)).exit_code == 0
     assert_same_dataset(reference, out, ("rounds", "games"))
@@ -289,10 +290,10 @@ def test_a_failing_task_stops_the_run_and_resume_finishes_it(tmp_path, client):
             (out / "games").write_text("not a directory")
 
     with pytest.raises(RunError, match="writing games/part-0000"):
-        simulate(config, str(out), engine=DaskEngine(client), on_progress=break_the_games_directory)
+        simulate(config, str(out), executor=DaskExecutor(client), on_progress=break_the_games_directory)
     assert not json.loads((out / "run.json").read_text())["finished"]
     (out / "games").unlink()
-    resume(str(out), engine=DaskEngine(client))
+    resume(str(out), executor=DaskExecutor(client))
     reference = tmp_path / "local"
     simulate(config, str(reference))
     assert_same_dataset(reference, out, ("rounds", "games"))
@@ -312,7 +313,7 @@ def test_killed_worker_is_replaced_and_the_data_are_the_same(tmp_path, client):
             killed.append(busy[0])
 
     out = tmp_path / "dask"
-    simulate(config, str(out), engine=DaskEngine(client), on_progress=kill_a_busy_worker)
+    simulate(config, str(out), executor=DaskExecutor(client), on_progress=kill_a_busy_worker)
     assert killed, "no worker was busy when chunks completed"
     reference = tmp_path / "local"
     simulate(config, str(reference))

@@ -1,17 +1,12 @@
 """Reproducibility (docs/randomness.md): a game is a pure function of (seed, game id), whatever
 the thread count, the batch split, the policies at the table (for the cards) or the round
 sizes played."""
-import os
-import sys
-
 import numba
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import sim  # noqa: E402
-from helpers import mixed_policy  # noqa: E402
+import sim
+from helpers import mixed_policy
 
 RESULT_ARRAYS = ("rounds", "seats", "games", "plays")
 MIXED4 = "heuristic,random,heuristic,random"

@@ -6,18 +6,13 @@ decisions). Tables with `heuristic` seats are checked round by round: the deal a
 reference.deal_round, every play against reference.replay_round, and every decision of a
 `random` seat against the round's DECISIONS stream (a deterministic seat draws nothing).
 """
-import os
-import sys
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import reference as ref  # noqa: E402
-import sim  # noqa: E402
-from helpers import cards_of, iter_rounds, mixed_policy, round_offsets  # noqa: E402
-from kernels.policies import heuristic  # noqa: E402
+import reference as ref
+import sim
+from helpers import cards_of, iter_rounds, mixed_policy, round_offsets
+from kernels.policies import heuristic
 
 PLAYERS = [3, 4, 5, 6]
 SEEDS = [0, 20240601, 2**63 - 1]  # the largest seed the contract allows

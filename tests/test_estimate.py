@@ -1,27 +1,23 @@
-"""`wizard-sim estimate` and sim.estimate: exact 1-card probabilities, common random numbers,
+"""`wizard-sim estimate` and sim.analysis.estimate: exact 1-card probabilities, common random numbers,
 thread-count determinism, legal bids, the JSON shape and one-line errors (exit code 2)."""
 import itertools
 import json
-import os
-import sys
 
 import numba
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import reference  # noqa: E402
-from helpers import JESTERS, WIZARDS, cards_of, mask, new_table  # noqa: E402
-from kernels import round_state as R  # noqa: E402
-from kernels import state as st  # noqa: E402
-from kernels.cards import NO_CARD  # noqa: E402
-from kernels.estimate import deal_sample  # noqa: E402
-from sim.cli import app  # noqa: E402
-from sim.errors import ConfigError  # noqa: E402
-from sim.estimate import estimate, make_situation, run_estimate  # noqa: E402
-from sim.rules import Rules  # noqa: E402
+import reference
+from helpers import JESTERS, WIZARDS, cards_of, mask, new_table
+from kernels import round_state as R
+from kernels import state as st
+from kernels.cards import NO_CARD
+from kernels.estimate import deal_sample
+from sim.analysis.estimate import estimate, make_situation, run_estimate
+from sim.cli import app
+from sim.config.errors import ConfigError
+from sim.config.rules import Rules
 
 runner = CliRunner()
 

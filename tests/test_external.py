@@ -10,10 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from sim.cli import app
-from sim.engine import run_games
-from sim.errors import ConfigError
-from sim.policies import parse_policies, parse_policy
-from sim.rules import Rules
+from sim.runs.games import run_games
+from sim.config.errors import ConfigError
+from sim.config.policies import parse_policies, parse_policy
+from sim.config.rules import Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

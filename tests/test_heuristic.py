@@ -5,19 +5,15 @@ baseline (docs/heuristic.md).
 """
 import itertools
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import reference as R  # noqa: E402
-import sim  # noqa: E402
-from helpers import C, D, H, S, J1, W1, W2, W3, W4, WIZARDS, card, make_table, mask  # noqa: E402
-from kernels import rules as K  # noqa: E402
-from kernels.policies import heuristic  # noqa: E402
+import reference as R
+import sim
+from helpers import C, D, H, S, J1, W1, W2, W3, W4, WIZARDS, card, make_table, mask
+from kernels import rules as K
+from kernels.policies import heuristic
 
 SIGMAS = 4.0
 # Schumacher & Pleines (IEEE CoG 2022), rule-based agent, 4 players: exact bids / bids by

@@ -10,22 +10,17 @@ Three kinds of checks:
   own cards and a public table rebuilt from the log with the bids the mode lets it see, and the
   alternative visibility gives different decisions often enough for the check to mean something.
 """
-import os
-import sys
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import sim  # noqa: E402
-from helpers import cards_of, deal_round, decision_with_own_hand_swapped, iter_rounds, mixed_policy, new_stream, new_table, play_round_asking  # noqa: E402
-from kernels import round_state as R  # noqa: E402
-from kernels import rules as K  # noqa: E402
-from kernels import state as st  # noqa: E402
-from kernels.policies.dispatch import decide  # noqa: E402
-from kernels.rng import STREAM_DECISIONS  # noqa: E402
-from sim.policies import parse_policies, policy_arrays  # noqa: E402
+import sim
+from helpers import cards_of, deal_round, decision_with_own_hand_swapped, iter_rounds, mixed_policy, new_stream, new_table, play_round_asking
+from kernels import round_state as R
+from kernels import rules as K
+from kernels import state as st
+from kernels.policies.dispatch import decide
+from kernels.rng import STREAM_DECISIONS
+from sim.config.policies import parse_policies, policy_arrays
 
 NO_BID = st.NO_BID
 NO_FIXED_BIDS = np.full(st.MAX_PLAYERS, NO_BID, dtype=np.int64)  # every seat bids by its policy

@@ -2,8 +2,6 @@
 players 3..6 x policies random/heuristic, on full games (every round size), with checks
 vectorised over the games of a batch."""
 import functools
-import os
-import sys
 
 import numpy as np
 import pandas as pd
@@ -11,13 +9,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import reference as ref  # noqa: E402
-import sim  # noqa: E402
-from helpers import round_offsets  # noqa: E402
-from sim import tables  # noqa: E402
-from sim.tournament import TournamentConfig  # noqa: E402
+import reference as ref
+import sim
+from helpers import round_offsets
+from sim.runs import tables
+from sim.runs.tournament import TournamentConfig
 
 GAMES = 200
 SEED = 31337

@@ -3,26 +3,22 @@
 the public table only). Small sample counts keep the file fast."""
 import itertools
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import sim  # noqa: E402
-import test_invariants  # noqa: E402
-from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, decision_with_own_hand_swapped, make_table, mask, new_stream, play_round_asking, popcount  # noqa: E402
-from test_determinism import assert_same_games  # noqa: E402
-from test_information import policies_for, redeal, started_round  # noqa: E402
-from kernels import round_state as R  # noqa: E402
-from kernels import state as st  # noqa: E402
-from kernels.policies import mc  # noqa: E402
-from kernels.policies.dispatch import decide  # noqa: E402
-from kernels.rng import STREAM_DECISIONS  # noqa: E402
-from sim.errors import ConfigError  # noqa: E402
-from sim.policies import parse_policy  # noqa: E402
+import sim
+import test_invariants
+from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, decision_with_own_hand_swapped, make_table, mask, new_stream, play_round_asking, popcount
+from test_determinism import assert_same_games
+from test_information import policies_for, redeal, started_round
+from kernels import round_state as R
+from kernels import state as st
+from kernels.policies import mc
+from kernels.policies.dispatch import decide
+from kernels.rng import STREAM_DECISIONS
+from sim.config.errors import ConfigError
+from sim.config.policies import parse_policy
 
 FAST_MC = "mc:samples=2,play_samples=2"
 SIGMAS = 4.5  # per cell of a (seat, card) table: dozens of cells per test

@@ -8,9 +8,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from sim.rules import Rules
-from sim.simulation import SimulationConfig, simulate
-from sim.tournament import TournamentConfig, tournament
+from sim.config.rules import Rules
+from sim.runs.simulation import SimulationConfig, simulate
+from sim.runs.tournament import TournamentConfig, tournament
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 

@@ -1,19 +1,12 @@
 """Unit tests of the pure-Python reference engine (tests/reference.py) on hand-built
 cases taken from docs/rules.md and docs/randomness.md."""
-
-import os
-import sys
-
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import reference as ref  # noqa: E402
+import reference as ref
 
 C, D, H, S = 0, 1, 2, 3
 W1, W2, W3, W4 = 52, 53, 54, 55
 J1, J2, J3, J4 = 56, 57, 58, 59
-
 
 def card(rank, suit):
     """Card id of a suited card; rank 2..14 (J=11, Q=12, K=13, A=14)."""

@@ -1,4 +1,4 @@
-"""`wizard-sim report` and sim.report / sim.features: every number against pandas over the
+"""`wizard-sim report` and sim.analysis.report / sim.analysis.features: every number against pandas over the
 whole (small) table, the streamed path with tiny batches, plots, JSON, Parquet and bad input."""
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 import sim
-from sim import features, report
+from sim.analysis import features, report
 from sim.cli import app
-from sim.tables import games_table, rounds_table
+from sim.runs.tables import games_table, rounds_table
 
 runner = CliRunner()
 PLAYERS = 4
@@ -295,7 +295,7 @@ def test_out_of_range_values_are_config_errors(tmp_path):
         report.accuracy_tables(root)
 
 
-# sim.features -------------------------------------------------------------------------------
+# sim.analysis.features -------------------------------------------------------------------------------
 
 def test_trump_kind_of_every_card():
     cards = np.arange(-1, 60, dtype=np.int8)
@@ -320,7 +320,7 @@ def hand_samples() -> tuple[np.ndarray, np.ndarray]:
 def test_hand_features_match_a_plain_loop():
     hands, trumps = hand_samples()
     assert (trumps == -1).any() and (trumps >= 0).any()
-    cards = [sim.cards.mask_to_cards(int(hand)) for hand in hands]
+    cards = [sim.config.cards.mask_to_cards(int(hand)) for hand in hands]
     np.testing.assert_array_equal(features.card_count(hands), [len(c) for c in cards])
     np.testing.assert_array_equal(features.wizard_count(hands), [sum(52 <= x < 56 for x in c) for c in cards])
     np.testing.assert_array_equal(features.jester_count(hands), [sum(x >= 56 for x in c) for c in cards])

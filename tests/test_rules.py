@@ -1,16 +1,12 @@
 """One test per rule of docs/rules.md, on hand-built situations, against the kernel
 functions of kernels/rules.py and the Python layer (sim.cards, sim.Rules, sim.policies)."""
-import os
 import re
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import sim  # noqa: E402
-from helpers import (  # noqa: E402
+import sim
+from helpers import (
     FULL_DECK,
     J1,
     J2,
@@ -31,14 +27,14 @@ from helpers import (  # noqa: E402
     mask,
     popcount,
 )
-import reference  # noqa: E402
-from kernels import round_state as R  # noqa: E402
-from kernels import rules as K  # noqa: E402
-from kernels import state as st  # noqa: E402
-from kernels.cards import draw_value  # noqa: E402
-from sim.cards import format_card, format_hand, parse_card, parse_cards  # noqa: E402
-from sim.errors import ConfigError  # noqa: E402
-from sim.policies import parse_policies, parse_policy, policy_arrays, split_policy_list  # noqa: E402
+import reference
+from kernels import round_state as R
+from kernels import rules as K
+from kernels import state as st
+from kernels.cards import draw_value
+from sim.config.cards import format_card, format_hand, parse_card, parse_cards
+from sim.config.errors import ConfigError
+from sim.config.policies import parse_policies, parse_policy, policy_arrays, split_policy_list
 
 NO_SUIT = -1
 LED_NONE, LED_FREE = st.LED_NONE, st.LED_FREE

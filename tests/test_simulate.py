@@ -16,12 +16,12 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-import sim.dataset
+import sim.storage
 from sim.cli import app
-from sim.dataset import read_config
-from sim.engine import run_games
-from sim.rules import Rules
-from sim.tables import games_table, rounds_table
+from sim.storage import read_config
+from sim.runs.games import run_games
+from sim.config.rules import Rules
+from sim.runs.tables import games_table, rounds_table
 
 runner = CliRunner()
 SMALL = ["--players", "3", "--games", "23", "--rounds", "1-4", "--policy", "heuristic,random,heuristic:aggression=1.2",
@@ -67,7 +67,7 @@ def test_writes_the_data_contract(tmp_path):
 
 
 def test_parts_physical_layout(tmp_path):
-    """Encodings and compression as sim.dataset chooses them: delta-packed integers (plain in
+    """Encodings and compression as sim.storage chooses them: delta-packed integers (plain in
     the plays table), an uncompressed plain hand column, a policy dictionary, and min/max
     statistics on game_id only."""
     out = tmp_path / "run"
@@ -257,7 +257,7 @@ def test_write_failure_leaves_no_partial_file_and_resumes(tmp_path, monkeypatch)
     reference = tmp_path / "reference"
     assert simulate(*SMALL, "--log-plays", "--chunk-games", "5", "--out", str(reference)).exit_code == 0
     out = tmp_path / "run"
-    real_write = sim.dataset.pq.write_table
+    real_write = sim.storage.pq.write_table
     calls = {"n": 0}
 
     def failing_write(table, where, **options):
@@ -267,7 +267,7 @@ def test_write_failure_leaves_no_partial_file_and_resumes(tmp_path, monkeypatch)
             raise OSError(28, "No space left on device")
         return real_write(table, where, **options)
 
-    monkeypatch.setattr(sim.dataset.pq, "write_table", failing_write)
+    monkeypatch.setattr(sim.storage.pq, "write_table", failing_write)
     result = simulate(*SMALL, "--log-plays", "--chunk-games", "5", "--out", str(out))
     assert result.exit_code == 1
     assert "No space left on device" in result.stderr and "--resume" in result.stderr
@@ -277,7 +277,7 @@ def test_write_failure_leaves_no_partial_file_and_resumes(tmp_path, monkeypatch)
     run = json.loads((out / "run.json").read_text())
     # The failed chunk is missing; the chunk written beside it (two writers) may have landed.
     assert 2 <= len(run["chunks"]["complete"]) < run["chunks"]["count"] and not run["finished"]
-    monkeypatch.setattr(sim.dataset.pq, "write_table", real_write)
+    monkeypatch.setattr(sim.storage.pq, "write_table", real_write)
     resumed = simulate("--resume", "--out", str(out), "-q")
     assert resumed.exit_code == 0, resumed.output
     assert_same_dataset(reference, out, ("rounds", "games", "plays"))

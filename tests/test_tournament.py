@@ -11,11 +11,14 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-import sim.dataset
+import sim.storage
 from sim.cli import app
-from sim.engine import run_games
-from sim.rules import Rules
-from sim.tables import rounds_table
+from sim.cli.progress import GameProgress
+from sim.config.rules import Rules
+from sim.runs.games import run_games
+from sim.runs.tables import rounds_table
+from sim.runs.tournament import TournamentConfig
+from sim.runs.tournament import tournament as run_tournament
 
 runner = CliRunner()
 POLICIES = "heuristic,random,heuristic:aggression=1.3,random"
@@ -101,6 +104,32 @@ def test_summary_matches_the_data(duplicate_run):
     assert set(table["table"]) == {"policies", "pairs"} and len(table) == 6
 
 
+def test_summary_parquet_holds_the_pairs_too(duplicate_run):
+    """Regression: the table's schema was taken from its first row (a policies row), which
+    dropped every column of the pairs rows."""
+    summary = json.loads((duplicate_run / "summary.json").read_text())
+    table = pd.read_parquet(duplicate_run / "summary.parquet")
+    for kind in ("policies", "pairs"):
+        rows = table[table["table"] == kind].drop(columns="table").dropna(axis="columns", how="all")
+        expected = pd.DataFrame(summary[kind])
+        pd.testing.assert_frame_equal(rows.reset_index(drop=True)[expected.columns], expected, check_dtype=False)
+    assert table[table["table"] == "pairs"]["verdict"].str.contains("points per game").all()
+
+
+def test_progress_counts_games_like_the_summary(tmp_path):
+    """Regression: a tournament's progress counted deals under a games/s rate."""
+    config = TournamentConfig.build(Rules(players=3, rounds=(1, 2)), "heuristic,random,random", seed=2, deals=10, chunk_deals=4)
+    calls = []
+    result = run_tournament(config, str(tmp_path / "run"), on_progress=lambda done, total: calls.append((done, total)))
+    assert calls[0] == (0, 30) and calls[-1] == (30, 30) == (result.games_computed, 10 * 3)
+    assert [done for done, _ in calls] == [0, 12, 24, 30]
+    with GameProgress() as progress:
+        for done, total in calls:
+            progress.update(done, total)
+        (task,) = progress.progress.tasks
+    assert task.description == "games" and task.fields["rate"].endswith(" games/s")
+
+
 def test_printed_report(tmp_path):
     result = tournament("--policies", "heuristic,random,random", "--players", "3", "--games", "20", "--rounds", "2-3",
                         "--seed", "1", "--out", str(tmp_path / "run"))  # fmt: skip
@@ -143,7 +172,7 @@ def test_random_seating_without_duplicates(tmp_path):
 
 def test_write_failure_then_resume_gives_the_same_tournament(tmp_path, monkeypatch, duplicate_run):
     out = tmp_path / "run"
-    real_write = sim.dataset.pq.write_table
+    real_write = sim.storage.pq.write_table
     calls = {"n": 0}
 
     def failing_write(table, where, **options):
@@ -152,11 +181,11 @@ def test_write_failure_then_resume_gives_the_same_tournament(tmp_path, monkeypat
             raise OSError(28, "No space left on device")
         return real_write(table, where, **options)
 
-    monkeypatch.setattr(sim.dataset.pq, "write_table", failing_write)
+    monkeypatch.setattr(sim.storage.pq, "write_table", failing_write)
     result = tournament(*BASE, "--chunk-games", "7", "--log-plays", "--out", str(out))
     assert result.exit_code == 1 and "No space left on device" in result.stderr
     assert not (out / "summary.json").exists()
-    monkeypatch.setattr(sim.dataset.pq, "write_table", real_write)
+    monkeypatch.setattr(sim.storage.pq, "write_table", real_write)
     conflict = tournament("--resume", "--out", str(out), "--policies", "heuristic,random,random,random")
     assert conflict.exit_code == 2 and "--policies" in conflict.stderr
     resumed = tournament("--resume", "--out", str(out), "-q")

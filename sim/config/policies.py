@@ -12,8 +12,8 @@ import numpy as np
 from kernels.policies import heuristic, mc, random_policy
 from kernels.policies.dispatch import POLICY_HEURISTIC, POLICY_MC, POLICY_RANDOM
 from kernels.state import MAX_PARAMS
-from sim.errors import ConfigError
-from sim.external import ExternalBot, external_ids, load_bot
+from sim.config.errors import ConfigError
+from sim.config.external import ExternalBot, external_ids, load_bot
 
 
 @dataclass(frozen=True)

@@ -10,20 +10,21 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from sim import __version__
-from sim.cards import format_card, format_hand
-from sim.dataset import RunError
-from sim.engine import run_games
-from sim.errors import ConfigError
-from sim.estimate_cli import estimate_command
-from sim.policies import parse_policies
-from sim.progress import GameProgress
-from sim.report_cli import report_command
-from sim.rules import Rules, parse_rounds
-from sim.runner import Engine, LocalEngine
-from sim.simulation import SimulationConfig, SimulationResult, load_run, resume, simulate
-from sim.terminal import console, fail
-from sim.tournament import TournamentConfig, TournamentResult, load_tournament, resume_tournament, tournament
+from sim.cli.estimate import estimate_command
+from sim.cli.progress import GameProgress
+from sim.cli.report import report_command
+from sim.cli.terminal import console, fail
+from sim.config.cards import SUIT_NAMES, format_card, format_hand
+from sim.config.errors import ConfigError
+from sim.config.policies import parse_policies
+from sim.config.rules import Rules, parse_rounds
+from sim.config.version import __version__
+from sim.runs.executors import Executor, LocalExecutor, load_run
+from sim.runs.games import run_games
+from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
+from sim.runs.tables import table_names
+from sim.runs.tournament import TournamentConfig, TournamentResult, resume_tournament, tournament
+from sim.storage import RunError
 
 app = typer.Typer(
     name="wizard-sim",
@@ -32,7 +33,6 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command("estimate")(estimate_command)
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 T = TypeVar("T")
 
 
@@ -45,9 +45,8 @@ def _version(value: bool) -> None:
 @app.callback()
 def main(
     version: Annotated[
-        Optional[bool],
-        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
-    ] = None,
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     """Fast, reproducible simulator of the card game Wizard."""
 
@@ -162,21 +161,17 @@ def print_summary(result: SimulationResult) -> None:
             f"{row['mean_abs_error']:.3f}",
         )
     console.print(table)
-    console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in tables_of(config))} and run.json)")
+    console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in table_names(config['log_plays']))} and run.json)")
 
 
-def tables_of(config: dict) -> list[str]:
-    return ["rounds", "games", "plays"] if config["log_plays"] else ["rounds", "games"]
-
-
-def open_engine(engine: str, scheduler: Optional[str], workers: Optional[int]) -> contextlib.AbstractContextManager[Engine]:
-    """The engine named by --engine; a Dask one is connected for the duration of the run."""
+def open_executor(engine: str, scheduler: Optional[str], workers: Optional[int]) -> contextlib.AbstractContextManager[Executor]:
+    """The executor named by --engine; a Dask one is connected for the duration of the run."""
     if engine == "local":
         if scheduler is not None or workers is not None:
             raise ConfigError("--scheduler and --workers need --engine dask")
-        return contextlib.nullcontext(LocalEngine())
+        return contextlib.nullcontext(LocalExecutor())
     if engine == "dask":
-        from sim.cluster import connect  # imports Dask, an optional extra
+        from sim.runs.cluster import connect  # imports Dask, an optional extra
 
         return connect(scheduler, workers)
     raise ConfigError(f"--engine must be local or dask, got {engine!r}")
@@ -303,16 +298,16 @@ def simulate_command(
     def run() -> SimulationResult:
         rules = start_options(given, overwrite, resume_run)
         if rules is None:
-            stored, _ = load_run(out)
+            stored, _ = load_run(SimulationConfig, out)
             stored_values = {"games": stored.games, "chunk-games": stored.chunk_games, "policy": [p.label for p in stored.policies]}
             check_resume_options(stored_options(stored) | stored_values, given)
-            with open_engine(engine, scheduler, workers) as run_engine, progress:
-                return resume(out, threads=threads, on_progress=progress.update, engine=run_engine)
+            with open_executor(engine, scheduler, workers) as executor, progress:
+                return resume(out, threads=threads, on_progress=progress.update, executor=executor)
         config = SimulationConfig.build(
             rules, policy or "heuristic", seed=seed, games=games, chunk_games=chunk_games, log_plays=bool(log_plays)
         )
-        with open_engine(engine, scheduler, workers) as run_engine, progress:
-            return simulate(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, engine=run_engine)
+        with open_executor(engine, scheduler, workers) as executor, progress:
+            return simulate(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, executor=executor)
 
     result = run_reporting_errors("simulate", out, run)
     if not quiet:
@@ -354,7 +349,7 @@ def print_tournament(result: TournamentResult) -> None:
     console.print(differences)
     for row in pairs:
         console.print(f"- {row['verdict']}")
-    console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in tables_of(config))}, summary.parquet, summary.json, run.json)")
+    console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in table_names(config['log_plays']))}, summary.parquet, summary.json, run.json)")
 
 
 TOURNAMENT_EPILOG = """Examples:
@@ -410,12 +405,12 @@ def tournament_command(
         "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
         "log-plays": log_plays, "no-duplicate": no_duplicate,
     }  # fmt: skip
-    progress = GameProgress(enabled=not quiet, description="deals")
+    progress = GameProgress(enabled=not quiet)
 
     def run() -> TournamentResult:
         rules = start_options(given, overwrite, resume_run)
         if rules is None:
-            stored, _ = load_tournament(out)
+            stored, _ = load_run(TournamentConfig, out)
             stored_values = {
                 "games": stored.deals,
                 "chunk-games": stored.chunk_deals,
@@ -423,8 +418,8 @@ def tournament_command(
                 "no-duplicate": not stored.duplicate,
             }
             check_resume_options(stored_options(stored) | stored_values, given)
-            with open_engine(engine, scheduler, workers) as run_engine, progress:
-                return resume_tournament(out, threads=threads, on_progress=progress.update, engine=run_engine)
+            with open_executor(engine, scheduler, workers) as executor, progress:
+                return resume_tournament(out, threads=threads, on_progress=progress.update, executor=executor)
         if policies is None:
             raise ConfigError("--policies is required: one policy per seat, e.g. heuristic,random,random,random")
         config = TournamentConfig.build(
@@ -436,8 +431,8 @@ def tournament_command(
             duplicate=not no_duplicate,
             log_plays=bool(log_plays),
         )
-        with open_engine(engine, scheduler, workers) as run_engine, progress:
-            return tournament(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, engine=run_engine)
+        with open_executor(engine, scheduler, workers) as executor, progress:
+            return tournament(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, executor=executor)
 
     result = run_reporting_errors("tournament", out, run)
     if not quiet:
@@ -445,6 +440,3 @@ def tournament_command(
 
 
 app.command("report")(report_command)
-
-if __name__ == "__main__":
-    app()

@@ -18,6 +18,7 @@ import shutil
 import tempfile
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import numba
@@ -25,7 +26,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.errors import ConfigError
+from sim.config.errors import ConfigError
+from sim.config.version import __version__
 
 RUN_FILE = "run.json"
 FORMAT_VERSION = 1
@@ -62,8 +64,6 @@ def now() -> str:
 
 
 def versions() -> dict[str, str]:
-    from sim import __version__
-
     return {"wizard_sim": __version__, "numba": numba.__version__, "numpy": np.__version__, "pyarrow": pa.__version__}
 
 
@@ -76,7 +76,7 @@ def chunk_ranges(games: int, chunk_games: int) -> list[tuple[int, int]]:
     return [(first, min(chunk_games, games - first)) for first in range(0, games, chunk_games)]
 
 
-def atomic_write(path: Path, write) -> None:
+def atomic_write(path: Path, write: Callable[[str], None]) -> None:
     """Call write(temporary path), then rename it to `path`; on failure remove the temporary."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)

@@ -1,7 +1,7 @@
 """Features derived from columns of the rounds table: the trump kind and what a hand holds.
 
 Vectorised numpy over whole columns (numpy arrays, pandas Series or pyarrow arrays); the
-report and the notebooks share them. Card ids, suits and hand masks follow RULES.md §1.
+report and the notebooks share them. Card ids, suits and hand masks follow docs/rules.md §1.
 
     kinds = trump_kind(rounds["trump_card"])             # "suit", "jester (no trump)", ...
     wizards = wizard_count(rounds["hand"])               # Wizards held, 0..4
@@ -26,9 +26,9 @@ from kernels.cards import (
     SUIT_MASKS,
     WIZARD_MASK,
 )
-from sim.errors import ConfigError
+from sim.config.errors import ConfigError
 
-# What the turned-up card makes of the trump (RULES.md §3); a code is an index into TRUMP_KINDS.
+# What the turned-up card makes of the trump (docs/rules.md §3); a code is an index into TRUMP_KINDS.
 TRUMP_KINDS = ("suit", "jester (no trump)", "wizard (dealer's choice)", "last round")
 SUIT_TURNED_UP, JESTER_TURNED_UP, WIZARD_TURNED_UP, LAST_ROUND = range(len(TRUMP_KINDS))
 
@@ -84,7 +84,7 @@ def jester_count(hand: npt.ArrayLike) -> np.ndarray:
 
 
 def suit_counts(hand: npt.ArrayLike) -> np.ndarray:
-    """Cards of each suit in each hand: shape hand.shape + (4,), suits in RULES.md §1 order."""
+    """Cards of each suit in each hand: shape hand.shape + (4,), suits in docs/rules.md §1 order."""
     masks = _as_masks(hand)[..., None]
     shifts = np.arange(N_SUITS, dtype=np.int64) * RANKS_PER_SUIT
     return card_count((masks >> shifts) & np.int64(ONE_SUIT_MASK))

@@ -1,4 +1,4 @@
-"""Card notation of RULES.md section 1: parsing and formatting.
+"""Card notation of docs/rules.md §1: parsing and formatting.
 
 `AS`, `10H`, `TD`, `2C`, `JH` (Jack of hearts), `QD`; suit symbols ♣♦♥♠ as well as letters,
 in any case; a bare `W` (or `Wizard`) is a Wizard, a bare `J` (or `Jester`) a Jester.
@@ -10,10 +10,11 @@ import re
 from collections.abc import Iterable
 
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, RANKS_PER_SUIT
-from sim.errors import ConfigError
+from sim.config.errors import ConfigError
 
 SUIT_LETTERS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 RANK_NAMES = {10: "10", 11: "J", 12: "Q", 13: "K", 14: "A"}
 _RANK_TOKENS = {"T": 10, "J": 11, "Q": 12, "K": 13, "A": 14}
 _WIZARD_WORDS = {"W", "WIZARD"}

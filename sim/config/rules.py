@@ -1,4 +1,4 @@
-"""The `Rules` configuration: every variant of RULES.md as a validated option."""
+"""The `Rules` configuration: every variant of docs/rules.md as a validated option."""
 from __future__ import annotations
 
 import re
@@ -8,7 +8,7 @@ import numpy as np
 
 from kernels import state
 from kernels.cards import N_CARDS
-from sim.errors import ConfigError
+from sim.config.errors import ConfigError
 
 BIDDING_MODES = {"open": state.BIDDING_OPEN, "hidden": state.BIDDING_HIDDEN, "delayed": state.BIDDING_DELAYED}
 EVEN_BIDS_MODES = {
@@ -112,3 +112,8 @@ class Rules:
             "even_bids": self.even_bids,
             "first_dealer": self.first_dealer,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Rules":
+        """The rules of `to_dict` (as stored in run.json), validated again."""
+        return cls(data["players"], tuple(data["rounds"]), data["bidding"], data["even_bids"], data["first_dealer"])

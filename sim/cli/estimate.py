@@ -1,4 +1,4 @@
-"""`wizard-sim estimate`: the command-line face of sim.estimate (registered in sim/cli.py)."""
+"""`wizard-sim estimate`: the command-line face of sim.analysis.estimate (registered in sim/cli/main.py)."""
 from __future__ import annotations
 
 import json
@@ -7,9 +7,10 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from sim.errors import ConfigError
-from sim.estimate import BidEstimate, run_estimate
-from sim.terminal import console, fail
+from sim.analysis.estimate import BidEstimate, run_estimate
+from sim.cli.terminal import console, fail
+from sim.config.errors import ConfigError
+
 
 def percent(value: float) -> str:
     return f"{100 * value:.1f}%"

@@ -14,6 +14,7 @@ distributions keep one counter per distinct (policy, score).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections import Counter
@@ -24,15 +25,14 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.dataset as ds
-import pyarrow.parquet as pq
 from rich.table import Table
 
 from kernels.cards import N_CARDS, NO_CARD
 from kernels.state import MAX_PLAYERS, MAX_ROUND_SIZE
-from sim.dataset import atomic_write
-from sim.errors import ConfigError
-from sim.features import TRUMP_KINDS, trump_kind_codes
-from sim.report_cli import DEFAULT_BATCH_SIZE
+from sim.analysis import DEFAULT_BATCH_SIZE
+from sim.analysis.features import TRUMP_KINDS, trump_kind_codes
+from sim.config.errors import ConfigError
+from sim.storage import atomic_write, write_parquet
 
 ROUNDS_COLUMNS = ("policy", "round", "bid_order", "trump_card", "bid", "tricks")
 # Breakdown name -> its key column (None: one row per policy).
@@ -277,20 +277,29 @@ def tables_json(tables: dict[str, pd.DataFrame]) -> str:
     return json.dumps({name: frame.to_dict(orient="records") for name, frame in tables.items()})
 
 
+@contextlib.contextmanager
+def reported_as_config_error(path: Path) -> Iterator[None]:
+    """An OSError while writing `path` becomes a one-line ConfigError."""
+    try:
+        yield
+    except OSError as error:
+        raise ConfigError(f"cannot write {str(path)!r}: {error.strerror or error}") from error
+
+
 def write_atomically(path: str | os.PathLike, write: Callable[[str], None]) -> None:
-    """sim.dataset.atomic_write (readers see the old file or the whole new one), with an
+    """sim.storage.atomic_write (readers see the old file or the whole new one), with an
     OSError turned into a one-line ConfigError."""
     target = Path(path)
-    try:
+    with reported_as_config_error(target):
         atomic_write(target, write)
-    except OSError as error:
-        raise ConfigError(f"cannot write {str(target)!r}: {error.strerror or error}") from error
 
 
-def write_parquet(tables: dict[str, pd.DataFrame], path: str | os.PathLike) -> None:
+def write_tidy_table(tables: dict[str, pd.DataFrame], path: str | os.PathLike) -> None:
     """The tidy table (tidy_table) as one Parquet file, written atomically."""
     table = pa.Table.from_pandas(tidy_table(tables), preserve_index=False)
-    write_atomically(path, lambda temporary: pq.write_table(table, temporary))
+    target = Path(path)
+    with reported_as_config_error(target):
+        write_parquet(target, table, metadata={})
 
 
 def check_output_file(path: Path) -> None:

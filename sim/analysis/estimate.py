@@ -17,18 +17,26 @@ from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, NO_CARD, NO_SUIT,
 from kernels.estimate import SITUATION_DTYPE, estimate_tricks, seat_legal_bids
 from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
 from kernels.state import MAX_PLAYERS, NO_BID
-from sim.cards import cards_to_mask, format_card, format_hand, mask_to_cards, parse_card, parse_cards
-from sim.engine import call_kernel, check_seed, set_threads
-from sim.errors import ConfigError
-from sim.policies import Policy, parse_policy, policy_arrays, split_policy_list
-from sim.rules import Rules, is_whole_number, max_round
+from sim.config.cards import (
+    SUIT_NAMES,
+    cards_to_mask,
+    format_card,
+    format_hand,
+    mask_to_cards,
+    parse_card,
+    parse_cards,
+)
+from sim.config.errors import ConfigError
+from sim.config.policies import Policy, parse_policy, policy_arrays, split_policy_list
+from sim.config.rules import Rules, is_whole_number, max_round
+from sim.config.seeds import check_seed
+from sim.runs.games import call_kernel, set_threads
+from sim.runs.statistics import Z_95
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows every CLI start
     import pandas as pd
 
 MAX_SAMPLES = 10_000_000  # the per-sample tricks take samples x (round size + 1) bytes
-Z_95 = 1.959963984540054  # two-sided 95% normal quantile
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 _SUIT_WORDS = {
     word: suit
     for suit, words in enumerate(zip("CDHS", "♣♦♥♠", (name.upper() for name in SUIT_NAMES)))
@@ -206,7 +214,7 @@ class Situation:
         return record
 
     def legal_bids(self) -> np.ndarray:
-        """Bool per bid 0..round_size: whether the seat may make it (RULES.md 4)."""
+        """Bool per bid 0..round_size: whether the seat may make it (docs/rules.md §4)."""
         mask = int(seat_legal_bids(self.rules.to_record()[0], self.to_record()[0]))
         return np.array([bool(mask >> bid & 1) for bid in range(self.round_size + 1)])
 
@@ -276,7 +284,7 @@ def wilson_interval(successes: int, n: int) -> tuple[float, float]:
 
 
 def round_scores(bid: int, tricks: np.ndarray) -> np.ndarray:
-    """RULES.md 7, vectorised: 20 + 10 x tricks when made, else -10 per trick off."""
+    """docs/rules.md §7, vectorised: 20 + 10 x tricks when made, else -10 per trick off."""
     tricks = tricks.astype(np.int64)
     made = EXACT_BID_BONUS + POINTS_PER_TRICK * tricks
     return np.where(tricks == bid, made, -POINTS_PER_TRICK * np.abs(tricks - bid))

@@ -16,32 +16,56 @@ which add up chunk by chunk (kept in run.json, so a resumed run reports the same
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pyarrow as pa
 
 from kernels.seating import random_seatings
-from kernels.state import GAME_RESULT_DTYPE, PLAY_DTYPE, ROUND_RESULT_DTYPE, SEAT_RESULT_DTYPE
-from sim.dataset import RunDirectory, RunError, chunk_ranges, config_metadata, write_json, write_parquet
-from sim.engine import GameBatch, check_seed, run_games
-from sim.errors import ConfigError
-from sim.policies import Policy, parse_policies, split_policy_list
-from sim.rules import Rules, is_whole_number
-from sim.runner import Engine, FinishedChunk, LocalEngine, ProgressCallback, execute, load_record, reopen_run, start_run
-from sim.simulation import default_chunk_games, draw_seed
-from sim.tables import games_table, plays_table, rounds_table
+from sim.config.errors import ConfigError
+from sim.config.policies import Policy, parse_policies, split_policy_list
+from sim.config.rules import Rules, is_whole_number
+from sim.config.seeds import check_seed, draw_seed
+from sim.runs.executors import Executor, FinishedChunk, ProgressCallback, checked_executor, execute, reopen_run, start_run
+from sim.runs.games import GameBatch, empty_results, run_games
+from sim.runs.simulation import default_chunk_games
+from sim.runs.statistics import normal_interval, policy_figures
+from sim.runs.tables import batch_tables, table_names
+from sim.storage import RunDirectory, RunError, chunk_ranges, config_metadata, write_json, write_parquet
 
-Z_95 = 1.959963984540054
 NO_ROTATION = -1
+# summary.parquet: one row per policy (table "policies") and one per pair of policies (table
+# "pairs"), each with nulls in the columns of the other kind.
+SUMMARY_SCHEMA = pa.schema(
+    [
+        ("table", pa.string()),
+        ("policy", pa.string()),
+        ("deals", pa.int64()),
+        ("seat_games", pa.int64()),
+        ("mean_score", pa.float64()),
+        ("mean_score_ci_low", pa.float64()),
+        ("mean_score_ci_high", pa.float64()),
+        ("win_rate", pa.float64()),
+        ("bid_accuracy", pa.float64()),
+        ("mean_abs_error", pa.float64()),
+        ("policy_a", pa.string()),
+        ("policy_b", pa.string()),
+        ("difference", pa.float64()),
+        ("ci_low", pa.float64()),
+        ("ci_high", pa.float64()),
+        ("significant", pa.bool_()),
+        ("verdict", pa.string()),
+    ]
+)
 
 
 @dataclass(frozen=True)
 class TournamentConfig:
     """A tournament's data is a pure function of this."""
 
+    command: ClassVar[str] = "tournament"
     rules: Rules
     policies: tuple[Policy, ...]  # the listed policies; seat s of rotation k plays (s + k) mod N
     seed: int
@@ -89,7 +113,7 @@ class TournamentConfig:
 
     @property
     def tables(self) -> tuple[str, ...]:
-        return ("rounds", "games", "plays") if self.log_plays else ("rounds", "games")
+        return table_names(self.log_plays)
 
     def chunk_ranges(self) -> list[tuple[int, int]]:
         return chunk_ranges(self.deals, self.chunk_deals)
@@ -98,10 +122,7 @@ class TournamentConfig:
         return play_chunk(self, first_deal, deals, threads)
 
     def finish_chunk(self, batch: GameBatch) -> FinishedChunk:
-        tables = {"rounds": rounds_table(batch), "games": games_table(batch)}
-        if self.log_plays:
-            tables["plays"] = plays_table(batch)
-        return FinishedChunk(tables, chunk_stats(self, batch))
+        return FinishedChunk(batch_tables(batch, self.log_plays), chunk_stats(self, batch))
 
     def to_dict(self) -> dict:
         return {
@@ -116,9 +137,8 @@ class TournamentConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "TournamentConfig":
-        rules = data["rules"]
         return cls.build(
-            Rules(rules["players"], tuple(rules["rounds"]), rules["bidding"], rules["even_bids"], rules["first_dealer"]),
+            Rules.from_dict(data["rules"]),
             list(data["policies"]),
             seed=data["seed"],
             deals=data["deals"],
@@ -126,16 +146,6 @@ class TournamentConfig:
             duplicate=data["duplicate"],
             log_plays=data["log_plays"],
         )
-
-
-def _empty_results(rules: Rules, games: int, log_plays: bool) -> tuple[np.ndarray, ...]:
-    n_rounds = len(rules.round_sizes)
-    return (
-        np.zeros((games, n_rounds), dtype=ROUND_RESULT_DTYPE),
-        np.zeros((games, n_rounds, rules.players), dtype=SEAT_RESULT_DTYPE),
-        np.zeros((games, rules.players), dtype=GAME_RESULT_DTYPE),
-        np.zeros((games, rules.plays_per_game() if log_plays else 0), dtype=PLAY_DTYPE),
-    )
 
 
 def seatings_of(config: TournamentConfig, deal_ids: np.ndarray) -> np.ndarray:
@@ -156,7 +166,7 @@ def play_chunk(config: TournamentConfig, first_deal: int, deals: int, threads: i
     rotations = config.rotations
     deal_of_row = np.repeat(deal_ids, rotations)
     seating = seatings_of(config, deal_ids)
-    results = _empty_results(config.rules, deals * rotations, config.log_plays)
+    results = empty_results(config.rules, deals * rotations, config.log_plays)
     # One kernel batch per distinct seating: rotation k is rows k::N; random seatings are
     # grouped (at most N! groups). The deals depend only on the deal id, so each game is the
     # same whichever batch plays it.
@@ -240,17 +250,10 @@ def chunk_stats(config: TournamentConfig, batch: GameBatch) -> dict:
     return stats
 
 
-def _interval(total: float, squares: float, n: int) -> tuple[float, float, float]:
-    mean = total / n
-    variance = max(squares - n * mean * mean, 0.0) / (n - 1) if n > 1 else float("nan")
-    half = Z_95 * math.sqrt(variance / n) if n > 1 else float("nan")
-    return mean, mean - half, mean + half
-
-
-def summarize(record: dict) -> tuple[list[dict], list[dict]]:
+def summarize_tournament(record: dict) -> tuple[list[dict], list[dict]]:
     """Per-policy rows and pairwise-difference rows of a (possibly partial) tournament."""
     # In chunk order, whatever order the chunks were written in: float sums are then exact to
-    # the bit for every engine and every resume.
+    # the bit for every executor and every resume.
     complete = record["chunks"]["complete"]
     chunks = [complete[index] for index in sorted(complete, key=int)]
     deals = sum(chunk["deals"] for chunk in chunks)
@@ -258,7 +261,7 @@ def summarize(record: dict) -> tuple[list[dict], list[dict]]:
     policies = []
     for label in labels:
         sums = {key: sum(chunk["labels"][label][key] for chunk in chunks) for key in chunks[0]["labels"][label]}
-        mean, low, high = _interval(sums["score_sum"], sums["score_sq_sum"], deals)
+        mean, low, high = normal_interval(sums["score_sum"], sums["score_sq_sum"], deals)
         policies.append(
             {
                 "policy": label,
@@ -267,16 +270,16 @@ def summarize(record: dict) -> tuple[list[dict], list[dict]]:
                 "mean_score": mean,
                 "mean_score_ci_low": low,
                 "mean_score_ci_high": high,
-                "win_rate": sums["win_share"] / sums["seat_games"],
-                "bid_accuracy": sums["exact_bids"] / sums["bids"],
-                "mean_abs_error": sums["abs_error_sum"] / sums["bids"],
+                **policy_figures(
+                    sums["seat_games"], sums["win_share"], sums["bids"], sums["exact_bids"], sums["abs_error_sum"]
+                ),
             }
         )
     pairs = []
     for label_a, label_b in itertools.combinations(labels, 2):
         key = f"{label_a}\t{label_b}"
         total, squares = (sum(chunk["pairs"][key][k] for chunk in chunks) for k in (0, 1))
-        mean, low, high = _interval(total, squares, deals)
+        mean, low, high = normal_interval(total, squares, deals)
         significant = bool(low > 0 or high < 0)
         pairs.append(
             {
@@ -318,25 +321,35 @@ class TournamentResult:
 
     @property
     def summary(self) -> tuple[list[dict], list[dict]]:
-        return summarize(self.record)
+        return summarize_tournament(self.record)
 
 
 def write_summary(directory: RunDirectory, record: dict) -> None:
-    policies, pairs = summarize(record)
+    policies, pairs = summarize_tournament(record)
     summary = {"config": record["config"], "policies": policies, "pairs": pairs}
     try:
         write_json(directory.path / "summary.json", summary)
         rows = [{"table": "policies", **row} for row in policies] + [{"table": "pairs", **row} for row in pairs]
-        write_parquet(directory.path / "summary.parquet", pa.Table.from_pylist(rows), config_metadata(record["config"]))
+        table = pa.Table.from_pylist(rows, schema=SUMMARY_SCHEMA)
+        write_parquet(directory.path / "summary.parquet", table, config_metadata(record["config"]))
     except OSError as error:
         raise RunError(f"writing the summary failed: {error.strerror or error}") from None
 
 
 def _run(
-    config: TournamentConfig, directory: RunDirectory, record: dict, engine: Engine, threads: int | None, on_progress
+    config: TournamentConfig,
+    directory: RunDirectory,
+    record: dict,
+    executor: Executor,
+    threads: int | None,
+    on_progress: ProgressCallback | None,
 ) -> TournamentResult:
+    def games_progress(deals_done: int, deals_total: int) -> None:
+        # A run's chunks count deals; its callers count games, as its summary does.
+        on_progress(deals_done * config.rotations, deals_total * config.rotations)
+
     start = time.perf_counter()
-    deals = execute(directory, record, engine, threads, on_progress)
+    deals = execute(TournamentConfig, directory, record, executor, threads, games_progress if on_progress else None)
     write_summary(directory, record)
     seconds = time.perf_counter() - start
     return TournamentResult(str(directory.path), record, deals, deals * config.rotations, seconds)
@@ -349,20 +362,14 @@ def tournament(
     overwrite: bool = False,
     threads: int | None = None,
     on_progress: ProgressCallback | None = None,
-    engine: Engine | None = None,
+    executor: Executor | None = None,
 ) -> TournamentResult:
     """Play the tournament `config` into `out` (refused when not empty, unless overwrite) on
-    `engine` (default: LocalEngine, this process); `threads` kernel threads per chunk."""
-    engine = engine if engine is not None else LocalEngine()
-    engine.check_threads(threads)
-    directory, record = start_run("tournament", config, out, overwrite, config.deals, config.chunk_deals)
-    return _run(config, directory, record, engine, threads, on_progress)
-
-
-def load_tournament(out: str) -> tuple[TournamentConfig, dict]:
-    """The configuration and record of the tournament in `out`."""
-    record = load_record("tournament", out)
-    return TournamentConfig.from_dict(record["config"]), record
+    `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk.
+    `on_progress` is called with games done and games in all."""
+    executor = checked_executor(executor, threads)
+    directory, record = start_run(config, out, overwrite, config.deals, config.chunk_deals)
+    return _run(config, directory, record, executor, threads, on_progress)
 
 
 def resume_tournament(
@@ -370,9 +377,9 @@ def resume_tournament(
     *,
     threads: int | None = None,
     on_progress: ProgressCallback | None = None,
-    engine: Engine | None = None,
+    executor: Executor | None = None,
 ) -> TournamentResult:
-    engine = engine if engine is not None else LocalEngine()
-    engine.check_threads(threads)
-    config, directory, record = reopen_run("tournament", out)
-    return _run(config, directory, record, engine, threads, on_progress)
+    """Finish the interrupted tournament in `out`; the result equals an uninterrupted one."""
+    executor = checked_executor(executor, threads)
+    config, directory, record = reopen_run(TournamentConfig, out)
+    return _run(config, directory, record, executor, threads, on_progress)

@@ -1,10 +1,10 @@
-"""Drive a chunked run: an engine runs the chunks, the driver keeps run.json.
+"""Drive a chunked run: an executor runs the chunks, the driver keeps run.json.
 
 A chunk is a pure function of the run configuration and its index. `run_chunk` rebuilds the
 configuration from its run.json form, computes the chunk in the kernels and writes its parts
 atomically, so whichever process runs a chunk, and however often, its files are the same.
-An engine (LocalEngine below, or sim.cluster.DaskEngine) reports each written chunk with its
-small statistics to the driver, which alone records it in run.json and drives the progress.
+An executor (LocalExecutor below, or sim.runs.cluster.DaskExecutor) reports each written chunk
+with its small statistics to the driver, which alone records it in run.json and drives the progress.
 """
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ import collections
 import contextlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, ClassVar, Protocol
 
 import pyarrow as pa
 
-from sim.dataset import RunDirectory, chunk_ranges, config_metadata, now, versions
-from sim.engine import set_threads
-from sim.errors import ConfigError
+from sim.storage import RunDirectory, chunk_ranges, config_metadata, now, versions
+from sim.runs.games import set_threads
+from sim.config.errors import ConfigError
 
 
 @dataclass
@@ -30,7 +30,12 @@ class FinishedChunk:
 
 
 class ChunkedConfig(Protocol):
-    """What the engines need of a run configuration (SimulationConfig, TournamentConfig)."""
+    """What the executors need of a run configuration (SimulationConfig, TournamentConfig)."""
+
+    command: ClassVar[str]  # the wizard-sim command of its runs, as recorded in run.json
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ChunkedConfig": ...
 
     @property
     def tables(self) -> tuple[str, ...]: ...
@@ -46,22 +51,21 @@ class ChunkedConfig(Protocol):
 
 @dataclass(frozen=True)
 class ChunkJob:
-    """Everything a chunk task needs, small and picklable: the run's command and configuration
-    as in run.json, its absolute output directory, and the kernel threads per chunk (None: the
-    engine's default; the data never depends on it)."""
+    """Everything a chunk task needs, small and picklable: the run's configuration class (pickled
+    by name) and configuration as in run.json, its absolute output directory, and the kernel
+    threads per chunk (None: the executor's default; the data never depends on it)."""
 
-    command: str
+    kind: type[ChunkedConfig]
     config: dict
     out: str
     threads: int | None = None
 
-    def configuration(self) -> ChunkedConfig:
-        # Imported here: both modules import this one.
-        from sim.simulation import SimulationConfig
-        from sim.tournament import TournamentConfig
+    @property
+    def command(self) -> str:
+        return self.kind.command
 
-        kinds = {"simulate": SimulationConfig, "tournament": TournamentConfig}
-        return kinds[self.command].from_dict(self.config)
+    def configuration(self) -> ChunkedConfig:
+        return self.kind.from_dict(self.config)
 
 
 def write_chunk(config: ChunkedConfig, job: ChunkJob, index: int, result: Any) -> dict:
@@ -89,7 +93,7 @@ def run_chunk(job: ChunkJob, index: int) -> dict:
 ChunkDone = Callable[[int, dict], None]
 
 
-class Engine(Protocol):
+class Executor(Protocol):
     def check_threads(self, threads: int | None) -> None:
         """Refuse a bad kernel thread count before anything is written."""
 
@@ -104,7 +108,7 @@ class Engine(Protocol):
 WRITERS = 2
 
 
-class LocalEngine:
+class LocalExecutor:
     """In-process, on all cores by default. The kernels release the GIL, so writer threads
     write chunks k and k-1 while this thread computes chunk k+1."""
 
@@ -139,6 +143,13 @@ class LocalEngine:
                         settle(len(in_flight) - 1)
 
 
+def checked_executor(executor: Executor | None, threads: int | None) -> Executor:
+    """`executor` (default: a LocalExecutor), once it has accepted the kernel thread count."""
+    executor = executor if executor is not None else LocalExecutor()
+    executor.check_threads(threads)
+    return executor
+
+
 class ProgressCallback(Protocol):
     def __call__(self, games_done: int, games_total: int) -> None: ...
 
@@ -161,12 +172,12 @@ def new_record(command: str, config: dict, games: int, chunk_games: int, version
     }
 
 
-def start_run(command: str, config: ChunkedConfig, out: str, overwrite: bool, total: int, chunk: int) -> tuple[RunDirectory, dict]:
+def start_run(config: ChunkedConfig, out: str, overwrite: bool, total: int, chunk: int) -> tuple[RunDirectory, dict]:
     """Check and create the output directory of a new run and write its first run.json."""
     directory = RunDirectory(out, config.tables)
     directory.check_new(overwrite)
     directory.create(overwrite)
-    record = new_record(command, config.to_dict(), total, chunk, versions())
+    record = new_record(config.command, config.to_dict(), total, chunk, versions())
     directory.save(record)
     return directory, record
 
@@ -179,16 +190,22 @@ def load_record(command: str, out: str) -> dict:
     return record
 
 
-def reopen_run(command: str, out: str) -> tuple[ChunkedConfig, RunDirectory, dict]:
-    """The configuration, directory and record of the interrupted `command` run in `out`."""
-    record = load_record(command, out)
+def load_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, dict]:
+    """The configuration and record of the `kind` run in `out`."""
+    record = load_record(kind.command, out)
+    return kind.from_dict(record["config"]), record
+
+
+def reopen_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, RunDirectory, dict]:
+    """The configuration, directory and record of the interrupted `kind` run in `out`."""
+    record = load_record(kind.command, out)
     recorded = record.get("versions", {}).get("wizard_sim")
     if recorded != versions()["wizard_sim"]:
         raise ConfigError(
             f"cannot resume: {out} was started by wizard-sim {recorded}, this is {versions()['wizard_sim']}"
             " (its data would not be identical); start a new run"
         )
-    config = ChunkJob(command, record["config"], out).configuration()
+    config = kind.from_dict(record["config"])
     record.setdefault("resumed", []).append(now())
     directory = RunDirectory(out, config.tables)
     directory.create(overwrite=False)
@@ -197,13 +214,14 @@ def reopen_run(command: str, out: str) -> tuple[ChunkedConfig, RunDirectory, dic
 
 
 def execute(
+    kind: type[ChunkedConfig],
     directory: RunDirectory,
     record: dict,
-    engine: Engine,
+    executor: Executor,
     threads: int | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> int:
-    """Run every chunk that run.json does not list as complete on `engine`, recording each in
+    """Run every chunk that run.json does not list as complete on `executor`, recording each in
     run.json as it lands. Returns the number of games (units) computed."""
     games_total = record["chunks"]["total"]
     ranges = chunk_ranges(games_total, record["chunks"]["games"])
@@ -222,8 +240,8 @@ def execute(
         if on_progress:
             on_progress(games_done, games_total)
 
-    job = ChunkJob(record["command"], record["config"], str(directory.path.absolute()), threads)
-    engine.run(job, todo, on_chunk)
+    job = ChunkJob(kind, record["config"], str(directory.path.absolute()), threads)
+    executor.run(job, todo, on_chunk)
     directory.remove_stray_temporaries()  # of tasks that died (or were duplicated) mid-write
     record["finished"] = now()
     directory.save(record)

@@ -1,5 +1,5 @@
-"""`wizard-sim report`: the command's options; the analysis (sim.report, which needs pandas and
-pyarrow.dataset) is imported when the command runs, not at every CLI start."""
+"""`wizard-sim report`: the command's options; the analysis (sim.analysis.report, which needs
+pandas and pyarrow.dataset) is imported when the command runs, not at every CLI start."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,10 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from sim.errors import ConfigError
-from sim.terminal import console, fail
-
-DEFAULT_BATCH_SIZE = 1 << 17  # rows per streamed batch of `report`
+from sim.analysis import DEFAULT_BATCH_SIZE
+from sim.cli.terminal import console, fail
+from sim.config.errors import ConfigError
 
 
 def report_command(
@@ -33,7 +32,7 @@ def report_command(
 
     Example: wizard-sim report results/runs/demo --plots results/plots --out accuracy.parquet
     """
-    from sim import report
+    from sim.analysis import report
 
     written: list[Path] = []
     try:
@@ -43,10 +42,10 @@ def report_command(
             report.make_plot_directory(plots)
         tables = report.accuracy_tables(dataset, batch_size)
         if out is not None:
-            report.write_parquet(tables, out)
+            report.write_tidy_table(tables, out)
             written.append(out)
         if plots is not None:
-            from sim import plots as charts
+            from sim.analysis import plots as charts
 
             written += charts.write_plots(tables, report.score_counts(dataset, batch_size), plots)
     except ConfigError as error:

@@ -9,12 +9,11 @@ import numpy as np
 from kernels import state
 from kernels.games import play_games
 from kernels.rules import draw_first_dealer as _draw_first_dealer
-from sim.errors import ConfigError
-from sim.external import engine_with_bots
-from sim.policies import Policy, external_bots, parse_policies, policy_arrays
-from sim.rules import Rules, is_whole_number
-
-MAX_SEED = 2**63 - 1
+from sim.config.errors import ConfigError
+from sim.config.external import engine_with_bots
+from sim.config.policies import Policy, external_bots, parse_policies, policy_arrays
+from sim.config.rules import Rules, is_whole_number
+from sim.config.seeds import check_seed
 
 
 @dataclass
@@ -37,12 +36,6 @@ class GameBatch:
     seating: np.ndarray
     deal_ids: np.ndarray | None = None
     rotations: np.ndarray | None = None
-
-
-def check_seed(seed: int) -> int:
-    if not is_whole_number(seed) or not 0 <= seed <= MAX_SEED:
-        raise ConfigError(f"seed must be an integer in 0..{MAX_SEED}, got {seed!r}")
-    return int(seed)
 
 
 def set_threads(threads: int | None) -> None:
@@ -78,6 +71,17 @@ def call_kernel(kernel, policies: list[Policy], *arguments) -> None:
         numba.set_parallel_chunksize(previous_chunksize)
 
 
+def empty_results(rules: Rules, games: int, log_plays: bool) -> tuple[np.ndarray, ...]:
+    """The zeroed round, seat, game and play records that play_games fills for `games` games."""
+    n_rounds = len(rules.round_sizes)
+    return (
+        np.zeros((games, n_rounds), dtype=state.ROUND_RESULT_DTYPE),
+        np.zeros((games, n_rounds, rules.players), dtype=state.SEAT_RESULT_DTYPE),
+        np.zeros((games, rules.players), dtype=state.GAME_RESULT_DTYPE),
+        np.zeros((games, rules.plays_per_game() if log_plays else 0), dtype=state.PLAY_DTYPE),
+    )
+
+
 def run_games(
     rules: Rules,
     policies: str | list[str] | list[Policy],
@@ -109,13 +113,7 @@ def run_games(
         raise ConfigError("game_ids must be a non-empty 1-d list of game indices >= 0")
     set_threads(threads)
     n_games = game_ids.shape[0]
-    n_rounds = len(rules.round_sizes)
-    results = (
-        np.zeros((n_games, n_rounds), dtype=state.ROUND_RESULT_DTYPE),
-        np.zeros((n_games, n_rounds, rules.players), dtype=state.SEAT_RESULT_DTYPE),
-        np.zeros((n_games, rules.players), dtype=state.GAME_RESULT_DTYPE),
-        np.zeros((n_games, rules.plays_per_game() if log_plays else 0), dtype=state.PLAY_DTYPE),
-    )
+    results = empty_results(rules, n_games, log_plays)
     call_kernel(play_games, policies, seed, game_ids, rules.to_record(), rules.round_sizes_array(), policy_arrays(policies), results)
     seating = np.broadcast_to(np.arange(rules.players, dtype=np.int64), (n_games, rules.players))
     return GameBatch(rules, policies, seed, game_ids, *results, seating)
@@ -138,7 +136,7 @@ def run_round(
 
 
 def draw_first_dealer(seed: int, game: int, players: int) -> int:
-    """The seat that deals first in game `game` of run `seed` (RULES.md 2, by the draw)."""
+    """The seat that deals first in game `game` of run `seed` (docs/rules.md §2, by the draw)."""
     Rules(players=players)
     if not is_whole_number(game) or game < 0:
         raise ConfigError(f"game must be an integer >= 0, got {game!r}")

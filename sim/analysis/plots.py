@@ -13,10 +13,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from sim.report import PLOT_FILES, write_atomically
+from sim.analysis.report import PLOT_FILES, write_atomically
 
 MAX_BINS = 60
-SCORE_STEP = 10  # every score and total is a multiple of 10 (RULES.md §7)
+SCORE_STEP = 10  # every score and total is a multiple of 10 (docs/rules.md §7)
 
 
 def accuracy_by_round_figure(by_round: pd.DataFrame) -> Figure:

@@ -29,7 +29,7 @@ from numba.core.dispatcher import Dispatcher
 
 from kernels.policies import dispatch
 from kernels.state import DECIDE_BID, DECIDE_TRUMP, MAX_PARAMS
-from sim.errors import ConfigError
+from sim.config.errors import ConfigError
 
 BOT_FUNCTIONS = ("bid", "choose_trump", "play")
 FIRST_EXTERNAL_ID = 100  # ids of external bots in one run: 100, 101, ...

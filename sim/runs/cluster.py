@@ -1,6 +1,6 @@
-"""The Dask engine: a run's chunks as tasks on a Dask distributed cluster (optional extra).
+"""The Dask executor: a run's chunks as tasks on a Dask distributed cluster (optional extra).
 
-A task is sim.runner.run_chunk for one chunk: it rebuilds the configuration from its run.json
+A task is sim.runs.executors.run_chunk for one chunk: it rebuilds the configuration from its run.json
 form, runs the kernels on its worker and writes the chunk's parts atomically into the output
 directory, which every worker sees at the same path. A task's key is fixed by (run, chunk) and
 its files are a pure function of both, so a task Dask reruns after its worker died, or one
@@ -8,7 +8,7 @@ submitted twice, rewrites the same files. The driver receives only each chunk's 
 records them in run.json and drives the progress bar; it keeps a few tasks per worker thread
 in flight, so its memory does not grow with the run.
 
-Dask is imported only when this engine is used: `pip install 'wizard-sim[dask]'`.
+Dask is imported only when this executor is used: `pip install 'wizard-sim[dask]'`.
 """
 from __future__ import annotations
 
@@ -25,10 +25,10 @@ from typing import Any
 
 import numba
 
-from sim.dataset import RUN_FILE, RunError, versions
-from sim.errors import ConfigError
-from sim.rules import is_whole_number
-from sim.runner import ChunkDone, ChunkJob, run_chunk
+from sim.storage import RUN_FILE, RunError, versions
+from sim.config.errors import ConfigError
+from sim.config.rules import is_whole_number
+from sim.runs.executors import ChunkDone, ChunkJob, run_chunk
 
 INSTALL = "pip install 'wizard-sim[dask]'"
 TASKS_PER_THREAD = 3  # in flight per worker thread (of the workers there now): none waits for the driver
@@ -94,7 +94,7 @@ def lost_scheduler(detail: str) -> RunError:
     return RunError(f"lost the Dask scheduler ({detail}); is it still running?")
 
 
-class DaskEngine:
+class DaskExecutor:
     """Run the chunks as tasks on the Dask cluster of `client` (a distributed.Client).
 
     Kernel threads per task: the run's `threads`, else `default_threads`, else each worker's
@@ -164,8 +164,8 @@ class DaskEngine:
 
 
 @contextlib.contextmanager
-def connect(scheduler: str | None, workers: int | None) -> Iterator[DaskEngine]:
-    """A DaskEngine on the cluster at `scheduler`, or on a new local cluster of `workers`
+def connect(scheduler: str | None, workers: int | None) -> Iterator[DaskExecutor]:
+    """A DaskExecutor on the cluster at `scheduler`, or on a new local cluster of `workers`
     processes (one task thread each, the cores shared among their kernels); closed on exit."""
     distributed = import_distributed()
     if scheduler is None and workers is None:
@@ -194,7 +194,7 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[DaskEngine]:
         else:
             target = scheduler
         # The client logs a lost scheduler as it gives up reconnecting; the run reports that
-        # failure itself, in one line (DaskEngine.run).
+        # failure itself, in one line (DaskExecutor.run).
         client_log = logging.getLogger("distributed.client")
         stack.callback(client_log.setLevel, client_log.level)
         client_log.setLevel(logging.CRITICAL)
@@ -202,4 +202,4 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[DaskEngine]:
             client = stack.enter_context(distributed.Client(target))
         except (OSError, TimeoutError, ValueError) as error:
             raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
-        yield DaskEngine(client, default_threads)
+        yield DaskExecutor(client, default_threads)

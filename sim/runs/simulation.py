@@ -1,21 +1,22 @@
 """`simulate`: many games to a Parquet dataset, streamed in chunks, atomic and resumable."""
 from __future__ import annotations
 
-import secrets
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from sim.dataset import RunDirectory, chunk_ranges
-from sim.engine import GameBatch, check_seed, run_games
-from sim.errors import ConfigError
-from sim.policies import Policy, parse_policies
-from sim.rules import Rules, is_whole_number
-from sim.runner import Engine, FinishedChunk, LocalEngine, ProgressCallback, execute, load_record, reopen_run, start_run
-from sim.tables import games_table, plays_table, rounds_table
+from sim.config.errors import ConfigError
+from sim.config.policies import Policy, parse_policies
+from sim.config.rules import Rules, is_whole_number
+from sim.config.seeds import check_seed, draw_seed
+from sim.runs.executors import Executor, FinishedChunk, ProgressCallback, checked_executor, execute, reopen_run, start_run
+from sim.runs.games import GameBatch, run_games
+from sim.runs.statistics import policy_figures
+from sim.runs.tables import batch_tables, table_names
+from sim.storage import RunDirectory, chunk_ranges
 
-MAX_SEED = 2**63 - 1
 CHUNK_BYTES = 128 * 2**20  # memory per chunk in flight (two at most); bounds peak memory
 BYTES_PER_ROUND_ROW = 50  # kernel record, Arrow columns and conversion temporaries
 BYTES_PER_PLAY_ROW = 40
@@ -30,15 +31,11 @@ def default_chunk_games(rules: Rules, log_plays: bool) -> int:
     return int(max(1, min(MAX_CHUNK_GAMES, CHUNK_BYTES // per_game)))
 
 
-def draw_seed() -> int:
-    """A fresh run seed (recorded in run.json) for runs started without --seed."""
-    return secrets.randbelow(MAX_SEED + 1)
-
-
 @dataclass(frozen=True)
 class SimulationConfig:
     """Everything that defines a simulate run's data: the dataset is a pure function of it."""
 
+    command: ClassVar[str] = "simulate"
     rules: Rules
     policies: tuple[Policy, ...]
     seed: int
@@ -79,15 +76,8 @@ class SimulationConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "SimulationConfig":
-        rules = data["rules"]
         return cls.build(
-            Rules(
-                players=rules["players"],
-                rounds=tuple(rules["rounds"]),
-                bidding=rules["bidding"],
-                even_bids=rules["even_bids"],
-                first_dealer=rules["first_dealer"],
-            ),
+            Rules.from_dict(data["rules"]),
             list(data["policies"]),
             seed=data["seed"],
             games=data["games"],
@@ -97,7 +87,7 @@ class SimulationConfig:
 
     @property
     def tables(self) -> tuple[str, ...]:
-        return ("rounds", "games", "plays") if self.log_plays else ("rounds", "games")
+        return table_names(self.log_plays)
 
     def chunk_ranges(self) -> list[tuple[int, int]]:
         return chunk_ranges(self.games, self.chunk_games)
@@ -109,10 +99,7 @@ class SimulationConfig:
         )  # fmt: skip
 
     def finish_chunk(self, batch: GameBatch) -> FinishedChunk:
-        tables = {"rounds": rounds_table(batch), "games": games_table(batch)}
-        if self.log_plays:
-            tables["plays"] = plays_table(batch)
-        return FinishedChunk(tables, batch_stats(batch))
+        return FinishedChunk(batch_tables(batch, self.log_plays), batch_stats(batch))
 
 
 def batch_stats(batch: GameBatch) -> dict:
@@ -135,7 +122,7 @@ def batch_stats(batch: GameBatch) -> dict:
 STAT_FIELDS = ("seat_games", "total_sum", "wins", "bids", "exact_bids", "abs_error_sum")
 
 
-def summarize(record: dict) -> list[dict]:
+def summarize_simulation(record: dict) -> list[dict]:
     """Per policy: mean final score, win rate, bid accuracy, mean |bid - tricks| (whole run)."""
     sums: dict[str, np.ndarray] = {}
     for chunk in record["chunks"]["complete"].values():
@@ -149,9 +136,9 @@ def summarize(record: dict) -> list[dict]:
                 "policy": label,
                 "seat_games": entry["seat_games"],
                 "mean_score": entry["total_sum"] / entry["seat_games"],
-                "win_rate": entry["wins"] / entry["seat_games"],
-                "bid_accuracy": entry["exact_bids"] / entry["bids"],
-                "mean_abs_error": entry["abs_error_sum"] / entry["bids"],
+                **policy_figures(
+                    entry["seat_games"], entry["wins"], entry["bids"], entry["exact_bids"], entry["abs_error_sum"]
+                ),
             }
         )
     return rows
@@ -170,12 +157,14 @@ class SimulationResult:
 
     @property
     def summary(self) -> list[dict]:
-        return summarize(self.record)
+        return summarize_simulation(self.record)
 
 
-def _run(directory: RunDirectory, record: dict, engine: Engine, threads: int | None, on_progress) -> SimulationResult:
+def _run(
+    directory: RunDirectory, record: dict, executor: Executor, threads: int | None, on_progress: ProgressCallback | None
+) -> SimulationResult:
     start = time.perf_counter()
-    computed = execute(directory, record, engine, threads, on_progress)
+    computed = execute(SimulationConfig, directory, record, executor, threads, on_progress)
     return SimulationResult(str(directory.path), record, computed, time.perf_counter() - start)
 
 
@@ -186,20 +175,13 @@ def simulate(
     overwrite: bool = False,
     threads: int | None = None,
     on_progress: ProgressCallback | None = None,
-    engine: Engine | None = None,
+    executor: Executor | None = None,
 ) -> SimulationResult:
     """Run `config` into the directory `out` (refused when it is not empty, unless overwrite)
-    on `engine` (default: LocalEngine, this process); `threads` kernel threads per chunk."""
-    engine = engine if engine is not None else LocalEngine()
-    engine.check_threads(threads)
-    directory, record = start_run("simulate", config, out, overwrite, config.games, config.chunk_games)
-    return _run(directory, record, engine, threads, on_progress)
-
-
-def load_run(out: str) -> tuple[SimulationConfig, dict]:
-    """The configuration and record of the simulate run in `out`."""
-    record = load_record("simulate", out)
-    return SimulationConfig.from_dict(record["config"]), record
+    on `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk."""
+    executor = checked_executor(executor, threads)
+    directory, record = start_run(config, out, overwrite, config.games, config.chunk_games)
+    return _run(directory, record, executor, threads, on_progress)
 
 
 def resume(
@@ -207,10 +189,9 @@ def resume(
     *,
     threads: int | None = None,
     on_progress: ProgressCallback | None = None,
-    engine: Engine | None = None,
+    executor: Executor | None = None,
 ) -> SimulationResult:
-    """Finish the interrupted run in `out` (on any engine); the result equals an uninterrupted run."""
-    engine = engine if engine is not None else LocalEngine()
-    engine.check_threads(threads)
-    _, directory, record = reopen_run("simulate", out)
-    return _run(directory, record, engine, threads, on_progress)
+    """Finish the interrupted run in `out` (on any executor); the result equals an uninterrupted run."""
+    executor = checked_executor(executor, threads)
+    _, directory, record = reopen_run(SimulationConfig, out)
+    return _run(directory, record, executor, threads, on_progress)

@@ -5,7 +5,7 @@ import numpy as np
 import pyarrow as pa
 
 from kernels.columns import fill_round_columns
-from sim.engine import GameBatch
+from sim.runs.games import GameBatch
 
 ROUNDS_SCHEMA = pa.schema(
     [
@@ -54,6 +54,17 @@ def with_tournament_fields(schema: pa.Schema) -> pa.Schema:
     for offset, (name, type_) in enumerate(TOURNAMENT_FIELDS):
         schema = schema.insert(1 + offset, pa.field(name, type_))
     return schema
+
+
+def table_names(log_plays: bool) -> tuple[str, ...]:
+    """The tables of a run's dataset, each a subdirectory of part files."""
+    return ("rounds", "games", "plays") if log_plays else ("rounds", "games")
+
+
+def batch_tables(batch: GameBatch, log_plays: bool) -> dict[str, pa.Table]:
+    """Every table of a run (table_names) for one batch of its games."""
+    builders = {"rounds": rounds_table, "games": games_table, "plays": plays_table}
+    return {name: builders[name](batch) for name in table_names(log_plays)}
 
 
 def _policy_dictionary(batch: GameBatch) -> tuple[list[str], np.ndarray]:

@@ -8,12 +8,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 
 class GameProgress:
-    """Context manager whose `update(done, total)` is a runner progress callback; does nothing
-    when disabled (--quiet) or when stderr is not a terminal and rich cannot draw."""
+    """Context manager whose `update(games_done, games_total)` is a run's progress callback (a
+    tournament's too: it counts games, not deals); does nothing when disabled (--quiet) or when
+    stderr is not a terminal and rich cannot draw."""
 
-    def __init__(self, enabled: bool = True, description: str = "games"):
+    def __init__(self, enabled: bool = True):
         self.enabled = enabled
-        self.description = description
         self.progress: Progress | None = None
         self.task = None
         self.start_done = 0
@@ -44,7 +44,7 @@ class GameProgress:
             return
         now = time.perf_counter()
         if self.task is None:
-            self.task = self.progress.add_task(self.description, total=total, completed=done, rate="")
+            self.task = self.progress.add_task("games", total=total, completed=done, rate="")
             self.start_done, self.start_time = done, now
             return
         elapsed = now - self.start_time

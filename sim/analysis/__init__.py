@@ -1,0 +1,7 @@
+"""What the games say: bid estimates, accuracy reports, hand features, plots.
+
+Imports sim.runs, sim.storage and sim.config below it, never sim.cli above it."""
+
+# Here rather than in sim.analysis.report, so that the `report` command can show it as its
+# default without importing pandas and pyarrow.dataset at every start of the command line.
+DEFAULT_BATCH_SIZE = 1 << 17  # rows per streamed batch of a report

@@ -1,0 +1,3 @@
+"""What a run is made of, validated: rules, policies, cards, seeds, external bots, the version.
+
+The lowest layer of `sim`: it imports only the kernels (see tests/test_layout.py)."""

@@ -1,0 +1,102 @@
+"""The package layout of issue #13: `sim` is layered and its modules import only downward
+(command line -> analysis -> runs -> storage -> configuration -> kernels), with no cycles.
+
+Imports are read from the source with `ast`, including those inside functions, so an import
+deferred to run time (to save start-up time, or to hide a cycle) counts like any other."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# Top to bottom. A module may import its own layer and the layers below it, never one above.
+# `sim` itself (sim/__init__.py) is the public API: it gathers from every layer, and no module
+# of the package imports it.
+LAYERS = ("sim", "sim.cli", "sim.analysis", "sim.runs", "sim.storage", "sim.config", "kernels")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {
+    module_name(path): path for package in ("sim", "kernels") for path in sorted((ROOT / package).rglob("*.py"))
+}
+
+
+def imported_modules(name: str) -> set[str]:
+    """The modules of the project that module `name` imports, anywhere in its source."""
+    tree = ast.parse(MODULES[name].read_text(), filename=str(MODULES[name]))
+    package = name if MODULES[name].name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            candidates = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from the package, one level up per extra dot
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            # `from sim.analysis import report` imports the module sim.analysis.report.
+            candidates = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
+        else:
+            continue
+        for candidate in candidates:
+            # `import sim.runs.games` names the module itself; its packages run too, but the
+            # layer rules below apply to what a module names.
+            while candidate and candidate not in MODULES:
+                candidate = candidate.rpartition(".")[0]
+            if candidate:
+                found.add(candidate)
+    found.discard(name)
+    return found
+
+
+GRAPH = {name: imported_modules(name) for name in MODULES}
+
+
+def layer(name: str) -> int:
+    """Index in LAYERS of the longest layer that is `name` or a package containing it."""
+    matches = [index for index, prefix in enumerate(LAYERS) if name == prefix or name.startswith(prefix + ".")]
+    return max(matches, key=lambda index: len(LAYERS[index]))
+
+
+def test_every_module_has_a_layer():
+    assert {layer(name) for name in MODULES} <= set(range(len(LAYERS)))
+    assert len(MODULES) > 20  # the walk found the packages
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_modules_import_only_their_layer_or_below(name):
+    upward = sorted(target for target in GRAPH[name] if layer(target) < layer(name))
+    assert not upward, f"{name} ({LAYERS[layer(name)]}) imports a higher layer: {upward}"
+
+
+def test_nothing_imports_the_public_api_package():
+    assert not [name for name, targets in GRAPH.items() if "sim" in targets]
+
+
+def test_no_import_cycles():
+    done: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in path:
+            cycle = path[path.index(name) :] + (name,)
+            pytest.fail("import cycle: " + " -> ".join(cycle))
+        if name in done:
+            return
+        for target in sorted(GRAPH[name]):
+            visit(target, path + (name,))
+        done.add(name)
+
+    for name in sorted(GRAPH):
+        visit(name, ())
+
+
+def test_the_checker_sees_imports_inside_functions():
+    """sim.cli.main imports the Dask executor only when --engine dask is given."""
+    assert "sim.runs.cluster" in GRAPH["sim.cli.main"]
+    assert "sim.analysis.report" in GRAPH["sim.cli.report"]
