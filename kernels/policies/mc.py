@@ -173,7 +173,7 @@ def sample_hands(me, table, hands, order, generator):
 # Working memory of one decision, as one record: the rollouts then pass only records and the
 # arrays nested in them, which carry no reference count, and share the engine's compiled rules
 # (which take the same record types). Tables are one-element arrays so records can be copied.
-SCRATCH_DTYPE = np.dtype(
+DECISION_DTYPE = np.dtype(
     [
         ("base_table", TABLE_DTYPE, (1,)),  # a sample's state before the decision
         ("base_seats", SEAT_DTYPE, (MAX_PLAYERS,)),
@@ -188,10 +188,10 @@ SCRATCH_DTYPE = np.dtype(
 
 
 @njit(cache=True)
-def new_scratch():
+def new_decision_memory():
     """Working memory of one decision (one allocation, docs/mc.md): a one-record
-    SCRATCH_DTYPE array. Keep the array referenced while its record is used."""
-    return np.zeros(1, dtype=SCRATCH_DTYPE)
+    DECISION_DTYPE array. Keep the array referenced while its record is used."""
+    return np.zeros(1, dtype=DECISION_DTYPE)
 
 
 @njit(cache=True)
@@ -282,7 +282,7 @@ def choose_bid(params, me, table, legal, generator):
     samples = int(params[me.seat, P_SAMPLES])
     if samples == 0 or popcount(legal) == 1:
         return preferred
-    storage = new_scratch()
+    storage = new_decision_memory()
     scratch = storage[0]
     rollout_seats = scratch.rollout_seats
     for _ in range(samples):
@@ -345,7 +345,7 @@ def choose_card(params, me, table, legal, generator):
     choices = distinct_cards(legal, me, table)
     if samples == 0 or popcount(choices) == 1:
         return preferred
-    storage = new_scratch()
+    storage = new_decision_memory()
     scratch = storage[0]
     rollout_seats = scratch.rollout_seats
     for _ in range(samples):
