@@ -1,8 +1,7 @@
 """Shared helpers of the kernel/sim test files: card ids, masks, hand-built tables and
 walking the rounds of a GameBatch.
 
-Imported by the test modules after they put this directory on sys.path (as
-test_reference.py does for reference.py).
+Test modules import it by name: pytest puts tests/ on the path (pyproject.toml, pythonpath).
 """
 from __future__ import annotations
 

@@ -168,7 +168,7 @@ def test_hidden_and_delayed_rules_allow_even_bids():
         assert (batch.seats["bid"].astype(int).sum(axis=2) == 1).any()
 
 
-# ----------------------------------------------------------------------- tables of sim/tables.py
+# ----------------------------------------------------------------------- tables of sim/runs/tables.py
 
 
 @POLICIES

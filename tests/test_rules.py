@@ -1,5 +1,5 @@
 """One test per rule of docs/rules.md, on hand-built situations, against the kernel
-functions of kernels/rules.py and the Python layer (sim.cards, sim.Rules, sim.policies)."""
+functions of kernels/rules.py and the Python layer (sim.config.cards, sim.Rules, sim.config.policies)."""
 import re
 
 import numpy as np
@@ -631,7 +631,7 @@ def test_rules_first_dealer_record():
     assert (record["n_players"], record["bidding"], record["even_bids"]) == (5, st.BIDDING_OPEN, st.EVEN_BIDS_LEADER)
 
 
-# =============================================================================== sim.policies parsing
+# =============================================================================== sim.config.policies parsing
 
 
 def test_unknown_policy():
