@@ -125,6 +125,7 @@ def start_round(table, seats, round_size, dealer):
         table.tricks[seat] = 0
         table.trick_cards[seat] = NO_CARD
         table.voids[seat] = 0
+        table.played_by[seat] = 0
         seats[seat].seat = seat
         seats[seat].hand = 0
         seats[seat].dealt = 0
@@ -315,6 +316,7 @@ def play_card(table, seats, seat, card):
     bit = card_bit(card)
     seats[at(seat)].hand &= ~bit
     table.played |= bit
+    table.played_by[at(seat)] |= bit
     position = table.n_in_trick
     table.trick_cards[at(position)] = card
     led = table.led_suit

@@ -62,6 +62,7 @@ TABLE_DTYPE = np.dtype(
         ("winning_power", _i8),  # its rules.trick_power
         ("played", _i8),  # mask of every card played this round
         ("voids", _i8, _seats),  # bit s set once the seat has shown it holds no suit s
+        ("played_by", _i8, _seats),  # mask of the cards each seat has played this round
     ]
 )
 
