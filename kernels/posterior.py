@@ -1,0 +1,378 @@
+"""Posterior sampling of the unseen cards given what one seat may know (docs/inference.md).
+
+The uniform deal of the unseen cards (kernels.policies.mc.sample_hands) ignores what the
+other seats' bids, and a dealer's trump choice after a turned-up Wizard, say about their
+hands. Here each other seat is modelled as bidding (and choosing trump) by a policy; the
+likelihood of the observations then factorises over the seats,
+L(deal) = prod_p l_p(dealt hand of p), and the posterior over the deals consistent with the
+seen cards and the shown voids is proportional to L.
+
+Usage (all compiled; one working record per thread, no allocation per sample):
+
+    storage = new_work()                    # POSTERIOR_WORK_DTYPE, keep it referenced
+    work = storage[0]
+    prepare(me, table, model, work)         # once per decision: the observations
+    weight, proposals = sample_deal(model, work, hands, generator)   # per sample
+
+`hands[seat]` receives every seat's current hand (me's own at me.seat); `weight` is the
+sample's importance weight (0.0: rejected, the hands are then unspecified); estimates are
+weighted means sum(w f) / sum(w). `proposals` counts the candidate hands whose likelihood
+was evaluated (replays of a bid). Only `me` (the deciding seat's own record) and the public
+`table` are read: never another seat's record.
+
+Method: sequential importance sampling over the seats with a likelihood ("constrained"
+seats), each drawing hands uniformly from the cards still in the pool that it may hold until
+the likelihood accepts one, the sample weighted by an unbiased (Haldane) estimate of each
+later constrained seat's acceptance probability; then the other seats take the rest
+uniformly (respecting voids with mc's exact binomial weights). docs/inference.md proves it.
+"""
+import numpy as np
+from numba import njit
+
+from kernels.bits import at, popcount
+from kernels.cards import N_SUITS, NO_CARD
+from kernels.policies import heuristic
+from kernels.policies.mc import allowed_cards, binomial_ratio, cards_left, draw_cards, unseen_cards
+from kernels.rng import uniform
+from kernels.rules import bidder_at, legal_bids, seat_after, trump_of_turned_card
+from kernels.state import (
+    BIDDING_OPEN,
+    DEALER_CHOOSES_TRUMP,
+    LED_NONE,
+    MAX_PARAMS,
+    MAX_PLAYERS,
+    MAX_ROUND_SIZE,
+    NO_BID,
+    SEAT_DTYPE,
+    TABLE_DTYPE,
+)
+
+_i8 = np.int64
+_f8 = np.float64
+
+# How a seat is modelled (MODEL_DTYPE.kind).
+OPPONENT_UNINFORMATIVE = 0  # e.g. the `random` policy: its bid and trump choice say nothing
+OPPONENT_HEURISTIC = 1  # bids and chooses trump like kernels.policies.heuristic
+
+DEFAULT_ACCEPTANCES = 2  # Haldane's k for the later constrained seats
+DEFAULT_MAX_PROPOSALS = 20_000  # candidate hands per sample before it is rejected
+DEFAULT_TRUMP_MISS = 0.1  # tolerant model: chance the dealer picks another suit than the heuristic
+
+# The opponent model: one record.
+MODEL_DTYPE = np.dtype(
+    [
+        ("kind", _i8, (MAX_PLAYERS,)),  # OPPONENT_* per seat (the deciding seat's entry is ignored)
+        ("params", _f8, (MAX_PLAYERS, MAX_PARAMS)),  # heuristic parameter row per seat
+        ("spread", _f8),  # 0: exact model; > 0: tolerant, bid likelihood exp(-(b-h)^2 / 2 spread^2)
+        ("trump_miss", _f8),  # tolerant: P(dealer's trump differs from the heuristic's), split over 3 suits
+        ("acceptances", _i8),  # Haldane k >= 2: accepted hands drawn per later constrained seat
+        ("max_proposals", _i8),  # cap on candidate hands per sample (then weight 0)
+    ]
+)
+
+# Working memory of one thread: the observations compiled by `prepare`, read by `sample_deal`.
+POSTERIOR_WORK_DTYPE = np.dtype(
+    [
+        ("views", TABLE_DTYPE, (MAX_PLAYERS,)),  # each constrained seat's table when it bid
+        ("legal", _i8, (MAX_PLAYERS,)),  # the bids legal at its turn
+        ("bid_weight", _f8, (MAX_PLAYERS, MAX_ROUND_SIZE + 1)),  # acceptance if the heuristic bids h
+        ("trump_weight", _f8, (MAX_PLAYERS, N_SUITS)),  # acceptance if the heuristic picks suit s
+        ("bid_observed", np.uint8, (MAX_PLAYERS,)),
+        ("trump_observed", np.uint8, (MAX_PLAYERS,)),
+        ("record", SEAT_DTYPE, (1,)),  # the replayed seat's record
+        ("bidders", SEAT_DTYPE, (MAX_PLAYERS,)),  # the bids legal_bids reads
+        ("order", _i8, (MAX_PLAYERS,)),  # dealing order: constrained seats, void seats, the rest
+        ("most", _i8, (MAX_PLAYERS,)),  # per place in the order: the largest `available` can be
+        ("n_order", _i8),
+        ("n_constrained", _i8),
+        ("need", _i8, (MAX_PLAYERS,)),  # cards each seat holds now
+        ("allowed", _i8, (MAX_PLAYERS,)),  # pool cards each seat may hold (its voids)
+        ("played_by", _i8, (MAX_PLAYERS,)),  # cards each seat played this round
+        ("pool", _i8),  # the cards `me` has not seen
+        ("me_seat", _i8),
+        ("me_hand", _i8),
+    ]
+)
+
+
+def new_model(n_players, kinds=None, params=None, spread=0.0, trump_miss=None, acceptances=DEFAULT_ACCEPTANCES, max_proposals=DEFAULT_MAX_PROPOSALS):
+    """A one-record MODEL_DTYPE array (Python helper). kinds: OPPONENT_* per seat (default:
+    every seat heuristic); params: a parameter row per seat or one row for all (default: the
+    heuristic's defaults); spread 0 is the exact model. trump_miss defaults to 0 for the
+    exact model and DEFAULT_TRUMP_MISS for the tolerant one."""
+    model = np.zeros(1, dtype=MODEL_DTYPE)
+    defaults = [default for _, default in heuristic.PARAMETERS]
+    for seat in range(MAX_PLAYERS):
+        model["kind"][0, seat] = OPPONENT_HEURISTIC if kinds is None else (kinds[seat] if seat < len(kinds) else 0)
+        row = defaults if params is None else (params[seat] if np.ndim(params) == 2 else params)
+        model["params"][0, seat, : len(row)] = row
+    if spread < 0:
+        raise ValueError("spread must be >= 0")
+    model["spread"] = spread
+    model["trump_miss"] = (0.0 if spread == 0 else DEFAULT_TRUMP_MISS) if trump_miss is None else trump_miss
+    if acceptances < 2:
+        raise ValueError("acceptances must be >= 2 (Haldane's estimator)")
+    model["acceptances"] = acceptances
+    model["max_proposals"] = max_proposals
+    return model
+
+
+@njit(cache=True)
+def new_work():
+    """A one-record POSTERIOR_WORK_DTYPE array; keep it referenced while its record is used."""
+    return np.zeros(1, dtype=POSTERIOR_WORK_DTYPE)
+
+
+# --- what a bidder saw ------------------------------------------------------------------
+
+
+@njit(cache=True)
+def bidding_view(table, position, view, bidders):
+    """Rebuild in `view` (a TABLE_DTYPE record) the public table as the seat bidding at
+    `position` saw it when it bid: the same round, dealer, trump card and suit, score pad and
+    rules; phase bidding (nothing played, no tricks, no voids); the bids of the earlier
+    positions visible under open bidding, none otherwise. `bidders` (SEAT_DTYPE records)
+    receives those earlier bids, which legal_bids reads. Returns the mask of the bids legal
+    at that position."""
+    view.n_players = table.n_players
+    view.bidding = table.bidding
+    view.even_bids = table.even_bids
+    view.round_size = table.round_size
+    view.dealer = table.dealer
+    view.trump_card = table.trump_card
+    view.trump = table.trump
+    view.n_bids = position
+    view.trick = 0
+    view.leader = seat_after(table.dealer, 1, table.n_players)
+    view.n_in_trick = 0
+    view.led_suit = LED_NONE
+    view.winning_position = 0
+    view.winning_power = 0
+    view.played = 0
+    for seat in range(MAX_PLAYERS):
+        view.bids[seat] = NO_BID
+        view.totals[seat] = table.totals[seat]
+        view.tricks[seat] = 0
+        view.trick_cards[seat] = NO_CARD
+        view.voids[seat] = 0
+        view.played_by[seat] = 0
+        bidders[seat].seat = seat
+        bidders[seat].bid = NO_BID
+    if table.bidding == BIDDING_OPEN:
+        for earlier in range(position):
+            seat = bidder_at(table, earlier)
+            view.bids[seat] = table.bids[seat]
+            bidders[seat].bid = table.bids[seat]
+    return legal_bids(view, bidders, position)
+
+
+# --- preparing the observations ---------------------------------------------------------
+
+
+@njit(cache=True)
+def set_bid_weights(model, work, seat, bid):
+    """bid_weight[seat, h]: the acceptance probability of a hand on which the heuristic bids h
+    when `bid` was seen. Exact: 1 if h == bid. Tolerant: P(bid | h) = g(bid - h) / sum over the
+    legal bids b' of g(b' - h), g(x) = exp(-x^2 / 2 spread^2), scaled so its largest value
+    over h is 1 (a constant factor per seat changes no posterior)."""
+    round_size = work.views[seat].round_size
+    legal = work.legal[seat]
+    spread = model.spread
+    largest = 0.0
+    for h in range(round_size + 1):
+        if spread == 0.0:
+            value = 1.0 if h == bid else 0.0
+        else:
+            total = 0.0
+            for other in range(round_size + 1):
+                if (legal >> other) & 1:
+                    total += np.exp(-((other - h) ** 2) / (2.0 * spread * spread))
+            value = np.exp(-((bid - h) ** 2) / (2.0 * spread * spread)) / total
+        work.bid_weight[seat, h] = value
+        largest = max(largest, value)
+    for h in range(round_size + 1):
+        work.bid_weight[seat, h] = work.bid_weight[seat, h] / largest if largest > 0.0 else 0.0
+
+
+@njit(cache=True)
+def set_trump_weights(model, work, seat, trump):
+    """trump_weight[seat, s]: acceptance of a dealt hand on which the heuristic picks suit s
+    when the dealer chose `trump`: 1 for s == trump; otherwise 0 (exact) or
+    (trump_miss / 3) / (1 - trump_miss) (tolerant, scaled so the observed suit's is 1)."""
+    miss = 0.0
+    if model.spread > 0.0 and model.trump_miss > 0.0:
+        miss = min(1.0, (model.trump_miss / 3.0) / (1.0 - model.trump_miss)) if model.trump_miss < 1.0 else 1.0
+    for suit in range(N_SUITS):
+        work.trump_weight[seat, suit] = 1.0 if suit == trump else miss
+
+
+@njit(cache=True)
+def prepare(me, table, model, work):
+    """Compile what `me` may know into `work`: the pool of unseen cards, each other seat's
+    card count, voids and played cards, and the observations with a likelihood (the visible
+    bids of seats modelled by the heuristic, the dealer's trump choice after a turned-up
+    Wizard), each bidder's view of the table rebuilt. Reads only `me` and `table`. Returns
+    the number of constrained seats."""
+    n_players = table.n_players
+    pool = unseen_cards(me, table)
+    work.pool = pool
+    work.me_seat = me.seat
+    work.me_hand = me.hand
+    wizard_turned = table.trump_card != NO_CARD and trump_of_turned_card(table.trump_card) == DEALER_CHOOSES_TRUMP
+    for seat in range(MAX_PLAYERS):
+        work.bid_observed[seat] = 0
+        work.trump_observed[seat] = 0
+        work.need[seat] = 0
+        work.allowed[seat] = 0
+        work.played_by[seat] = 0
+    for position in range(n_players):
+        seat = bidder_at(table, position)
+        if seat == me.seat:
+            continue
+        work.need[seat] = cards_left(table, seat)
+        work.allowed[seat] = allowed_cards(pool, table.voids[seat])
+        work.played_by[seat] = table.played_by[seat]
+        if model.kind[seat] != OPPONENT_HEURISTIC:
+            continue
+        work.legal[seat] = bidding_view(table, position, work.views[seat], work.bidders)
+        if table.bids[seat] != NO_BID:
+            work.bid_observed[seat] = 1
+            set_bid_weights(model, work, seat, table.bids[seat])
+        if wizard_turned and seat == table.dealer and table.trump >= 0:
+            work.trump_observed[seat] = 1
+            set_trump_weights(model, work, seat, table.trump)
+    # Dealing order: constrained seats in bidding order, then seats with voids (tightest
+    # first, as in mc), then the others.
+    n = 0
+    for position in range(n_players):
+        seat = bidder_at(table, position)
+        if seat != me.seat and (work.bid_observed[seat] or work.trump_observed[seat]):
+            work.order[n] = seat
+            n += 1
+    work.n_constrained = n
+    first_free = n
+    for position in range(n_players):
+        seat = bidder_at(table, position)
+        if seat == me.seat or work.bid_observed[seat] or work.trump_observed[seat]:
+            continue
+        if table.voids[seat] == 0:
+            continue
+        slack = popcount(work.allowed[seat]) - work.need[seat]
+        place = n
+        while place > first_free:
+            previous = work.order[place - 1]
+            if popcount(work.allowed[previous]) - work.need[previous] <= slack:
+                break
+            work.order[place] = previous
+            place -= 1
+        work.order[place] = seat
+        n += 1
+    for position in range(n_players):
+        seat = bidder_at(table, position)
+        if seat != me.seat and not (work.bid_observed[seat] or work.trump_observed[seat]) and table.voids[seat] == 0:
+            work.order[n] = seat
+            n += 1
+    work.n_order = n
+    remaining = popcount(pool)
+    for i in range(n):
+        seat = work.order[i]
+        work.most[i] = min(popcount(work.allowed[seat]), remaining)
+        remaining -= work.need[seat]
+    return work.n_constrained
+
+
+# --- sampling ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def acceptance(model, work, seat, dealt):
+    """Acceptance probability (the likelihood scaled to at most 1) of `dealt` as the hand
+    seat was dealt: the product of its bid and trump-choice terms."""
+    value = 1.0
+    if work.trump_observed[seat]:
+        value = work.trump_weight[seat, heuristic.choose_trump(dealt)]
+        if value == 0.0:
+            return 0.0
+    if work.bid_observed[seat]:
+        record = work.record[0]
+        record.seat = seat
+        record.hand = dealt
+        record.dealt = dealt
+        record.bid = NO_BID
+        bid = heuristic.choose_bid(model.params, record, work.views[seat], work.legal[seat])
+        value *= work.bid_weight[seat, bid]
+    return value
+
+
+@njit(cache=True)
+def sample_deal(model, work, hands, generator):
+    """One weighted sample of the other seats' current hands from the posterior prepared in
+    `work`. Returns (weight, proposals): weight 0.0 when a void left a seat short or the
+    proposal cap was reached; proposals = candidate hands evaluated by a likelihood."""
+    remaining = work.pool
+    weight = 1.0
+    proposals = 0
+    cap = model.max_proposals
+    k = model.acceptances
+    for i in range(work.n_order):
+        seat = work.order[i]
+        need = work.need[seat]
+        available = work.allowed[seat] & remaining
+        n_available = popcount(available)
+        if n_available < need:
+            return 0.0, proposals
+        if n_available < work.most[i]:  # a void seat: mc's exact weight C(a, k) / C(most, k)
+            weight *= binomial_ratio(n_available, work.most[i], need)
+        if i < work.n_constrained:
+            # The first constrained seat draws from the whole pool: its acceptance probability
+            # is the same for every sample, so one accepted hand needs no weight. Later seats
+            # draw until k acceptances and weigh by Haldane's unbiased (k-1)/(draws-1).
+            target = 1 if i == 0 else k
+            accepted = 0
+            draws = 0
+            hand = np.int64(0)
+            while accepted < target:
+                if proposals >= cap:
+                    return 0.0, proposals
+                candidate = draw_cards(available, need, generator)
+                proposals += 1
+                draws += 1
+                value = acceptance(model, work, seat, candidate | work.played_by[seat])
+                if value >= 1.0 or (value > 0.0 and uniform(generator) < value):
+                    if accepted == 0:
+                        hand = candidate
+                    accepted += 1
+            if target > 1:
+                weight *= (target - 1) / (draws - 1)
+        else:
+            hand = draw_cards(available, need, generator)
+        hands[at(seat)] = hand
+        remaining &= ~hand
+    hands[at(work.me_seat)] = work.me_hand
+    return weight, proposals
+
+
+@njit(cache=True)
+def sample_deals(me, table, model, generator, hands, weights):
+    """Prepare and draw weights.shape[0] samples: hands[i, seat], weights[i]. Returns the
+    total proposals. (A convenience loop for tests and benchmarks.)"""
+    storage = new_work()
+    work = storage[0]
+    prepare(me, table, model, work)
+    total = 0
+    for i in range(weights.shape[0]):
+        weight, proposals = sample_deal(model, work, hands[i], generator)
+        weights[i] = weight
+        total += proposals
+    return total  # (storage stays alive until here)
+
+
+@njit(cache=True)
+def effective_samples(weights):
+    """Kish's effective sample size (sum w)^2 / sum w^2 (0 when every weight is 0)."""
+    total = 0.0
+    squares = 0.0
+    for w in weights:
+        total += w
+        squares += w * w
+    return total * total / squares if squares > 0.0 else 0.0
