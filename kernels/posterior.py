@@ -11,7 +11,7 @@ Usage (all compiled; one working record per thread, no allocation per sample):
 
     storage = new_work()                    # POSTERIOR_WORK_DTYPE, keep it referenced
     work = storage[0]
-    prepare(me, table, model, work)         # once per decision: the observations
+    prepare(me, table, model, work, generator)   # once per decision: the observations
     weight, proposals = sample_deal(model, work, hands, generator)   # per sample
 
 `hands[seat]` receives every seat's current hand (me's own at me.seat); `weight` is the
@@ -56,6 +56,7 @@ OPPONENT_HEURISTIC = 1  # bids and chooses trump like kernels.policies.heuristic
 
 DEFAULT_ACCEPTANCES = 2  # Haldane's k for the later constrained seats
 DEFAULT_MAX_PROPOSALS = 20_000  # candidate hands per sample before it is rejected
+DEFAULT_PILOT = 32  # pilot draws per constrained seat
 DEFAULT_TRUMP_MISS = 0.1  # tolerant model: chance the dealer picks another suit than the heuristic
 
 # The opponent model: one record.
@@ -67,6 +68,8 @@ MODEL_DTYPE = np.dtype(
         ("trump_miss", _f8),  # tolerant: P(dealer's trump differs from the heuristic's), split over 3 suits
         ("acceptances", _i8),  # Haldane k >= 2: accepted hands drawn per later constrained seat
         ("max_proposals", _i8),  # cap on candidate hands per sample (then weight 0)
+        ("pilot", _i8),  # draws per constrained seat to order them by acceptance (0: bidding order)
+        ("control", _f8),  # rejection control level, relative to the pilot acceptance (0: off)
     ]
 )
 
@@ -85,6 +88,8 @@ POSTERIOR_WORK_DTYPE = np.dtype(
         ("most", _i8, (MAX_PLAYERS,)),  # per place in the order: the largest `available` can be
         ("n_order", _i8),
         ("n_constrained", _i8),
+        ("pilot_acceptance", _f8, (MAX_PLAYERS,)),  # per constrained seat: estimated acceptance
+        ("control_level", _f8, (MAX_PLAYERS,)),  # per seat: rejection control level (0: none)
         ("need", _i8, (MAX_PLAYERS,)),  # cards each seat holds now
         ("allowed", _i8, (MAX_PLAYERS,)),  # pool cards each seat may hold (its voids)
         ("played_by", _i8, (MAX_PLAYERS,)),  # cards each seat played this round
@@ -95,7 +100,7 @@ POSTERIOR_WORK_DTYPE = np.dtype(
 )
 
 
-def new_model(n_players, kinds=None, params=None, spread=0.0, trump_miss=None, acceptances=DEFAULT_ACCEPTANCES, max_proposals=DEFAULT_MAX_PROPOSALS):
+def new_model(n_players, kinds=None, params=None, spread=0.0, trump_miss=None, acceptances=DEFAULT_ACCEPTANCES, max_proposals=DEFAULT_MAX_PROPOSALS, pilot=DEFAULT_PILOT, control=0.0):
     """A one-record MODEL_DTYPE array (Python helper). kinds: OPPONENT_* per seat (default:
     every seat heuristic); params: a parameter row per seat or one row for all (default: the
     heuristic's defaults); spread 0 is the exact model. trump_miss defaults to 0 for the
@@ -114,6 +119,8 @@ def new_model(n_players, kinds=None, params=None, spread=0.0, trump_miss=None, a
         raise ValueError("acceptances must be >= 2 (Haldane's estimator)")
     model["acceptances"] = acceptances
     model["max_proposals"] = max_proposals
+    model["pilot"] = pilot
+    model["control"] = control
     return model
 
 
@@ -207,12 +214,37 @@ def set_trump_weights(model, work, seat, trump):
 
 
 @njit(cache=True)
-def prepare(me, table, model, work):
+def order_by_acceptance(model, work, generator):
+    """Estimate each constrained seat's acceptance probability on hands drawn from the whole
+    pool (model.pilot draws each, the mean acceptance value) and put the least likely first:
+    the first seat's acceptance is the same for every sample, so it costs draws but no weight
+    variance, and the later seats, more likely to accept, need fewer draws."""
+    n = work.n_constrained
+    for i in range(n):
+        seat = work.order[i]
+        available = work.allowed[seat]
+        total = 0.0
+        for _ in range(model.pilot):
+            hand = draw_cards(available, work.need[seat], generator)
+            total += acceptance(model, work, seat, hand | work.played_by[seat])
+        work.pilot_acceptance[seat] = total / model.pilot
+    for i in range(1, n):  # insertion sort, ascending acceptance, stable
+        seat = work.order[i]
+        place = i
+        while place > 0 and work.pilot_acceptance[work.order[place - 1]] > work.pilot_acceptance[seat]:
+            work.order[place] = work.order[place - 1]
+            place -= 1
+        work.order[place] = seat
+
+
+@njit(cache=True)
+def prepare(me, table, model, work, generator):
     """Compile what `me` may know into `work`: the pool of unseen cards, each other seat's
     card count, voids and played cards, and the observations with a likelihood (the visible
     bids of seats modelled by the heuristic, the dealer's trump choice after a turned-up
-    Wizard), each bidder's view of the table rebuilt. Reads only `me` and `table`. Returns
-    the number of constrained seats."""
+    Wizard), each bidder's view of the table rebuilt. Reads only `me` and `table`; with
+    model.pilot > 0 it draws pilot hands from `generator` to order the constrained seats
+    (order_by_acceptance). Returns the number of constrained seats."""
     n_players = table.n_players
     pool = unseen_cards(me, table)
     work.pool = pool
@@ -273,6 +305,14 @@ def prepare(me, table, model, work):
             work.order[n] = seat
             n += 1
     work.n_order = n
+    for seat in range(MAX_PLAYERS):
+        work.control_level[seat] = 0.0
+    if model.pilot > 0 and work.n_constrained > 1:
+        order_by_acceptance(model, work, generator)
+        if model.control > 0.0:
+            for i in range(1, work.n_constrained):
+                seat = work.order[i]
+                work.control_level[seat] = min(1.0, model.control * work.pilot_acceptance[seat])
     remaining = popcount(pool)
     for i in range(n):
         seat = work.order[i]
@@ -307,49 +347,69 @@ def acceptance(model, work, seat, dealt):
 @njit(cache=True)
 def sample_deal(model, work, hands, generator):
     """One weighted sample of the other seats' current hands from the posterior prepared in
-    `work`. Returns (weight, proposals): weight 0.0 when a void left a seat short or the
-    proposal cap was reached; proposals = candidate hands evaluated by a likelihood."""
-    remaining = work.pool
-    weight = 1.0
+    `work`. Returns (weight, proposals): weight 0.0 when the proposal cap was reached (the
+    hands are then unspecified); proposals = candidate hands evaluated by a likelihood plus
+    deals abandoned because a void seat could not be served (over every restart). Under rejection control (model.control > 0) a sample whose Haldane factor
+    falls below its seat's level is dropped with the right probability and a new one drawn."""
     proposals = 0
     cap = model.max_proposals
     k = model.acceptances
-    for i in range(work.n_order):
-        seat = work.order[i]
-        need = work.need[seat]
-        available = work.allowed[seat] & remaining
-        n_available = popcount(available)
-        if n_available < need:
-            return 0.0, proposals
-        if n_available < work.most[i]:  # a void seat: mc's exact weight C(a, k) / C(most, k)
-            weight *= binomial_ratio(n_available, work.most[i], need)
-        if i < work.n_constrained:
-            # The first constrained seat draws from the whole pool: its acceptance probability
-            # is the same for every sample, so one accepted hand needs no weight. Later seats
-            # draw until k acceptances and weigh by Haldane's unbiased (k-1)/(draws-1).
-            target = 1 if i == 0 else k
-            accepted = 0
-            draws = 0
-            hand = np.int64(0)
-            while accepted < target:
-                if proposals >= cap:
-                    return 0.0, proposals
-                candidate = draw_cards(available, need, generator)
-                proposals += 1
-                draws += 1
-                value = acceptance(model, work, seat, candidate | work.played_by[seat])
-                if value >= 1.0 or (value > 0.0 and uniform(generator) < value):
-                    if accepted == 0:
-                        hand = candidate
-                    accepted += 1
-            if target > 1:
-                weight *= (target - 1) / (draws - 1)
-        else:
-            hand = draw_cards(available, need, generator)
-        hands[at(seat)] = hand
-        remaining &= ~hand
-    hands[at(work.me_seat)] = work.me_hand
-    return weight, proposals
+    while True:
+        weight = 1.0
+        remaining = work.pool
+        restart = False
+        for i in range(work.n_order):
+            seat = work.order[i]
+            need = work.need[seat]
+            available = work.allowed[seat] & remaining
+            n_available = popcount(available)
+            if n_available < need:
+                proposals += 1  # a void seat cannot be served: this deal has weight 0
+                restart = True
+                break
+            if n_available < work.most[i]:  # a void seat: mc's exact weight C(a, k) / C(most, k)
+                weight *= binomial_ratio(n_available, work.most[i], need)
+            if i < work.n_constrained:
+                # The first constrained seat draws from the whole pool: its acceptance
+                # probability is the same for every sample, so one accepted hand needs no
+                # weight. Later seats draw until k acceptances and weigh by Haldane's unbiased
+                # estimate (k-1)/(draws-1) of their acceptance probability.
+                target = 1 if i == 0 else k
+                accepted = 0
+                draws = 0
+                hand = np.int64(0)
+                while accepted < target:
+                    if proposals >= cap:
+                        return 0.0, proposals
+                    candidate = draw_cards(available, need, generator)
+                    proposals += 1
+                    draws += 1
+                    value = acceptance(model, work, seat, candidate | work.played_by[seat])
+                    if value >= 1.0 or (value > 0.0 and uniform(generator) < value):
+                        if accepted == 0:
+                            hand = candidate
+                        accepted += 1
+                if target > 1:
+                    factor = (target - 1) / (draws - 1)
+                    level = work.control_level[seat]
+                    if factor < level:
+                        # Rejection control (Liu): keep with chance factor / level, then
+                        # weigh by the level; E[weight] is unchanged, the spread much smaller.
+                        if uniform(generator) * level >= factor:
+                            restart = True
+                            break
+                        factor = level
+                    weight *= factor
+            else:
+                hand = draw_cards(available, need, generator)
+            hands[at(seat)] = hand
+            remaining &= ~hand
+        if restart:
+            if proposals >= cap:
+                return 0.0, proposals
+            continue
+        hands[at(work.me_seat)] = work.me_hand
+        return weight, proposals
 
 
 @njit(cache=True)
@@ -358,7 +418,7 @@ def sample_deals(me, table, model, generator, hands, weights):
     total proposals. (A convenience loop for tests and benchmarks.)"""
     storage = new_work()
     work = storage[0]
-    prepare(me, table, model, work)
+    prepare(me, table, model, work, generator)
     total = 0
     for i in range(weights.shape[0]):
         weight, proposals = sample_deal(model, work, hands[i], generator)

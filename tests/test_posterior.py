@@ -293,7 +293,7 @@ def test_hidden_bids_give_the_uniform_deal(bidding, plays):
     storage, seats, table, me = true_state(players=3, round_size=2, seed=3, me_position=2, bidding=bidding, plays=plays)
     assert np.all(np.asarray(table["bids"]) == st.NO_BID)
     work = P.new_work()
-    assert P.prepare(me, table, P.new_model(3)[0], work[0]) == 0
+    assert P.prepare(me, table, P.new_model(3)[0], work[0], new_stream(1, 0, 0, 1)) == 0
     hands, weights = sampled_posterior(table, me, P.new_model(3), 100_000)
     uniform = exact_posterior(table, me, kinds=np.zeros(st.MAX_PLAYERS, np.int64))
     assert_matches(uniform, hands, weights, table, me)
@@ -393,7 +393,7 @@ def test_posterior_predicts_self_play():
 @njit(cache=False)
 def posterior_win_chance(me, table, model, work, hands, generator, n_samples):
     """Posterior-weighted chance that me's card (bidding second of 4) takes the trick."""
-    P.prepare(me, table, model[0], work)
+    P.prepare(me, table, model[0], work, generator)
     cards = np.zeros(4, np.int64)
     total = 0.0
     wins = 0.0
