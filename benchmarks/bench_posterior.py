@@ -4,16 +4,19 @@ samples per second and acceptance, one thread, 4 players, heuristic opponents, f
 
     python benchmarks/bench_posterior.py                 # table
     python benchmarks/bench_posterior.py --json
-    python benchmarks/bench_posterior.py --methods sis,sis-k3,rejection   # compare methods
+    python benchmarks/bench_posterior.py --methods fixed,haldane,rejection   # compare methods
 
 Each cell averages `--deals` real situations: a deal of the engine (game g of a fixed seed),
 the dealer's trump choice and the heuristic bids of the positions before the deciding seat.
 Per situation the sampler draws `--samples` samples; the effective sample size (Kish,
 (sum w)^2 / sum w^2) is computed per situation (weights of different situations are not
-comparable) and summed; the time includes `prepare` (with its pilot draws). Methods: `sis`
-(the sampler's defaults: Haldane k=2, 32 pilot draws per constrained seat), `sis-k3`, `sis-k4`
-(k=3, 4), `sis-nopilot` (constrained seats in bidding order) and `rejection` (deal every other seat uniformly, keep the deal when every
-likelihood accepts it: exact, weight 1, no Haldane factor).
+comparable) and summed; the time includes `prepare` (with its pilot draws). Methods
+(METHODS): the sampler with the fixed-tries estimator (`fixed`, default), with rejection
+control (`-rc`: level = pilot acceptance, `-rc2`: twice it), with Haldane's estimator
+(`haldane`, k=2 or `-k3`), and plain `rejection` (deal every other seat uniformly, keep the
+deal when every likelihood accepts it: exact, weight 1). `us/ESS+playout` charges each kept
+sample PLAYOUT_US more, the cost of playing it out in `estimate`: the figure that matters
+when every sample is played out.
 """
 from __future__ import annotations
 
@@ -40,36 +43,38 @@ PLAYERS = 4
 ROUND_SIZES = (1, 5, 10)
 EARLIER_BIDS = (1, 2, 3)
 MODELS = {"exact": 0.0, "tolerant": 1.0}
-# name: (Haldane k, pilot draws per constrained seat, plain rejection)
+# name: new_model arguments ("rejection": plain rejection instead of the sampler)
+HALDANE = P.ESTIMATOR_HALDANE
 METHODS = {
-    "sis": (2, 32, False),
-    "sis-nopilot": (2, 0, False),
-    "sis-k3": (3, 32, False),
-    "sis-k4": (4, 32, False),
-    "rejection": (2, 0, True),
-    "sis-rc": (2, 32, False, 1.0),
-    "sis-k3-rc": (3, 32, False, 1.0),
-    "sis-rc2": (2, 32, False, 2.0),
+    "fixed": {},
+    "fixed-rc": {"control": 1.0},
+    "fixed-rc2": {"control": 2.0},
+    "fixed-m4-rc": {"expected_accepts": 4.0, "control": 1.0},
+    "haldane": {"estimator": HALDANE},
+    "haldane-k3": {"estimator": HALDANE, "acceptances": 3},
+    "haldane-rc": {"estimator": HALDANE, "control": 1.0},
+    "haldane-k3-rc": {"estimator": HALDANE, "acceptances": 3, "control": 1.0},
+    "rejection": {"rejection": True},
 }
 PLAYOUT_US = 15.0  # a play-out per kept sample in `estimate` (docs/inference.md)
 
 
-def situation(round_size: int, position: int, game: int):
+def situation(round_size: int, position: int, game: int, players: int = PLAYERS):
     """(table storage, seats) of a real deal with the heuristic's bids up to `position`."""
     rules = np.zeros(1, dtype=st.RULES_DTYPE)
-    rules["n_players"] = PLAYERS
+    rules["n_players"] = players
     storage = np.zeros(1, dtype=st.TABLE_DTYPE)
-    storage["n_players"] = PLAYERS
+    storage["n_players"] = players
     seats = np.zeros(st.MAX_PLAYERS, dtype=st.SEAT_DTYPE)
     scratch = np.zeros(1, dtype=st.SCRATCH_DTYPE)
     table = storage[0]
-    K.start_round(table, seats, round_size, PLAYERS - 1)
+    K.start_round(table, seats, round_size, players - 1)
     K.deal(4242, game, table, seats, scratch[0])
     trump = K.trump_of_turned_card(table["trump_card"])
     if trump == st.DEALER_CHOOSES_TRUMP:
-        trump = heuristic.choose_trump(seats[PLAYERS - 1]["hand"])
+        trump = heuristic.choose_trump(seats[players - 1]["hand"])
     table["trump"] = trump
-    params = P.new_model(PLAYERS)["params"][0]
+    params = P.new_model(players)["params"][0]
     for p in range(position):
         seat = K.bidder_at(table, p)
         legal = K.legal_bids(table, seats, p)
@@ -119,16 +124,17 @@ def run(me, table, model, rejection, n_samples, generator, weights):
     return proposals
 
 
-def measure(round_size, position, spread, method, deals, samples):
-    k, pilot, rejection, *control = METHODS[method]
-    model = P.new_model(PLAYERS, spread=spread, acceptances=k, pilot=pilot, control=control[0] if control else 0.0)
+def measure(round_size, position, spread, method, deals, samples, players=PLAYERS):
+    arguments = dict(METHODS[method])
+    rejection = arguments.pop("rejection", False)
+    model = P.new_model(players, spread=spread, **arguments)
     ess = 0.0
     proposals = 0
     rejected = 0
     elapsed = 0.0
     weights = np.zeros(samples)
     for game in range(deals):
-        storage, seats = situation(round_size, position, game)
+        storage, seats = situation(round_size, position, game, players)
         me = seats[K.bidder_at(storage[0], position)]
         generator = new_stream(1, game, round_size, 77)
         start = time.perf_counter()
@@ -139,6 +145,7 @@ def measure(round_size, position, spread, method, deals, samples):
     n = deals * samples
     kept = n - rejected
     return {
+        "players": players,
         "round_size": round_size,
         "earlier_bids": position,
         "model": "exact" if spread == 0 else f"tolerant(spread={spread:g})",
@@ -160,19 +167,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=16, help="situations per cell")
     parser.add_argument("--samples", type=int, default=20_000, help="samples per situation")
-    parser.add_argument("--methods", default="sis", help="comma-separated: " + ",".join(METHODS))
+    parser.add_argument("--methods", default="fixed,fixed-rc,rejection", help="comma-separated: " + ",".join(METHODS))
+    parser.add_argument("--players", type=int, default=PLAYERS)
+    parser.add_argument("--rounds", default=",".join(map(str, ROUND_SIZES)), help="round sizes")
+    parser.add_argument("--bids", default=",".join(map(str, EARLIER_BIDS)), help="numbers of earlier bids")
+    parser.add_argument("--models", default=",".join(MODELS), help="exact,tolerant")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     methods = args.methods.split(",")
     # Compile outside the timing.
-    measure(1, 1, 0.0, "sis", 1, 10)
+    measure(1, 1, 0.0, "fixed", 1, 10)
+    measure(1, 1, 0.0, "haldane", 1, 10)
     measure(1, 1, 0.0, "rejection", 1, 10)
     rows = []
-    for model, spread in MODELS.items():
-        for round_size in ROUND_SIZES:
-            for position in EARLIER_BIDS:
+    for model in args.models.split(","):
+        spread = MODELS[model]
+        for round_size in map(int, args.rounds.split(",")):
+            for position in map(int, args.bids.split(",")):
                 for method in methods:
-                    rows.append(measure(round_size, position, spread, method, args.deals, args.samples))
+                    rows.append(measure(round_size, position, spread, method, args.deals, args.samples, args.players))
                     if not args.json:
                         r = rows[-1]
                         print(
@@ -184,7 +197,7 @@ def main() -> None:
                             flush=True,
                         )
     if args.json:
-        print(json.dumps({"players": PLAYERS, "deals": args.deals, "samples": args.samples, "rows": rows}, indent=1))
+        print(json.dumps({"players": args.players, "deals": args.deals, "samples": args.samples, "rows": rows}, indent=1))
 
 
 if __name__ == "__main__":

@@ -54,9 +54,15 @@ _f8 = np.float64
 OPPONENT_UNINFORMATIVE = 0  # e.g. the `random` policy: its bid and trump choice say nothing
 OPPONENT_HEURISTIC = 1  # bids and chooses trump like kernels.policies.heuristic
 
-DEFAULT_ACCEPTANCES = 2  # Haldane's k for the later constrained seats
+# How a later constrained seat's acceptance probability Z is estimated (MODEL_DTYPE.estimator).
+ESTIMATOR_FIXED = 0  # M candidate hands, Z ~ mean likelihood, one picked by likelihood (default)
+ESTIMATOR_HALDANE = 1  # candidates until k accept, Z ~ (k-1)/(draws-1) (unbounded: see docs)
+DEFAULT_EXPECTED_ACCEPTS = 2.0  # fixed estimator: M = expected_accepts / pilot acceptance
+DEFAULT_MAX_TRIES = 256  # fixed estimator: largest M
+DEFAULT_ACCEPTANCES = 2  # Haldane's k
 DEFAULT_MAX_PROPOSALS = 20_000  # candidate hands per sample before it is rejected
 DEFAULT_PILOT = 32  # pilot draws per constrained seat
+DEFAULT_CONTROL = 1.0  # rejection control at the pilot acceptance (0: off)
 DEFAULT_TRUMP_MISS = 0.1  # tolerant model: chance the dealer picks another suit than the heuristic
 
 # The opponent model: one record.
@@ -66,6 +72,9 @@ MODEL_DTYPE = np.dtype(
         ("params", _f8, (MAX_PLAYERS, MAX_PARAMS)),  # heuristic parameter row per seat
         ("spread", _f8),  # 0: exact model; > 0: tolerant, bid likelihood exp(-(b-h)^2 / 2 spread^2)
         ("trump_miss", _f8),  # tolerant: P(dealer's trump differs from the heuristic's), split over 3 suits
+        ("estimator", _i8),  # ESTIMATOR_*: how a later constrained seat's acceptance is estimated
+        ("expected_accepts", _f8),  # fixed: candidates per seat = this / its pilot acceptance
+        ("max_tries", _i8),  # fixed: at most this many candidates per seat and sample
         ("acceptances", _i8),  # Haldane k >= 2: accepted hands drawn per later constrained seat
         ("max_proposals", _i8),  # cap on candidate hands per sample (then weight 0)
         ("pilot", _i8),  # draws per constrained seat to order them by acceptance (0: bidding order)
@@ -90,6 +99,7 @@ POSTERIOR_WORK_DTYPE = np.dtype(
         ("n_constrained", _i8),
         ("pilot_acceptance", _f8, (MAX_PLAYERS,)),  # per constrained seat: estimated acceptance
         ("control_level", _f8, (MAX_PLAYERS,)),  # per seat: rejection control level (0: none)
+        ("tries", _i8, (MAX_PLAYERS,)),  # fixed estimator: candidates per sample, per seat
         ("need", _i8, (MAX_PLAYERS,)),  # cards each seat holds now
         ("allowed", _i8, (MAX_PLAYERS,)),  # pool cards each seat may hold (its voids)
         ("played_by", _i8, (MAX_PLAYERS,)),  # cards each seat played this round
@@ -100,7 +110,20 @@ POSTERIOR_WORK_DTYPE = np.dtype(
 )
 
 
-def new_model(n_players, kinds=None, params=None, spread=0.0, trump_miss=None, acceptances=DEFAULT_ACCEPTANCES, max_proposals=DEFAULT_MAX_PROPOSALS, pilot=DEFAULT_PILOT, control=0.0):
+def new_model(
+    n_players,
+    kinds=None,
+    params=None,
+    spread=0.0,
+    trump_miss=None,
+    estimator=ESTIMATOR_FIXED,
+    expected_accepts=DEFAULT_EXPECTED_ACCEPTS,
+    max_tries=DEFAULT_MAX_TRIES,
+    acceptances=DEFAULT_ACCEPTANCES,
+    max_proposals=DEFAULT_MAX_PROPOSALS,
+    pilot=DEFAULT_PILOT,
+    control=DEFAULT_CONTROL,
+):
     """A one-record MODEL_DTYPE array (Python helper). kinds: OPPONENT_* per seat (default:
     every seat heuristic); params: a parameter row per seat or one row for all (default: the
     heuristic's defaults); spread 0 is the exact model. trump_miss defaults to 0 for the
@@ -118,6 +141,13 @@ def new_model(n_players, kinds=None, params=None, spread=0.0, trump_miss=None, a
     if acceptances < 2:
         raise ValueError("acceptances must be >= 2 (Haldane's estimator)")
     model["acceptances"] = acceptances
+    if pilot < 1:
+        raise ValueError("pilot must be >= 1 (it orders the seats and sizes the fixed estimator)")
+    if expected_accepts <= 0 or max_tries < 1:
+        raise ValueError("expected_accepts must be > 0 and max_tries >= 1")
+    model["estimator"] = estimator
+    model["expected_accepts"] = expected_accepts
+    model["max_tries"] = max_tries
     model["max_proposals"] = max_proposals
     model["pilot"] = pilot
     model["control"] = control
@@ -307,12 +337,15 @@ def prepare(me, table, model, work, generator):
     work.n_order = n
     for seat in range(MAX_PLAYERS):
         work.control_level[seat] = 0.0
-    if model.pilot > 0 and work.n_constrained > 1:
+    if work.n_constrained > 1:
         order_by_acceptance(model, work, generator)
-        if model.control > 0.0:
-            for i in range(1, work.n_constrained):
-                seat = work.order[i]
-                work.control_level[seat] = min(1.0, model.control * work.pilot_acceptance[seat])
+        for i in range(1, work.n_constrained):
+            seat = work.order[i]
+            estimate = work.pilot_acceptance[seat]
+            tries = model.max_tries if estimate <= 0.0 else int(np.ceil(model.expected_accepts / estimate))
+            work.tries[seat] = max(1, min(model.max_tries, tries))
+            if model.control > 0.0:
+                work.control_level[seat] = min(1.0, model.control * estimate)
     remaining = popcount(pool)
     for i in range(n):
         seat = work.order[i]
@@ -345,15 +378,59 @@ def acceptance(model, work, seat, dealt):
 
 
 @njit(cache=True)
+def fixed_tries_hand(model, work, seat, available, need, generator):
+    """work.tries[seat] candidate hands from `available`: returns (hand, factor, drawn) with
+    factor = their mean acceptance (an unbiased estimate of the seat's acceptance
+    probability) and hand one of them picked with probability proportional to its acceptance
+    (0 and any hand when none accepts)."""
+    tries = work.tries[seat]
+    total = 0.0
+    hand = np.int64(0)
+    for _ in range(tries):
+        candidate = draw_cards(available, need, generator)
+        value = acceptance(model, work, seat, candidate | work.played_by[seat])
+        if value > 0.0:
+            total += value
+            # Weighted reservoir of one: the candidate replaces the kept one with chance
+            # value / total, so it is kept in the end with chance value / final total.
+            if value >= total or uniform(generator) * total < value:
+                hand = candidate
+    return hand, total / tries, tries
+
+
+@njit(cache=True)
+def haldane_hand(model, work, seat, available, need, budget, generator):
+    """Candidate hands until model.acceptances of them accept (Bernoulli of the acceptance):
+    returns (the first accepted hand, Haldane's unbiased (k-1)/(draws-1), draws); factor -1
+    when the budget of draws ran out."""
+    k = model.acceptances
+    accepted = 0
+    draws = 0
+    hand = np.int64(0)
+    while accepted < k:
+        if draws >= budget:
+            return hand, -1.0, draws
+        candidate = draw_cards(available, need, generator)
+        draws += 1
+        value = acceptance(model, work, seat, candidate | work.played_by[seat])
+        if value >= 1.0 or (value > 0.0 and uniform(generator) < value):
+            if accepted == 0:
+                hand = candidate
+            accepted += 1
+    return hand, (k - 1) / (draws - 1), draws
+
+
+@njit(cache=True)
 def sample_deal(model, work, hands, generator):
     """One weighted sample of the other seats' current hands from the posterior prepared in
     `work`. Returns (weight, proposals): weight 0.0 when the proposal cap was reached (the
     hands are then unspecified); proposals = candidate hands evaluated by a likelihood plus
-    deals abandoned because a void seat could not be served (over every restart). Under rejection control (model.control > 0) a sample whose Haldane factor
-    falls below its seat's level is dropped with the right probability and a new one drawn."""
+    deals abandoned because a void seat could not be served (over every restart). A partial
+    deal of weight 0 (no candidate accepted, a void seat short) is dropped and a new one
+    drawn; under rejection control (model.control > 0) so is one whose seat factor falls
+    below its level, with the right probability."""
     proposals = 0
     cap = model.max_proposals
-    k = model.acceptances
     while True:
         weight = 1.0
         remaining = work.pool
@@ -369,37 +446,40 @@ def sample_deal(model, work, hands, generator):
                 break
             if n_available < work.most[i]:  # a void seat: mc's exact weight C(a, k) / C(most, k)
                 weight *= binomial_ratio(n_available, work.most[i], need)
-            if i < work.n_constrained:
+            if i == 0 and work.n_constrained > 0:
                 # The first constrained seat draws from the whole pool: its acceptance
                 # probability is the same for every sample, so one accepted hand needs no
-                # weight. Later seats draw until k acceptances and weigh by Haldane's unbiased
-                # estimate (k-1)/(draws-1) of their acceptance probability.
-                target = 1 if i == 0 else k
-                accepted = 0
-                draws = 0
-                hand = np.int64(0)
-                while accepted < target:
+                # weight (plain rejection, one seat).
+                while True:
                     if proposals >= cap:
                         return 0.0, proposals
-                    candidate = draw_cards(available, need, generator)
+                    hand = draw_cards(available, need, generator)
                     proposals += 1
-                    draws += 1
-                    value = acceptance(model, work, seat, candidate | work.played_by[seat])
+                    value = acceptance(model, work, seat, hand | work.played_by[seat])
                     if value >= 1.0 or (value > 0.0 and uniform(generator) < value):
-                        if accepted == 0:
-                            hand = candidate
-                        accepted += 1
-                if target > 1:
-                    factor = (target - 1) / (draws - 1)
-                    level = work.control_level[seat]
-                    if factor < level:
-                        # Rejection control (Liu): keep with chance factor / level, then
-                        # weigh by the level; E[weight] is unchanged, the spread much smaller.
-                        if uniform(generator) * level >= factor:
-                            restart = True
-                            break
-                        factor = level
-                    weight *= factor
+                        break
+            elif i < work.n_constrained:
+                # A later seat: the sample is weighted by an unbiased estimate of its
+                # acceptance probability from the cards still in the pool.
+                if model.estimator == ESTIMATOR_HALDANE:
+                    hand, factor, drawn = haldane_hand(model, work, seat, available, need, cap - proposals, generator)
+                else:
+                    hand, factor, drawn = fixed_tries_hand(model, work, seat, available, need, generator)
+                proposals += drawn
+                if factor < 0.0:
+                    return 0.0, proposals
+                level = work.control_level[seat]
+                if factor < level:
+                    # Rejection control (Liu): keep with chance factor / level, then weigh by
+                    # the level; E[weight] is unchanged, its spread much smaller.
+                    if factor == 0.0 or uniform(generator) * level >= factor:
+                        restart = True
+                        break
+                    factor = level
+                if factor == 0.0:
+                    restart = True
+                    break
+                weight *= factor
             else:
                 hand = draw_cards(available, need, generator)
             hands[at(seat)] = hand

@@ -259,18 +259,33 @@ STATES = {
 }
 
 
-@pytest.mark.parametrize("spread", [0.0, 0.7])
-@pytest.mark.parametrize("name", list(STATES))
-def test_sampler_matches_the_enumerated_posterior(name, spread):
+CONFIGS = {
+    "exact": {},
+    "tolerant": {"spread": 0.7},
+    "exact-no-control": {"control": 0.0},
+    "tolerant-no-control": {"spread": 0.7, "control": 0.0},
+    "exact-haldane": {"estimator": P.ESTIMATOR_HALDANE, "control": 0.0},
+}
+CASES = [(name, config) for name in STATES for config in ("exact", "tolerant")] + [
+    (name, config)
+    for name in ("3p-r2-last", "3p-r2-play-void", "4p-r1-last")
+    for config in ("exact-no-control", "tolerant-no-control", "exact-haldane")
+]
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_sampler_matches_the_enumerated_posterior(name, config):
     """Weighted frequencies of the sampler = the exact posterior (enumeration), for the exact
-    and the tolerant model, before and during play, after a turned-up Wizard."""
+    and the tolerant model (with and without rejection control, and with Haldane's
+    estimator), before and during play, after a turned-up Wizard."""
     spec = dict(STATES[name])
     predicate = spec.pop("predicate")
     storage, seats, table, me = find_state(predicate, **spec)
-    model = P.new_model(int(table["n_players"]), spread=spread)
+    spread = CONFIGS[config].get("spread", 0.0)
+    model = P.new_model(int(table["n_players"]), **CONFIGS[config])
     trump_miss = float(model["trump_miss"][0])
     exact = exact_posterior(table, me, spread=spread, trump_miss=trump_miss)
-    hands, weights = sampled_posterior(table, me, model, 200_000)
+    hands, weights = sampled_posterior(table, me, model, 100_000)
     assert_matches(exact, hands, weights, table, me)
     # The observations matter here: the exact posterior is far from the uniform deal.
     uniform = exact_posterior(table, me, kinds=np.zeros(st.MAX_PLAYERS, np.int64))
