@@ -11,8 +11,8 @@ the dealer's trump choice and the heuristic bids of the positions before the dec
 Per situation the sampler draws `--samples` samples; the effective sample size (Kish,
 (sum w)^2 / sum w^2) is computed per situation (weights of different situations are not
 comparable) and summed; the time includes `prepare` (with its pilot draws). Methods
-(METHODS): the sampler with the fixed-tries estimator (`fixed`, default), with rejection
-control (`-rc`: level = pilot acceptance, `-rc2`: twice it), with Haldane's estimator
+(METHODS): the sampler with the fixed-tries estimator without rejection control (`fixed`),
+with it (`-rc`: level = pilot acceptance, the sampler's defaults; `-rc2`: twice it), with Haldane's estimator
 (`haldane`, k=2 or `-k3`), and plain `rejection` (deal every other seat uniformly, keep the
 deal when every likelihood accepts it: exact, weight 1). `us/ESS+playout` charges each kept
 sample PLAYOUT_US more, the cost of playing it out in `estimate`: the figure that matters
@@ -46,16 +46,17 @@ MODELS = {"exact": 0.0, "tolerant": 1.0}
 # name: new_model arguments ("rejection": plain rejection instead of the sampler)
 HALDANE = P.ESTIMATOR_HALDANE
 METHODS = {
-    "fixed": {},
-    "fixed-rc": {"control": 1.0},
+    "fixed": {"control": 0.0},
+    "fixed-rc": {"control": 1.0},  # the defaults
     "fixed-rc2": {"control": 2.0},
     "fixed-m4-rc": {"expected_accepts": 4.0, "control": 1.0},
-    "haldane": {"estimator": HALDANE},
-    "haldane-k3": {"estimator": HALDANE, "acceptances": 3},
+    "haldane": {"estimator": HALDANE, "control": 0.0},
+    "haldane-k3": {"estimator": HALDANE, "acceptances": 3, "control": 0.0},
     "haldane-rc": {"estimator": HALDANE, "control": 1.0},
     "haldane-k3-rc": {"estimator": HALDANE, "acceptances": 3, "control": 1.0},
     "rejection": {"rejection": True},
 }
+DEFAULT_METHODS = "fixed,fixed-rc,haldane,rejection"
 PLAYOUT_US = 15.0  # a play-out per kept sample in `estimate` (docs/inference.md)
 
 
@@ -167,7 +168,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=16, help="situations per cell")
     parser.add_argument("--samples", type=int, default=20_000, help="samples per situation")
-    parser.add_argument("--methods", default="fixed,fixed-rc,rejection", help="comma-separated: " + ",".join(METHODS))
+    parser.add_argument("--methods", default=DEFAULT_METHODS, help="comma-separated: " + ",".join(METHODS))
     parser.add_argument("--players", type=int, default=PLAYERS)
     parser.add_argument("--rounds", default=",".join(map(str, ROUND_SIZES)), help="round sizes")
     parser.add_argument("--bids", default=",".join(map(str, EARLIER_BIDS)), help="numbers of earlier bids")

@@ -15,16 +15,19 @@ Usage (all compiled; one working record per thread, no allocation per sample):
     weight, proposals = sample_deal(model, work, hands, generator)   # per sample
 
 `hands[seat]` receives every seat's current hand (me's own at me.seat); `weight` is the
-sample's importance weight (0.0: rejected, the hands are then unspecified); estimates are
-weighted means sum(w f) / sum(w). `proposals` counts the candidate hands whose likelihood
-was evaluated (replays of a bid). Only `me` (the deciding seat's own record) and the public
-`table` are read: never another seat's record.
+sample's importance weight (0.0 only when the proposal cap was reached: the hands are then
+unspecified); estimates are weighted means sum(w f) / sum(w). `proposals` counts the
+candidate hands whose likelihood was evaluated (replays of a bid). Only `me` (the deciding
+seat's own record) and the public `table` are read: never another seat's record.
 
 Method: sequential importance sampling over the seats with a likelihood ("constrained"
-seats), each drawing hands uniformly from the cards still in the pool that it may hold until
-the likelihood accepts one, the sample weighted by an unbiased (Haldane) estimate of each
-later constrained seat's acceptance probability; then the other seats take the rest
-uniformly (respecting voids with mc's exact binomial weights). docs/inference.md proves it.
+seats, least likely first after a pilot). The first draws hands uniformly from the pool
+until its likelihood accepts one (its acceptance probability is the same for every sample);
+each later one draws M candidates from the cards still in the pool, keeps one picked by
+likelihood and weights the sample by their mean likelihood, an unbiased estimate of its
+acceptance probability (or Haldane's inverse-sampling estimate, as an option); rejection
+control trims the small weights. The other seats take the rest uniformly (respecting voids
+with mc's exact binomial weights). docs/inference.md gives the proof and the measurements.
 """
 import numpy as np
 from numba import njit
@@ -77,7 +80,7 @@ MODEL_DTYPE = np.dtype(
         ("max_tries", _i8),  # fixed: at most this many candidates per seat and sample
         ("acceptances", _i8),  # Haldane k >= 2: accepted hands drawn per later constrained seat
         ("max_proposals", _i8),  # cap on candidate hands per sample (then weight 0)
-        ("pilot", _i8),  # draws per constrained seat to order them by acceptance (0: bidding order)
+        ("pilot", _i8),  # draws per constrained seat (>= 1): their order, M and control levels
         ("control", _f8),  # rejection control level, relative to the pilot acceptance (0: off)
     ]
 )
@@ -131,7 +134,10 @@ def new_model(
     model = np.zeros(1, dtype=MODEL_DTYPE)
     defaults = [default for _, default in heuristic.PARAMETERS]
     for seat in range(MAX_PLAYERS):
-        model["kind"][0, seat] = OPPONENT_HEURISTIC if kinds is None else (kinds[seat] if seat < len(kinds) else 0)
+        if seat >= n_players:
+            model["kind"][0, seat] = OPPONENT_UNINFORMATIVE
+        else:
+            model["kind"][0, seat] = OPPONENT_HEURISTIC if kinds is None else kinds[seat]
         row = defaults if params is None else (params[seat] if np.ndim(params) == 2 else params)
         model["params"][0, seat, : len(row)] = row
     if spread < 0:
