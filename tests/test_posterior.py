@@ -339,18 +339,22 @@ def test_the_sampler_reads_only_me_and_the_table():
 
 
 def test_impossible_observations_are_rejected_not_looped():
-    """A bid the heuristic never makes on any hand (exact model) gives weight 0 after the
-    proposal cap; the tolerant model keeps every sample."""
-    storage, seats, table, me = true_state(players=4, round_size=1, seed=0, me_position=3)
+    """A bid the modelled heuristic never makes (aggression 0: it always bids 0, yet the
+    table shows 2) leaves no deal under the exact model: every sample stops at the proposal
+    cap with weight 0 (no endless loop). The tolerant model keeps every sample."""
+    storage, seats, table, me = true_state(players=4, round_size=5, seed=2, me_position=2)
     first = K.bidder_at(table, 0)
-    table["bids"][first] = 1
-    table["trump_card"] = 56  # a Jester: no trump
-    table["trump"] = -1
-    # A 1-card Jester hand never bids 1; make the pool hold only what it cannot win with.
-    model = P.new_model(4, max_proposals=500)
-    hands, weights = sampled_posterior(table, me, model, 50)
-    assert np.all(weights >= 0) and weights.shape[0] == 50
-    tolerant = P.new_model(4, spread=0.5)
+    table["bids"][first] = 2
+    never = DEFAULT_ROW.copy()
+    never[heuristic.P_AGGRESSION] = 0.0
+    params = np.tile(DEFAULT_ROW, (st.MAX_PLAYERS, 1))
+    params[first] = never
+    model = P.new_model(4, params=params, max_proposals=300)
+    hands = np.zeros((50, st.MAX_PLAYERS), np.int64)
+    weights = np.ones(50)
+    proposals = P.sample_deals(me, table, model[0], new_stream(1, 0, 0, 1), hands, weights)
+    assert np.all(weights == 0.0) and proposals == 50 * 300
+    tolerant = P.new_model(4, params=params, spread=0.7)
     hands, weights = sampled_posterior(table, me, tolerant, 50)
     assert np.all(weights > 0)
 
