@@ -338,6 +338,19 @@ def test_the_sampler_reads_only_me_and_the_table():
         assert popcount(union) == 20
 
 
+def test_table_records_who_played_what():
+    """table.played_by[seat]: the cards the seat played this round (dealt minus held), reset
+    by start_round."""
+    storage, seats, table, me = true_state(players=4, round_size=5, seed=1, me_position=0, plays=11)
+    union = 0
+    for seat in range(4):
+        assert int(table["played_by"][seat]) == int(seats[seat]["dealt"]) & ~int(seats[seat]["hand"])
+        union |= int(table["played_by"][seat])
+    assert union == int(table["played"])
+    K.start_round(table, seats, 5, 3)
+    assert not np.any(np.asarray(table["played_by"]))
+
+
 def test_impossible_observations_are_rejected_not_looped():
     """A bid the modelled heuristic never makes (aggression 0: it always bids 0, yet the
     table shows 2) leaves no deal under the exact model: every sample stops at the proposal
