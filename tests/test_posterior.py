@@ -33,11 +33,13 @@ PARAMS = np.tile(DEFAULT_ROW, (st.MAX_PLAYERS, 1))
 # --- true states, built as the engine plays them -------------------------------------------
 
 
-def true_state(players, round_size, seed, me_position, bidding="open", plays=0, even_bids="allowed"):
+def true_state(players, round_size, seed, me_position, bidding="open", plays=0, even_bids="allowed", totals=None):
     """Deal (game `seed`), choose trump and bid with the heuristic at every seat, then play
     `plays` cards by the heuristic. The seat at `me_position` decides next: the bidding stops
     at its turn unless plays > 0 (then everyone has bid). Returns (storage, seats, table, me)."""
     storage, seats, table = make_table(players=players, round_size=round_size, bidding=bidding, even_bids=even_bids)
+    if totals is not None:
+        table["totals"][: len(totals)] = totals
     kernel_deal(20261201, seed, table, seats)
     trump = K.trump_of_turned_card(table["trump_card"])
     if trump == st.DEALER_CHOOSES_TRUMP:
@@ -256,6 +258,9 @@ STATES = {
     "4p-r1-wizard-turned": dict(players=4, round_size=1, me_position=2, predicate=wizard_turned),
     "3p-r2-play-void": dict(players=3, round_size=2, me_position=2, plays=2, predicate=void_shown),
     "3p-r2-hidden-play": dict(players=3, round_size=2, me_position=2, plays=1, bidding="hidden", predicate=informative),
+    # The dealer bid last under an even-bids restriction (its legal bids depend on the others').
+    "3p-r2-forbidden-play": dict(players=3, round_size=2, me_position=1, plays=1, even_bids="forbidden", predicate=informative),
+    "3p-r2-leader-play": dict(players=3, round_size=2, me_position=1, plays=1, even_bids="leader", totals=[0, 10, 30], predicate=informative),
 }
 
 
