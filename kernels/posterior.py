@@ -278,9 +278,10 @@ def prepare(me, table, model, work, generator):
     """Compile what `me` may know into `work`: the pool of unseen cards, each other seat's
     card count, voids and played cards, and the observations with a likelihood (the visible
     bids of seats modelled by the heuristic, the dealer's trump choice after a turned-up
-    Wizard), each bidder's view of the table rebuilt. Reads only `me` and `table`; with
-    model.pilot > 0 it draws pilot hands from `generator` to order the constrained seats
-    (order_by_acceptance). Returns the number of constrained seats."""
+    Wizard), each bidder's view of the table rebuilt. Reads only `me` and `table`. With two
+    or more constrained seats it draws model.pilot hands per seat from `generator`
+    (order_by_acceptance) to order them and set their candidate counts M and rejection
+    control levels. Returns the number of constrained seats."""
     n_players = table.n_players
     pool = unseen_cards(me, table)
     work.pool = pool
@@ -309,8 +310,8 @@ def prepare(me, table, model, work, generator):
         if wizard_turned and seat == table.dealer and table.trump >= 0:
             work.trump_observed[seat] = 1
             set_trump_weights(model, work, seat, table.trump)
-    # Dealing order: constrained seats in bidding order, then seats with voids (tightest
-    # first, as in mc), then the others.
+    # Dealing order: constrained seats (reordered by the pilot below), then seats with voids
+    # (tightest first, as in mc), then the others.
     n = 0
     for position in range(n_players):
         seat = bidder_at(table, position)
