@@ -13,7 +13,6 @@ moves a round only through these transitions, and `play_out` is the one loop tha
 decision function for every action until the round ends. The rules themselves (legal bids
 and cards, what a card does to the trick, scoring) are the functions of kernels.rules.
 """
-import numpy as np
 from numba import njit
 
 from kernels.bits import at
@@ -34,6 +33,7 @@ from kernels.rules import (
     trump_of_turned_card,
 )
 from kernels.state import (
+    BIDDING_OPEN,
     DEALER_CHOOSES_TRUMP,
     DECIDE_BID,
     DECIDE_CARD,
@@ -195,6 +195,31 @@ def apply_action(table, seats, action):
         apply_bid(table, seats, action)
     elif phase == PHASE_TRUMP:
         apply_trump(table, action)
+
+
+@njit(cache=True)
+def bidding_view(table, position, view, bidders):
+    """Rebuild in `view` (a TABLE_DTYPE record) the public table as the seat bidding at
+    `position` saw it: the round begun again with the same dealer, turned-up card, trump and
+    score pad, and the earlier positions' bids made — shown only under open bidding (under
+    the other modes nobody sees them while bidding, so they need not be known). `bidders`
+    (SEAT_DTYPE records) receives those bids, which legal_bids reads. Returns the mask of the
+    bids legal at that position."""
+    view.n_players = table.n_players
+    view.bidding = table.bidding
+    view.even_bids = table.even_bids
+    for seat in range(MAX_PLAYERS):
+        view.totals[seat] = table.totals[seat]
+    begin_round(view, bidders, table.round_size, table.dealer)
+    view.trump_card = table.trump_card
+    view.trump = table.trump
+    view.phase = PHASE_BID
+    for earlier in range(position):
+        if table.bidding == BIDDING_OPEN:
+            apply_bid(view, bidders, table.bids[bidder_at(table, earlier)])
+        else:
+            view.n_bids += 1
+    return legal_bids(view, bidders, position)
 
 
 @njit(cache=True)

@@ -14,6 +14,7 @@ from test_determinism import assert_same_games
 from test_information import policies_for, redeal, started_round
 from kernels import round_state as R
 from kernels import state as st
+from kernels import posterior
 from kernels.policies import mc
 from kernels.policies.dispatch import decide
 from kernels.rng import STREAM_DECISIONS
@@ -87,13 +88,13 @@ def test_same_seed_same_games_across_threads_and_batches():
 
 
 def sampled_hands(me, table, n_samples, seed=1):
-    """n_samples hands of every seat drawn by mc.sample_hands ([samples, MAX_PLAYERS])."""
+    """n_samples hands of every seat drawn by posterior.sample_hands ([samples, MAX_PLAYERS])."""
     generator = new_stream(seed, 0, 0, STREAM_DECISIONS)
     hands = np.zeros(st.MAX_PLAYERS, dtype=np.int64)
     order = np.zeros(st.MAX_PLAYERS, dtype=np.int64)
     out = np.zeros((n_samples, st.MAX_PLAYERS), dtype=np.int64)
     for i in range(n_samples):
-        mc.sample_hands(me, table, hands, order, generator)
+        posterior.sample_hands(me, table, hands, order, generator)
         out[i] = hands
     return out
 
@@ -120,7 +121,7 @@ def check_samples(samples, me, storage, players):
             if seat == me["seat"]:
                 assert hand == me["hand"]
                 continue
-            assert popcount(hand) == mc.cards_left(table, seat)
+            assert popcount(hand) == posterior.cards_left(table, seat)
             assert hand & ~unseen == 0, "a seen card was dealt"
             assert dealt & hand == 0, "a card was dealt twice"
             assert hand & ~allowed_by_voids(int(storage["voids"][0][seat])) == 0, "a void was broken"
@@ -196,7 +197,7 @@ def exact_marginals(storage, pool, players, me_seat):
     equally likely (enumerated)."""
     table = storage[0]
     others = [s for s in range(players) if s != me_seat]
-    needs = [mc.cards_left(table, s) for s in others]
+    needs = [posterior.cards_left(table, s) for s in others]
     allowed = [allowed_by_voids(int(storage["voids"][0][s])) for s in others]
     counts = np.zeros((len(others), 60))
     total = 0

@@ -12,11 +12,10 @@ random numbers all come from the generator it is given (the round's DECISIONS st
 import numpy as np
 from numba import njit
 
-from kernels.bits import highest_bit, lowest_bit, nth_set_bit, popcount
+from kernels.bits import highest_bit, lowest_bit, popcount
 from kernels.cards import (
     JESTER_MASK,
     N_CARDS,
-    N_SUITS,
     NO_CARD,
     WIZARD_MASK,
     card_bit,
@@ -24,9 +23,9 @@ from kernels.cards import (
     suit_mask,
 )
 from kernels.policies import heuristic
-from kernels.rng import below, uniform
+from kernels.posterior import sample_hands
 from kernels.round_state import apply_card, play_out, restart_bidding
-from kernels.rules import round_score, seat_after, unseen_cards
+from kernels.rules import round_score
 from kernels.state import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTYPE, SEAT_DTYPE, TABLE_DTYPE
 
 # Parameter vector layout; defaults and names live in the Python registry (sim.policies).
@@ -43,128 +42,6 @@ ROLLOUT_PARAMS = np.array([[default for _, default in heuristic.PARAMETERS]] * M
 # Rollouts keep no play log.
 NO_LOG = np.zeros(0, dtype=PLAY_DTYPE)
 
-# Proposals of the void-respecting sampler accepted by their exact weight before it takes the
-# first feasible one (only reached when several seats' voids make acceptance very unlikely).
-WEIGHTED_ATTEMPTS = 256
-
-
-# --- what the seat knows ----------------------------------------------------------------
-
-
-@njit(cache=True)
-def cards_left(table, seat):
-    """Cards `seat` still holds: the round size less its cards played this round."""
-    position = (seat - table.leader) % table.n_players
-    played_this_trick = 1 if position < table.n_in_trick else 0
-    return table.round_size - table.trick - played_this_trick
-
-
-@njit(cache=True)
-def allowed_cards(pool, voids):
-    """Cards of `pool` a seat void in the suits of `voids` may hold (Wizards and Jesters
-    always)."""
-    allowed = pool
-    for suit in range(N_SUITS):
-        if (voids >> suit) & 1:
-            allowed &= ~suit_mask(suit)
-    return allowed
-
-
-# --- sampling the unseen cards ----------------------------------------------------------
-
-
-@njit(cache=True)
-def deal_order(me, table, pool, order):
-    """Fill `order` with the other seats, those with shown voids first, tightest (fewest
-    spare allowed cards) first. Returns how many seats have voids."""
-    n_constrained = 0
-    n_free = 0
-    n_others = table.n_players - 1
-    for step in range(1, table.n_players):
-        seat = seat_after(me.seat, step, table.n_players)
-        if table.voids[seat] == 0:
-            order[n_others - 1 - n_free] = seat
-            n_free += 1
-            continue
-        slack = popcount(allowed_cards(pool, table.voids[seat])) - cards_left(table, seat)
-        position = n_constrained
-        while position > 0:
-            previous = order[position - 1]
-            previous_slack = popcount(allowed_cards(pool, table.voids[previous])) - cards_left(table, previous)
-            if previous_slack <= slack:
-                break
-            order[position] = previous
-            position -= 1
-        order[position] = seat
-        n_constrained += 1
-    return n_constrained
-
-
-@njit(cache=True)
-def draw_cards(available, count, generator):
-    """`count` cards drawn uniformly without replacement from the mask `available`."""
-    drawn = np.int64(0)
-    n_available = popcount(available)
-    for i in range(count):
-        card = nth_set_bit(available, below(generator, n_available - i))
-        available &= ~card_bit(card)
-        drawn |= card_bit(card)
-    return drawn
-
-
-@njit(cache=True)
-def binomial_ratio(available, most, count):
-    """C(available, count) / C(most, count) for count <= available <= most."""
-    ratio = 1.0
-    for i in range(count):
-        ratio *= (available - i) / (most - i)
-    return ratio
-
-
-@njit(cache=True)
-def propose_deal(plan, table, hands, generator):
-    """Deal the seats of plan = (pool, order, n_ordered, n_constrained) in order, each drawing
-    its cards uniformly from the pool cards it may hold that are still undealt. Returns the
-    proposal's acceptance weight: 0 when a seat could not be served, otherwise the product over
-    the constrained seats of C(available, need) / C(most, need), `most` being the largest
-    `available` could be; it makes accepted deals uniform over all deals consistent with the
-    voids (docs/mc.md)."""
-    pool, order, n_ordered, n_constrained = plan
-    remaining = pool
-    weight = 1.0
-    for i in range(n_ordered):
-        seat = order[i]
-        need = cards_left(table, seat)
-        allowed = allowed_cards(pool, table.voids[seat])
-        available = allowed & remaining
-        n_available = popcount(available)
-        if n_available < need:
-            return 0.0
-        if i < n_constrained:
-            # The most this seat could find available, whatever the earlier seats drew.
-            most = min(popcount(allowed), popcount(remaining))
-            weight *= binomial_ratio(n_available, most, need)
-        hands[seat] = draw_cards(available, need, generator)
-        remaining &= ~hands[seat]
-    return weight
-
-
-@njit(cache=True)
-def sample_hands(me, table, hands, order, generator):
-    """Fill hands[seat] for every other seat with a deal of the unseen cards drawn uniformly
-    among the deals consistent with what `me` has seen: the right number of cards per seat and
-    no card of a suit a seat has shown void in (the cards nobody holds stay undealt).
-    `order` is scratch of MAX_PLAYERS seats."""
-    pool = unseen_cards(me.hand, table)
-    n_constrained = deal_order(me, table, pool, order)
-    plan = (pool, order, table.n_players - 1, n_constrained)
-    attempt = 0
-    while True:
-        weight = propose_deal(plan, table, hands, generator)
-        if weight >= 1.0 or (weight > 0.0 and (attempt >= WEIGHTED_ATTEMPTS or uniform(generator) < weight)):
-            hands[me.seat] = me.hand
-            return
-        attempt += 1
 
 
 # --- rollouts ---------------------------------------------------------------------------
