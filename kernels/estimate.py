@@ -1,11 +1,14 @@
 """Monte Carlo bid estimation: one seat's known hand, every candidate bid, many sampled deals.
 
 Seat layout: the dealer is seat N-1, so bidding position p is seat p and seat 0 leads the
-first trick. For each sample the unseen cards are dealt uniformly to the other seats once;
-then the round is replayed for every candidate bid from the same deal and the same start of
-the decisions stream (common random numbers). A sample is a pure function of (seed, sample
-index): its deal comes from the stream (seed, sample, round size, DEAL) and its decisions
-from (seed, sample, round size, DECISIONS), whatever the thread count (docs/estimate.md).
+first trick. For each sample the unseen cards are dealt to the other seats once — from their
+posterior given the earlier bids and the dealer's trump choice (kernels.posterior, with an
+importance weight), or uniformly without inference — then the round is replayed for every
+candidate bid from the same deal and the same start of the decisions stream (common random
+numbers). A sample is a pure function of (seed, sample index): its deal comes from the
+stream (seed, sample, round size, DEAL), its decisions from (seed, sample, round size,
+DECISIONS), and the sampler's pilot, the same for every thread, from (seed, 0, round size,
+PILOT), whatever the thread count (docs/estimate.md).
 """
 import numpy as np
 from numba import njit, prange
@@ -13,10 +16,11 @@ from numba import njit, prange
 from kernels.bits import lowest_bit
 from kernels.games import new_workspace, seated_policies
 from kernels.policies.dispatch import decide
-from kernels.rng import STREAM_DEAL, STREAM_DECISIONS, seed_stream
-from kernels.round_state import begin_round, play_out, set_hands
-from kernels.rules import deal_hands, legal_bids
-from kernels.state import MAX_PARAMS, MAX_PLAYERS
+from kernels.posterior import new_work, prepare, sample_deal
+from kernels.rng import STREAM_DEAL, STREAM_DECISIONS, STREAM_PILOT, seed_stream
+from kernels.round_state import apply_bid, begin_round, legal_actions, play_out, set_hands, turn_up_known
+from kernels.rules import bidder_at, deal_hands, unseen_cards
+from kernels.state import BIDDING_OPEN, MAX_PLAYERS, SEAT_DTYPE, TABLE_DTYPE
 
 _i8 = np.int64
 
@@ -28,7 +32,6 @@ SITUATION_DTYPE = np.dtype(
         ("round_size", _i8),
         ("seat", _i8),  # the estimating seat, equal to its bidding position
         ("hand", _i8),  # its cards
-        ("unseen", _i8),  # mask of the cards dealt at random to the other seats
         ("trump_card", _i8),  # NO_CARD when nothing was turned up
         ("trump", _i8),  # suit 0..3 or NO_SUIT
         ("bids", _i8, (MAX_PLAYERS,)),
@@ -56,17 +59,39 @@ def mask_to_deck(mask, deck):
 
 
 @njit(cache=True)
-def deal_sample(seed, sample, situation, table, seats, scratch, hands):
-    """Deal the unseen cards to the other seats (kernels.rules.deal_hands on the unseen cards
-    in ascending id order, from the stream (seed, sample, round size, DEAL)); hands[seat]
-    receives every seat's hand mask. `table` is begun for the round."""
+def known_round(situation, table, seats):
+    """Begin the round on `table` as the estimating seat knows it at its turn: its own hand,
+    the turned-up card and trump, the score pad, and the earlier bids made (visible under
+    open bidding; under the other modes nobody sees them, so they need not be known). The
+    other seats' records hold no cards."""
+    begin_round(table, seats, situation.round_size, dealer_seat(table.n_players))
+    for seat in range(MAX_PLAYERS):
+        table.totals[seat] = situation.totals[seat]
+    me = seats[situation.seat]
+    me.hand = situation.hand
+    me.dealt = situation.hand
+    turn_up_known(table, situation.trump_card, situation.trump)
+    for position in range(situation.seat):
+        if table.bidding == BIDDING_OPEN:
+            apply_bid(table, seats, situation.bids[bidder_at(table, position)])
+        else:
+            table.n_bids += 1
+
+
+@njit(cache=True)
+def deal_uniformly(seed, sample, situation, memory, scratch):
+    """Without inference: deal the unseen cards to the other seats (kernels.rules.deal_hands
+    on the unseen cards in ascending id order, from the stream (seed, sample, round size,
+    DEAL)); memory.hands[seat] receives every seat's hand mask. Returns the weight, 1."""
+    table = memory.known_table
     deck = scratch.deck
     generator = scratch.generator
-    n_unseen = mask_to_deck(situation.unseen, deck)
+    n_unseen = mask_to_deck(unseen_cards(situation.hand, table), deck)
     seed_stream(generator, seed, sample, situation.round_size, STREAM_DEAL)
-    deal_hands(deck, n_unseen, table, seats, situation.seat, generator)
+    deal_hands(deck, n_unseen, table, memory.dealt, situation.seat, generator)
     for seat in range(table.n_players):
-        hands[seat] = situation.hand if seat == situation.seat else seats[seat].hand
+        memory.hands[seat] = situation.hand if seat == situation.seat else memory.dealt[seat].hand
+    return 1.0
 
 
 @njit(cache=True)
@@ -93,54 +118,119 @@ def play_sample_round(sample_key, fixed_bids, hands, situation, workspace):
     return table.tricks[situation.seat]
 
 
+# One thread's memory besides the engine workspace: the round as the estimating seat knows
+# it, the posterior sampler's compiled observations, and a sample's hands and fixed bids.
+ESTIMATE_DTYPE = np.dtype(
+    [
+        ("known_table", TABLE_DTYPE),
+        ("known_seats", SEAT_DTYPE, (MAX_PLAYERS,)),
+        ("dealt", SEAT_DTYPE, (MAX_PLAYERS,)),  # the uniform deal's hands
+        ("hands", _i8, (MAX_PLAYERS,)),
+        ("fixed_bids", _i8, (MAX_PLAYERS,)),
+    ]
+)
+
+
 @njit(cache=True)
-def estimate_sample(sample_key, candidates, situation, workspace_storage, work, tricks):
-    """Deal sample `sample_key` once and play it for every candidate bid; tricks[k] receives
-    the estimating seat's tricks when it bids candidates[k]. work = (hands, fixed bids)."""
+def new_estimate_memory(seed, rules, situation, policies, model, infer):
+    """A thread's (engine workspace storage, ESTIMATE_DTYPE storage, posterior work storage):
+    the round as the seat knows it and, with inference, the sampler prepared from the pilot
+    stream (seed, 0, round size, PILOT), identical in every thread."""
+    workspace_storage = new_workspace(rules, policies)
+    memory_storage = np.zeros(1, dtype=ESTIMATE_DTYPE)
+    memory = memory_storage[0]
+    memory.known_table.n_players = rules.n_players
+    memory.known_table.bidding = rules.bidding
+    memory.known_table.even_bids = rules.even_bids
+    known_round(situation, memory.known_table, memory.known_seats)
+    for seat in range(MAX_PLAYERS):
+        memory.fixed_bids[seat] = situation.bids[seat]
+    work_storage = new_work()
+    if infer:
+        generator = np.empty(1, dtype=np.uint64)
+        seed_stream(generator, seed, 0, situation.round_size, STREAM_PILOT)
+        me = memory.known_seats[situation.seat]
+        prepare(me, memory.known_table, model, work_storage[0], generator)
+    return workspace_storage, memory_storage, work_storage
+
+
+@njit(cache=True)
+def estimate_sample(sample_key, candidates, situation, inference, memories, results):
+    """Deal sample `sample_key` once and, when its weight is not 0, play it for every
+    candidate bid: tricks[k] receives the estimating seat's tricks when it bids
+    candidates[k]. results = (tricks, weights, proposals) rows of this sample."""
     seed, sample = sample_key
-    hands, fixed_bids = work
-    workspace = workspace_storage[0]  # the caller's storage keeps this record alive
-    begin_round(workspace.table, workspace.seats, situation.round_size, dealer_seat(workspace.table.n_players))
-    deal_sample(seed, sample, situation, workspace.table, workspace.seats, workspace.scratch, hands)
+    model, infer = inference
+    workspace_storage, memory_storage, work_storage = memories
+    tricks, weight_out, proposals_out = results
+    workspace = workspace_storage[0]  # the callers' storages keep these records alive
+    memory = memory_storage[0]
+    hands = memory.hands
+    if infer:
+        generator = workspace.scratch.generator
+        seed_stream(generator, seed, sample, situation.round_size, STREAM_DEAL)
+        weight, proposals = sample_deal(model, work_storage[0], hands, generator)
+    else:
+        weight, proposals = deal_uniformly(seed, sample, situation, memory, workspace.scratch), 0
+    weight_out[0] = weight
+    proposals_out[0] = proposals
+    if weight == 0.0:
+        return
+    fixed_bids = memory.fixed_bids
     for k in range(candidates.shape[0]):
         fixed_bids[situation.seat] = candidates[k]
         tricks[k] = play_sample_round(sample_key, fixed_bids, hands, situation, workspace)
 
 
 @njit(cache=True)
-def new_estimate_workspace(rules, situation, policies):
-    """A thread's engine workspace (storage array), and its (hands, fixed bids)."""
-    workspace_storage = new_workspace(rules, policies)
-    return workspace_storage, (np.zeros(MAX_PLAYERS, dtype=np.int64), situation.bids.copy())
-
-
-@njit(cache=True)
 def seat_legal_bids(rules, situation):
     """Mask of the bids the estimating seat may make (the even-bids restriction of the
     dealer depends only on the earlier bids and the score pad, which are known)."""
-    unseated = (np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros((MAX_PLAYERS, MAX_PARAMS)))  # legality ignores policies
-    workspace_storage, (hands, fixed_bids) = new_estimate_workspace(rules, situation, unseated)
-    table = workspace_storage[0].table
-    seats = workspace_storage[0].seats
-    hands[situation.seat] = situation.hand
-    start_sample_round(situation, hands, table, seats)
-    for seat in range(situation.seat):
-        seats[seat].bid = fixed_bids[seat]
-    return legal_bids(table, seats, situation.seat)
+    storage = np.zeros(1, dtype=TABLE_DTYPE)
+    table = storage[0]
+    table.n_players = rules.n_players
+    table.bidding = rules.bidding
+    table.even_bids = rules.even_bids
+    seats = np.zeros(MAX_PLAYERS, dtype=SEAT_DTYPE)
+    known_round(situation, table, seats)
+    return legal_actions(table, seats)
+
+
+@njit(cache=True)
+def observed_seats(rules, situation, models):
+    """How many other seats' bids or trump choice the posterior sampler conditions on in
+    this situation (rules, situation, models: one-record arrays)."""
+    memory_storage = np.zeros(1, dtype=ESTIMATE_DTYPE)
+    memory = memory_storage[0]
+    table = memory.known_table
+    table.n_players = rules[0].n_players
+    table.bidding = rules[0].bidding
+    table.even_bids = rules[0].even_bids
+    known_round(situation[0], table, memory.known_seats)
+    generator = np.zeros(1, dtype=np.uint64)  # the pilot's draws do not change the count
+    return prepare(memory.known_seats[situation[0].seat], table, models[0], new_work()[0], generator)
 
 
 @njit(cache=True, parallel=True)
-def estimate_tricks(seed, rules, situation, policies, candidates, tricks):
-    """Fill tricks[i, k]: the estimating seat's tricks in sample i when it bids candidates[k].
+def estimate_tricks(seed, rules, situation, policies, candidates, inference, results):
+    """Fill results = (tricks [samples, candidates], weights [samples], proposals [samples]):
+    tricks[i, k] is the estimating seat's tricks in sample i when it bids candidates[k],
+    weights[i] the sample's importance weight (1 without inference; 0: not played), and
+    proposals[i] the candidate hands the posterior sampler tried for it.
+    inference = (opponent model record array (kernels.posterior.MODEL_DTYPE), infer flag).
 
     rules and situation are one-record arrays (a parallel kernel cannot take a bare record).
     Samples are independent, so the blocking over threads never changes a result."""
+    tricks, weights, proposals = results
     n_samples = tricks.shape[0]
     n_blocks = (n_samples + SAMPLES_PER_BLOCK - 1) // SAMPLES_PER_BLOCK
+    models, infer = inference
     for block in prange(n_blocks):
         block_situation = situation[0]
-        workspace_storage, work = new_estimate_workspace(rules[0], block_situation, policies)
+        model = models[0]
+        memories = new_estimate_memory(seed, rules[0], block_situation, policies, model, infer)
         # A thread-local copy: shared arrays would make every reference count contended.
         block_candidates = candidates.copy()
         for i in range(block * SAMPLES_PER_BLOCK, min(n_samples, (block + 1) * SAMPLES_PER_BLOCK)):
-            estimate_sample((seed, i), block_candidates, block_situation, workspace_storage, work, tricks[i])
+            sample_results = (tricks[i], weights[i : i + 1], proposals[i : i + 1])
+            estimate_sample((seed, i), block_candidates, block_situation, (model, infer), memories, sample_results)

@@ -58,6 +58,7 @@ OPPONENT_HEURISTIC = 1  # bids and chooses trump like kernels.policies.heuristic
 # How a later constrained seat's acceptance probability Z is estimated (MODEL_DTYPE.estimator).
 ESTIMATOR_FIXED = 0  # M candidate hands, Z ~ mean likelihood, one picked by likelihood (default)
 ESTIMATOR_HALDANE = 1  # candidates until k accept, Z ~ (k-1)/(draws-1) (unbounded: see docs)
+ESTIMATOR_WEIGHTING = 2  # no rejection: every seat dealt uniformly, the sample weighted by the likelihoods
 DEFAULT_EXPECTED_ACCEPTS = 2.0  # fixed estimator: M = expected_accepts / pilot acceptance
 DEFAULT_MAX_TRIES = 256  # fixed estimator: largest M
 DEFAULT_ACCEPTANCES = 2  # Haldane's k
@@ -72,6 +73,7 @@ MODEL_DTYPE = np.dtype(
         ("kind", _i8, (MAX_PLAYERS,)),  # OPPONENT_* per seat (the deciding seat's entry is ignored)
         ("params", _f8, (MAX_PLAYERS, MAX_PARAMS)),  # heuristic parameter row per seat
         ("spread", _f8),  # 0: exact model; > 0: tolerant, bid likelihood exp(-(b-h)^2 / 2 spread^2)
+        ("floor", _f8),  # share of a uniform bid over the legal bids in every bid likelihood (robustness)
         ("trump_miss", _f8),  # tolerant: P(dealer's trump differs from the heuristic's), split over 3 suits
         ("estimator", _i8),  # ESTIMATOR_*: how a later constrained seat's acceptance is estimated
         ("expected_accepts", _f8),  # fixed: candidates per seat = this / its pilot acceptance
@@ -156,6 +158,27 @@ def new_model(
     model["pilot"] = pilot
     model["control"] = control
     return model
+
+
+@njit(cache=True)
+def set_model(model, n_players, params, spread):
+    """Model every seat as the heuristic with its row of `params` (spread 0: exactly; > 0:
+    with that much bid noise, the tolerant model), with the sampler's default tuning (the
+    jitted counterpart of new_model's defaults, for policies that infer)."""
+    for seat in range(MAX_PLAYERS):
+        model.kind[seat] = OPPONENT_HEURISTIC if seat < n_players else OPPONENT_UNINFORMATIVE
+        for k in range(MAX_PARAMS):
+            model.params[seat, k] = params[seat, k] if k < params.shape[1] else 0.0
+    model.spread = spread
+    model.floor = 0.0
+    model.trump_miss = 0.0 if spread == 0.0 else DEFAULT_TRUMP_MISS
+    model.estimator = ESTIMATOR_FIXED
+    model.expected_accepts = DEFAULT_EXPECTED_ACCEPTS
+    model.max_tries = DEFAULT_MAX_TRIES
+    model.acceptances = DEFAULT_ACCEPTANCES
+    model.max_proposals = DEFAULT_MAX_PROPOSALS
+    model.pilot = DEFAULT_PILOT
+    model.control = DEFAULT_CONTROL
 
 
 @njit(cache=True)
@@ -296,7 +319,8 @@ def set_bid_weights(model, work, seat, bid):
     """bid_weight[seat, h]: the acceptance probability of a hand on which the heuristic bids h
     when `bid` was seen. Exact: 1 if h == bid. Tolerant: P(bid | h) = g(bid - h) / sum over the
     legal bids b' of g(b' - h), g(x) = exp(-x^2 / 2 spread^2), scaled so its largest value
-    over h is 1 (a constant factor per seat changes no posterior)."""
+    over h is 1 (a constant factor per seat changes no posterior). model.floor mixes in a
+    uniform bid: (1 - floor) P(bid | h) + floor / (legal bids)."""
     round_size = work.views[seat].round_size
     legal = work.legal[seat]
     spread = model.spread
@@ -310,6 +334,8 @@ def set_bid_weights(model, work, seat, bid):
                 if (legal >> other) & 1:
                     total += np.exp(-((other - h) ** 2) / (2.0 * spread * spread))
             value = np.exp(-((bid - h) ** 2) / (2.0 * spread * spread)) / total
+        if model.floor > 0.0:  # a bid the model cannot explain still says little, never "impossible"
+            value = (1.0 - model.floor) * value + model.floor / popcount(legal)
         work.bid_weight[seat, h] = value
         largest = max(largest, value)
     for h in range(round_size + 1):
@@ -423,7 +449,7 @@ def prepare(me, table, model, work, generator):
     work.n_order = n
     for seat in range(MAX_PLAYERS):
         work.control_level[seat] = 0.0
-    if work.n_constrained > 1:
+    if work.n_constrained > 1 and model.estimator != ESTIMATOR_WEIGHTING:
         order_by_acceptance(model, work, generator)
         for i in range(1, work.n_constrained):
             seat = work.order[i]
@@ -532,7 +558,13 @@ def sample_deal(model, work, hands, generator):
                 break
             if n_available < work.most[i]:  # a void seat: mc's exact weight C(a, k) / C(most, k)
                 weight *= binomial_ratio(n_available, work.most[i], need)
-            if i == 0 and work.n_constrained > 0:
+            if model.estimator == ESTIMATOR_WEIGHTING and i < work.n_constrained:
+                # Likelihood weighting: a uniform hand, weighted by its likelihood (cheapest
+                # per sample, lower effective sample size; mc's choice).
+                hand = draw_cards(available, need, generator)
+                proposals += 1
+                weight *= acceptance(model, work, seat, hand | work.played_by[seat])
+            elif i == 0 and work.n_constrained > 0:
                 # The first constrained seat draws from the whole pool: its acceptance
                 # probability is the same for every sample, so one accepted hand needs no
                 # weight (plain rejection, one seat).

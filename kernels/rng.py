@@ -16,6 +16,7 @@ _TWO_32 = np.uint64(1 << 32)
 STREAM_DEAL = 1
 STREAM_DECISIONS = 2
 STREAM_DRAW = 3
+STREAM_PILOT = 4  # estimate: the posterior sampler's pilot draws (game key 0)
 STREAM_SEATING = 8  # tournaments without duplicate deals: who sits where (round key 0)
 ROUND_OF_DRAW = 0
 

@@ -106,6 +106,13 @@ def set_hands(table, seats, hands, turned_card, trump):
     for seat in range(table.n_players):
         seats[seat].hand = hands[seat]
         seats[seat].dealt = hands[seat]
+    turn_up_known(table, turned_card, trump)
+
+
+@njit(cache=True)
+def turn_up_known(table, turned_card, trump):
+    """The turned-up card and, after a Wizard, the suit the dealer chose: a round rebuilt
+    from what a seat knows rather than dealt."""
     turn_up(table, turned_card)
     if table.phase == PHASE_TRUMP:
         apply_trump(table, trump)

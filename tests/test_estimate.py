@@ -2,6 +2,7 @@
 thread-count determinism, legal bids, the JSON shape and one-line errors (exit code 2)."""
 import itertools
 import json
+import math
 
 import numba
 import numpy as np
@@ -9,15 +10,15 @@ import pytest
 from typer.testing import CliRunner
 
 import reference
-from helpers import JESTERS, WIZARDS, cards_of, mask, new_table
-from kernels import round_state as R
+import sim
+from helpers import JESTERS, WIZARDS, cards_of, mask
+from kernels import estimate as E
+from kernels import rules as K
 from kernels import state as st
 from kernels.cards import NO_CARD
-from kernels.estimate import deal_sample
 from sim.analysis.estimate import estimate, make_situation, run_estimate
 from sim.cli import app
 from sim.config.errors import ConfigError
-from sim.config.rules import Rules
 
 runner = CliRunner()
 
@@ -25,11 +26,16 @@ runner = CliRunner()
 # --- exactness: 1-card hands, every other card enumerated -------------------------------
 
 
+def unseen_cards(situation) -> list[int]:
+    """The cards neither in the hand nor turned up."""
+    return [c for c in range(60) if c not in situation.hand and c != situation.trump_card]
+
+
 def exact_win_probability(situation) -> float:
     """P(the seat takes the trick) over every ordered deal of one unseen card to each other
     seat; play order is seat 0 (left of the dealer) .. seat N-1 (the dealer)."""
     players = situation.rules.players
-    unseen = cards_of(situation.unseen_mask())
+    unseen = unseen_cards(situation)
     (card,) = situation.hand
     wins = total = 0
     for others in itertools.permutations(unseen, players - 1):
@@ -62,30 +68,44 @@ def test_one_card_estimate_agrees_with_enumeration(case):
         assert row.expected_score_lo <= exact_scores[bid] <= row.expected_score_hi, (bid, exact_scores[bid])
 
 
+def known_memory(situation):
+    """The estimate kernel's memory of one thread, with the round as the seat knows it."""
+    memory = np.zeros(1, dtype=E.ESTIMATE_DTYPE)
+    table = memory[0]["known_table"]
+    for field in ("n_players", "bidding", "even_bids"):
+        table[field] = situation.rules.to_record()[0][field]
+    E.known_round(situation.to_record()[0], memory[0]["known_table"], memory[0]["known_seats"])
+    return memory
+
+
 def test_pool_leaves_out_the_hand_and_the_turned_up_card():
     jester_out = make_situation("AC J", no_trump=True, players=4)
     assert jester_out.trump_card == JESTERS[1]  # the hand's Jester is the first id
-    assert cards_of(jester_out.unseen_mask()) == [c for c in range(60) if c not in (12, JESTERS[0], JESTERS[1])]
     wizard_out = make_situation("W W", trump_suit="S", players=4)
     assert (wizard_out.trump_card, wizard_out.trump) == (WIZARDS[2], 3)
     last_round = make_situation(list(range(15)), players=4)
-    assert last_round.trump_card == NO_CARD and last_round.unseen_mask() == ((1 << 60) - 1) & ~mask(range(15))
+    assert last_round.trump_card == NO_CARD
+    for situation in (jester_out, wizard_out, last_round):
+        memory = known_memory(situation)
+        pool = K.unseen_cards(mask(situation.hand), memory[0]["known_table"])
+        assert cards_of(pool) == unseen_cards(situation)
 
 
-def test_deal_sample_deals_the_unseen_cards_disjointly():
+def test_uniform_deal_deals_the_unseen_cards_disjointly():
     situation = make_situation("W AS KH 7H J", trump="3H", players=4, position=2, bids="1,0")
     record = situation.to_record()
-    storage, seats = new_table(Rules(players=4).to_record()[0])
-    R.begin_round(storage[0], seats, 5, 3)
+    memory = known_memory(situation)
+    assert memory[0]["known_table"]["n_bids"] == 2 and list(memory[0]["known_table"]["bids"][:2]) == [1, 0]
     scratch = np.zeros(1, dtype=st.SCRATCH_DTYPE)
-    hands = np.zeros(st.MAX_PLAYERS, dtype=np.int64)
+    unseen = mask(unseen_cards(situation))
     for sample in range(50):
-        deal_sample(3, sample, record[0], storage[0], seats, scratch[0], hands)
+        assert E.deal_uniformly(3, sample, record[0], memory[0], scratch[0]) == 1.0
+        hands = memory[0]["hands"]
         assert hands[2] == record["hand"][0]
         others = [int(hands[seat]) for seat in (0, 1, 3)]
         assert [bin(h).count("1") for h in others] == [5, 5, 5]
         assert others[0] | others[1] | others[2] == (others[0] ^ others[1] ^ others[2])
-        assert all(h & ~int(record["unseen"][0]) == 0 for h in others)
+        assert all(h & ~unseen == 0 for h in others)
 
 
 # --- common random numbers and determinism -----------------------------------------------
@@ -108,7 +128,9 @@ def test_results_do_not_depend_on_threads_or_sample_count():
     two = run_estimate("W 10S 9S AH 4D QC J", samples=700, threads=2, **options)
     fewer = run_estimate("W 10S 9S AH 4D QC J", samples=300, threads=2, **options)
     np.testing.assert_array_equal(one.tricks, two.tricks)
+    np.testing.assert_array_equal(one.weights, two.weights)
     np.testing.assert_array_equal(one.tricks[:300], fewer.tricks)
+    np.testing.assert_array_equal(one.weights[:300], fewer.weights)
     assert one.to_json() == two.to_json()
 
 
@@ -161,7 +183,8 @@ def test_frame_columns_and_attrs():
     frame = estimate("W AS KH", trump="3H", players=3, samples=300, seed=2)
     assert frame.bid.tolist() == [0, 1, 2, 3]
     expected = ["bid", "legal", "recommended", "p_make", "p_make_lo", "p_make_hi", "expected_score",
-                "expected_score_lo", "expected_score_hi", "tricks_0", "tricks_1", "tricks_2", "tricks_3"]
+                "expected_score_lo", "expected_score_hi", "effective_samples", "acceptance", "tricks_0", "tricks_1",
+                "tricks_2", "tricks_3"]
     assert frame.columns.tolist() == expected
     np.testing.assert_allclose(frame[["tricks_0", "tricks_1", "tricks_2", "tricks_3"]].sum(axis=1), 1.0)
     assert (frame.p_make_lo <= frame.p_make).all() and (frame.p_make <= frame.p_make_hi).all()
@@ -241,3 +264,108 @@ def test_api_raises_config_error():
         estimate([12, 12], trump="3H")
     with pytest.raises(ConfigError, match="hand mask 0"):
         estimate(0, trump="3H")
+
+
+# --- inference: the earlier bids and the dealer's trump choice ---------------------------
+
+
+def self_play_round_one(games: int, seed: int):
+    """4-player heuristic self-play of round 1 only (play is forced: who takes the trick
+    depends on the cards alone): per game the first two bidders' cards and the first bid,
+    the turned-up card and whether the second bidder (or the first) took the trick."""
+    batch = sim.run_games(sim.Rules(players=4, rounds=[1]), "heuristic", seed=seed, games=games)
+    hands, bids, tricks = (batch.seats[field][:, 0, :] for field in ("hand", "bid", "tricks"))
+    dealer = batch.rounds["dealer"][:, 0].astype(np.int64)
+    rows = np.arange(dealer.shape[0])
+    first, second = (dealer + 1) % 4, (dealer + 2) % 4
+    card = {"first": np.log2(hands[rows, first].astype(np.float64)).astype(np.int64),
+            "second": np.log2(hands[rows, second].astype(np.float64)).astype(np.int64)}
+    return {
+        "first_card": card["first"], "second_card": card["second"], "first_bid": bids[rows, first],
+        "turned": batch.rounds["trump_card"][:, 0].astype(np.int64),
+        "first_won": tricks[rows, first], "second_won": tricks[rows, second],
+    }
+
+
+def test_estimate_is_calibrated_against_self_play_after_informative_bids():
+    """Round 1, heuristic everywhere: a Wizard or a non-trump King held by the second bidder
+    (a 5 of another suit turned up; suits are symmetric, so every such game counts), after
+    a first bid of 0 or 1, and a non-trump King bidding first: the self-play frequency of
+    taking the trick equals estimate's P(make 1) within statistical error. Without
+    inference the Wizard after a bid of 1 is far off (benchmarks/bench_estimate.py
+    --calibration runs the large version)."""
+    play = self_play_round_one(400_000, seed=11)
+    five = (play["turned"] >= 0) & (play["turned"] < 52) & (play["turned"] % 13 == 3)
+    suit_of_turned = play["turned"] // 13
+
+    def king(card):
+        return (card < 52) & (card % 13 == 11) & (card // 13 != suit_of_turned)
+
+    wizard = (play["second_card"] >= 52) & (play["second_card"] < 56)
+    cases = [
+        ("W", 1, "1", wizard & five & (play["first_bid"] == 1), "second_won"),
+        ("W", 1, "0", wizard & five & (play["first_bid"] == 0), "second_won"),
+        ("KS", 1, "0", king(play["second_card"]) & five & (play["first_bid"] == 0), "second_won"),
+        ("KS", 1, "1", king(play["second_card"]) & five & (play["first_bid"] == 1), "second_won"),
+        ("KS", 0, "", king(play["first_card"]) & five, "first_won"),
+    ]
+    for hand, position, bids, selected, won in cases:
+        games = int(selected.sum())
+        observed = float(play[won][selected].mean())
+        result = run_estimate(hand, trump="5H", players=4, position=position, bids=bids, samples=20_000, seed=3)
+        predicted = result.stats[1].p_make
+        sigma = math.sqrt(observed * (1 - observed) / games + predicted * (1 - predicted) / result.effective_samples)
+        assert games > 250 and abs(observed - predicted) <= 4 * sigma + 1e-9, (hand, bids, games, observed, predicted)
+    uniform = run_estimate("W", trump="5H", players=4, position=1, bids="1", samples=20_000, seed=3, infer=False)
+    wizard_after_one = float(play["second_won"][cases[0][3]].mean())
+    assert uniform.stats[1].p_make - wizard_after_one > 0.15
+
+
+def test_hidden_and_delayed_bidding_infer_nothing_from_bids():
+    for bidding in ("hidden", "delayed"):
+        result = run_estimate("AS KH 7H", trump="3H", players=4, position=2, bidding=bidding, samples=3000, seed=1)
+        assert result.observed_seats == 0 and (result.weights == 1.0).all()
+        assert result.effective_samples == 3000 and result.acceptance == 1.0
+        uniform = run_estimate("AS KH 7H", trump="3H", players=4, position=2, bidding=bidding, samples=3000, seed=1,
+                               infer=False)
+        for ours, theirs in zip(result.stats, uniform.stats):
+            sigma = math.sqrt(max(ours.p_make * (1 - ours.p_make), 1e-4) * 2 / 3000)
+            assert abs(ours.p_make - theirs.p_make) < 5 * sigma
+
+
+def test_dealer_trump_choice_is_evidence_even_without_visible_bids():
+    """A Wizard turned up and the dealer chose spades: the heuristic dealer holds spades."""
+    result = run_estimate("AH KH", trump="W", trump_suit="S", players=4, position=0, bidding="hidden", samples=500,
+                          seed=2)
+    assert result.observed_seats == 1
+
+
+def test_impossible_bids_are_an_error_for_the_exact_model_and_fine_for_the_tolerant_one():
+    options = dict(trump="2H", players=4, position=1, bids="2", opponents="heuristic:aggression=0", samples=100, seed=1)
+    with pytest.raises(ConfigError, match="tolerant model"):
+        run_estimate("AS KS", **options)
+    tolerant = run_estimate("AS KS", spread=1.0, **options)
+    assert tolerant.effective_samples > 10 and tolerant.observed_seats == 1
+
+
+def test_weighted_figures_reduce_to_the_plain_ones_with_equal_weights():
+    result = run_estimate("W AS KH 7H", trump="3H", position=1, bids="1", samples=2000, seed=4, infer=False)
+    tricks = result.tricks[:, list(result.candidates).index(2)].astype(np.int64)
+    stats = result.stats[2]
+    assert stats.p_make == pytest.approx(float(np.mean(tricks == 2)))
+    scores = np.where(tricks == 2, 20 + 10 * tricks, -10 * np.abs(tricks - 2))
+    half = 1.959963984540054 * scores.std(ddof=1) / math.sqrt(len(scores))
+    assert stats.expected_score_ci[1] - stats.expected_score == pytest.approx(half)
+
+
+def test_cli_reports_effective_samples_and_warns_when_few():
+    arguments = ["estimate", "--hand", "W AS KH 7H J", "--trump", "3H", "--position", "2", "--bids", "1,0"]
+    result = runner.invoke(app, [*arguments, "--samples", "300", "--json"])
+    payload = json.loads(result.stdout)
+    assert payload["infer"] is True and payload["observed_seats"] == 2
+    assert 0 < payload["effective_samples"] <= 300 and 0 < payload["acceptance"] <= 1
+    assert payload["few_effective_samples"] is True
+    table = runner.invoke(app, [*arguments, "--samples", "300"])
+    assert "effective samples" in table.stdout and "warning" in table.stdout
+    uniform = runner.invoke(app, [*arguments, "--samples", "300", "--no-infer", "--json"])
+    assert json.loads(uniform.stdout)["infer"] is False

@@ -12,7 +12,7 @@ random numbers all come from the generator it is given (the round's DECISIONS st
 import numpy as np
 from numba import njit
 
-from kernels.bits import highest_bit, lowest_bit, popcount
+from kernels.bits import at, highest_bit, lowest_bit, popcount
 from kernels.cards import (
     JESTER_MASK,
     N_CARDS,
@@ -23,7 +23,15 @@ from kernels.cards import (
     suit_mask,
 )
 from kernels.policies import heuristic
-from kernels.posterior import sample_hands
+from kernels.posterior import (
+    ESTIMATOR_WEIGHTING,
+    MODEL_DTYPE,
+    POSTERIOR_WORK_DTYPE,
+    prepare,
+    sample_deal,
+    sample_hands,
+    set_model,
+)
 from kernels.round_state import apply_card, play_out, restart_bidding
 from kernels.rules import round_score
 from kernels.state import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTYPE, SEAT_DTYPE, TABLE_DTYPE
@@ -31,13 +39,24 @@ from kernels.state import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTY
 # Parameter vector layout; defaults and names live in the Python registry (sim.policies).
 P_SAMPLES = 0  # sampled deals per bid decision (0: the heuristic's bid)
 P_PLAY_SAMPLES = 1  # sampled deals per card decision (0: the heuristic's card)
+P_INFER = 2  # 1: deals from the posterior given the bids and trump choice shown; 0: uniform
+P_SPREAD = 3  # the posterior's opponent model: the heuristic's bids with this noise (0: exact)
 PARAMETERS = (
     ("samples", 16.0),
     ("play_samples", 16.0),
+    ("infer", 1.0),
+    ("spread", 0.5),
 )
 
 # Every seat of a rollout plays the heuristic with its default parameters.
 ROLLOUT_PARAMS = np.array([[default for _, default in heuristic.PARAMETERS]] * MAX_PLAYERS)
+
+# The posterior sampler as mc runs it: likelihood weighting (each sample dealt uniformly,
+# respecting voids, and weighted by how likely the bids and trump choice shown make it) costs
+# one heuristic bid per observed seat and sample, where rejection costs tens (a decision takes
+# 16 samples, not estimate's 100,000); a floor in the bid likelihood keeps an opponent who
+# bids unlike the heuristic (a random bidder, another bot) from dominating the weights.
+MC_FLOOR = 0.1
 
 # Rollouts keep no play log.
 NO_LOG = np.zeros(0, dtype=PLAY_DTYPE)
@@ -59,7 +78,9 @@ DECISION_DTYPE = np.dtype(
         ("hands", np.int64, (MAX_PLAYERS,)),  # the sampled hands
         ("order", np.int64, (MAX_PLAYERS,)),  # the dealing order of the sampler
         ("fixed_bids", np.int64, (MAX_PLAYERS,)),  # bids a rollout imposes (NO_BID: heuristic)
-        ("totals", np.int64, (N_CARDS,)),  # summed rollout scores per bid or per card
+        ("totals", np.float64, (N_CARDS,)),  # summed weighted rollout scores per bid or per card
+        ("model", MODEL_DTYPE),  # with inference: the opponents, as the posterior sees them
+        ("posterior", POSTERIOR_WORK_DTYPE),  # with inference: the sampler's observations
     ]
 )
 
@@ -154,6 +175,37 @@ def best_choice(totals, choices, preferred):
 
 
 @njit(cache=True)
+def start_sampling(params, me, table, scratch, generator):
+    """Prepare the decision's deals: with inference, the posterior sampler of the unseen cards
+    given the bids and the dealer's trump choice shown, every seat modelled as the rollouts'
+    heuristic (kernels.posterior)."""
+    if params[at(me.seat), P_INFER] == 0:
+        return
+    model = scratch.model
+    set_model(model, table.n_players, ROLLOUT_PARAMS, params[at(me.seat), P_SPREAD])
+    model.floor = MC_FLOOR
+    model.pilot = 8
+    model.max_tries = 8
+    model.max_proposals = 200
+    prepare(me, table, model, scratch.posterior, generator)
+
+
+@njit(cache=True)
+def sample_base(params, me, table, scratch, generator):
+    """Deal one sample of the unseen cards and set the rollouts' base state from it; returns
+    its weight (0: the posterior sampler gave up on it, skip it). Without inference: a uniform
+    deal respecting the voids shown, weight 1."""
+    weight = 1.0
+    if params[at(me.seat), P_INFER] == 0:
+        sample_hands(me, table, scratch.hands, scratch.order, generator)
+    else:
+        weight, _ = sample_deal(scratch.model, scratch.posterior, scratch.hands, generator)
+    if weight > 0.0:
+        set_base(me, table, scratch)
+    return weight
+
+
+@njit(cache=True)
 def choose_bid(params, me, table, legal, generator):
     preferred = heuristic.choose_bid(ROLLOUT_PARAMS, me, table, legal)
     samples = int(params[me.seat, P_SAMPLES])
@@ -162,9 +214,11 @@ def choose_bid(params, me, table, legal, generator):
     storage = new_decision_memory()
     scratch = storage[0]
     rollout_seats = scratch.rollout_seats
+    start_sampling(params, me, table, scratch, generator)
     for _ in range(samples):
-        sample_hands(me, table, scratch.hands, scratch.order, generator)
-        set_base(me, table, scratch)
+        weight = sample_base(params, me, table, scratch, generator)
+        if weight == 0.0:
+            continue
         rest = legal
         while rest:
             bid = lowest_bit(rest)
@@ -173,7 +227,7 @@ def choose_bid(params, me, table, legal, generator):
             restart_bidding(rollout_table, rollout_seats)
             fixed_bids = rollout_bidding(scratch, me.seat, bid)
             play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, fixed_bids, NO_LOG)
-            scratch.totals[bid] += outcome(rollout_table, rollout_seats, me.seat)
+            scratch.totals[bid] += weight * outcome(rollout_table, rollout_seats, me.seat)
     return best_choice(storage[0].totals, legal, preferred)  # (storage stays alive until here)
 
 
@@ -225,9 +279,11 @@ def choose_card(params, me, table, legal, generator):
     storage = new_decision_memory()
     scratch = storage[0]
     rollout_seats = scratch.rollout_seats
+    start_sampling(params, me, table, scratch, generator)
     for _ in range(samples):
-        sample_hands(me, table, scratch.hands, scratch.order, generator)
-        set_base(me, table, scratch)
+        weight = sample_base(params, me, table, scratch, generator)
+        if weight == 0.0:
+            continue
         rest = choices
         while rest:
             card = lowest_bit(rest)
@@ -235,7 +291,7 @@ def choose_card(params, me, table, legal, generator):
             rollout_table = reset_rollout(scratch, table.n_players)
             apply_card(rollout_table, rollout_seats, card)
             play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, scratch.fixed_bids, NO_LOG)
-            scratch.totals[card] += outcome(rollout_table, rollout_seats, me.seat)
+            scratch.totals[card] += weight * outcome(rollout_table, rollout_seats, me.seat)
     preferred_choice = representative(preferred, choices)
     best = best_choice(storage[0].totals, choices, preferred_choice)  # (storage stays alive until here)
     return preferred if best == preferred_choice else best

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, NO_CARD, NO_SUIT, RANKS_PER_SUIT
-from kernels.estimate import SITUATION_DTYPE, estimate_tricks, seat_legal_bids
+from kernels import posterior
+from kernels.estimate import SITUATION_DTYPE, estimate_tricks, observed_seats, seat_legal_bids
 from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
+from kernels.policies import heuristic
 from kernels.state import MAX_PLAYERS, NO_BID
 from sim.config.cards import (
     SUIT_NAMES,
@@ -37,6 +39,8 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows ever
     import pandas as pd
 
 MAX_SAMPLES = 10_000_000  # the per-sample tricks take samples x (round size + 1) bytes
+MAX_SPREAD = 10.0  # the tolerant model's bid noise, in tricks (10: nearly uninformative)
+FEW_EFFECTIVE_SAMPLES = 400  # below this the printed percentages are off by 5 points or more
 _SUIT_WORDS = {
     word: suit
     for suit, words in enumerate(zip("CDHS", "♣♦♥♠", (name.upper() for name in SUIT_NAMES)))
@@ -193,18 +197,12 @@ class Situation:
     def round_size(self) -> int:
         return len(self.hand)
 
-    def unseen_mask(self) -> int:
-        """The cards dealt at random to the other seats: neither in the hand nor turned up."""
-        known = cards_to_mask(self.hand) | (1 << self.trump_card if self.trump_card != NO_CARD else 0)
-        return ((1 << N_CARDS) - 1) & ~known
-
     def to_record(self) -> np.ndarray:
         """The one-record SITUATION_DTYPE array the kernels take."""
         record = np.zeros(1, dtype=SITUATION_DTYPE)
         record["round_size"] = self.round_size
         record["seat"] = self.position
         record["hand"] = cards_to_mask(self.hand)
-        record["unseen"] = self.unseen_mask()
         record["trump_card"] = self.trump_card
         record["trump"] = self.trump
         bids = np.full(MAX_PLAYERS, NO_BID, dtype=np.int64)
@@ -212,6 +210,23 @@ class Situation:
         record["bids"] = bids
         record["totals"][0, : len(self.totals)] = self.totals
         return record
+
+    def opponent_model(self, spread: float) -> np.ndarray:
+        """The posterior sampler's model of the other seats (kernels.posterior.MODEL_DTYPE):
+        a `heuristic` opponent bids like the heuristic with its parameters, an `mc` opponent
+        is modelled by the heuristic with its defaults (mc bids from heuristic rollouts), and
+        any other (`random`, an external bot) says nothing by its bid. spread 0 is the exact
+        model, > 0 the tolerant one (docs/estimate.md)."""
+        kinds, rows = [], []
+        defaults = [default for _, default in heuristic.PARAMETERS]
+        for policy in self.policies:
+            informative = policy.name in ("heuristic", "mc")
+            kinds.append(posterior.OPPONENT_HEURISTIC if informative else posterior.OPPONENT_UNINFORMATIVE)
+            rows.append(list(policy.params) if policy.name == "heuristic" else defaults)
+        padding = MAX_PLAYERS - len(rows)
+        kinds += [posterior.OPPONENT_UNINFORMATIVE] * padding
+        rows += [defaults] * padding
+        return posterior.new_model(self.rules.players, kinds=kinds, params=rows, spread=spread)
 
     def legal_bids(self) -> np.ndarray:
         """Bool per bid 0..round_size: whether the seat may make it (docs/rules.md §4)."""
@@ -271,16 +286,22 @@ def make_situation(
 # --- results ----------------------------------------------------------------------------
 
 
-def wilson_interval(successes: int, n: int) -> tuple[float, float]:
-    """95% Wilson score interval of a binomial proportion (sound near 0 and 1)."""
-    if successes in (0, n):  # the closed form below leaves rounding noise at the ends
+def wilson_interval(share: float, n: float) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion `share` observed over n trials (sound near 0
+    and 1); n may be an effective sample size."""
+    if share in (0.0, 1.0):  # the closed form below leaves rounding noise at the ends
         bound = 1 / (1 + Z_95**2 / n)
-        return (0.0, 1 - bound) if successes == 0 else (bound, 1.0)
-    p = successes / n
+        return (0.0, 1 - bound) if share == 0.0 else (bound, 1.0)
     scale = 1 + Z_95**2 / n
-    centre = (p + Z_95**2 / (2 * n)) / scale
-    half = Z_95 * math.sqrt(p * (1 - p) / n + Z_95**2 / (4 * n * n)) / scale
+    centre = (share + Z_95**2 / (2 * n)) / scale
+    half = Z_95 * math.sqrt(share * (1 - share) / n + Z_95**2 / (4 * n * n)) / scale
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def effective_sample_size(weights: np.ndarray) -> float:
+    """Kish's effective sample size (sum w)^2 / sum w^2: n for equal weights."""
+    squares = float(np.dot(weights, weights))
+    return float(weights.sum()) ** 2 / squares if squares > 0 else 0.0
 
 
 def round_scores(bid: int, tricks: np.ndarray) -> np.ndarray:
@@ -301,15 +322,25 @@ class BidStats:
     tricks_distribution: tuple[float, ...]  # P(tricks = k), k = 0..round size
 
 
-def bid_stats(bid: int, tricks: np.ndarray, round_size: int) -> BidStats:
-    n = tricks.shape[0]
-    made = int(np.count_nonzero(tricks == bid))
+def bid_stats(bid: int, tricks: np.ndarray, weights: np.ndarray, round_size: int) -> BidStats:
+    """The figures of one bid from the samples with a positive weight: weighted shares and
+    means (self-normalised importance sampling); P(make) with a Wilson interval over the
+    effective sample size; E(score) with the delta-method standard error
+    sqrt(sum w^2 (s - mean)^2) / sum w, times sqrt(ESS / (ESS - 1)) (with equal weights: the
+    sample standard deviation over sqrt(n))."""
+    total = float(weights.sum())
+    effective = effective_sample_size(weights)
+    made = float(weights[tricks == bid].sum()) / total
     scores = round_scores(bid, tricks)
-    mean = float(scores.mean())
-    half = Z_95 * float(scores.std(ddof=1)) / math.sqrt(n)
-    distribution = np.bincount(tricks.astype(np.int64), minlength=round_size + 1) / n
+    mean = float(np.dot(weights, scores)) / total
+    deviations = weights * (scores - mean)
+    if effective > 1:
+        half = Z_95 * math.sqrt(float(np.dot(deviations, deviations)) * effective / (effective - 1)) / total
+    else:  # one effective sample: no spread to measure
+        half = float("nan")
+    distribution = np.bincount(tricks.astype(np.int64), weights=weights, minlength=round_size + 1) / total
     return BidStats(
-        bid, True, made / n, wilson_interval(made, n), mean, (mean - half, mean + half), tuple(distribution.tolist())
+        bid, True, made, wilson_interval(made, effective), mean, (mean - half, mean + half), tuple(distribution.tolist())
     )
 
 
@@ -322,24 +353,55 @@ def illegal_stats(bid: int, round_size: int) -> BidStats:
 @dataclass(frozen=True)
 class BidEstimate:
     """The estimate for every bid 0..round_size. tricks[i, k] is the seat's tricks in sample
-    i when it bids candidates[k] (the legal bids); every candidate saw the same deals."""
+    i when it bids candidates[k] (the legal bids); every candidate saw the same deals.
+    weights[i] is sample i's importance weight (all 1 without inference; 0: the sampler gave
+    up on it and it was not played) and proposals[i] the candidate hands the sampler tried
+    for it; `observed_seats` is how many seats' bids or trump choice it conditioned on."""
 
     situation: Situation
     seed: int
     candidates: np.ndarray
     tricks: np.ndarray
+    weights: np.ndarray
+    proposals: np.ndarray
+    infer: bool
+    spread: float
+    observed_seats: int
 
     @property
     def samples(self) -> int:
         return self.tricks.shape[0]
 
     @cached_property
+    def effective_samples(self) -> float:
+        """Kish's effective sample size of the weights (= samples without inference)."""
+        return effective_sample_size(self.weights)
+
+    @cached_property
+    def acceptance(self) -> float:
+        """Hands accepted per hand proposed by the posterior sampler: kept samples x observed
+        seats / proposals (1.0 when nothing is conditioned on)."""
+        proposed = int(self.proposals.sum())
+        if self.observed_seats == 0 or proposed == 0:
+            return 1.0
+        return int(np.count_nonzero(self.weights)) * self.observed_seats / proposed
+
+    @property
+    def few_effective_samples(self) -> bool:
+        """Whether the printed intervals rest on too few effective samples."""
+        return self.effective_samples < FEW_EFFECTIVE_SAMPLES
+
+    @cached_property
     def stats(self) -> list[BidStats]:
         """One BidStats per bid 0..round_size."""
         round_size = self.situation.round_size
         column = {int(bid): k for k, bid in enumerate(self.candidates)}
+        kept = self.weights > 0
+        weights = self.weights[kept]
         return [
-            bid_stats(bid, self.tricks[:, column[bid]], round_size) if bid in column else illegal_stats(bid, round_size)
+            bid_stats(bid, self.tricks[kept, column[bid]], weights, round_size)
+            if bid in column
+            else illegal_stats(bid, round_size)
             for bid in range(round_size + 1)
         ]
 
@@ -351,7 +413,8 @@ class BidEstimate:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per bid: bid, legal, recommended, p_make(_lo/_hi), expected_score(_lo/_hi),
-        tricks_0..tricks_r (P(tricks = k) when bidding that bid)."""
+        effective_samples and acceptance (of the whole estimate, on every row), tricks_0..tricks_r
+        (P(tricks = k) when bidding that bid)."""
         import pandas as pd
 
         recommended = self.recommended_bid
@@ -367,6 +430,8 @@ class BidEstimate:
                 "expected_score": s.expected_score,
                 "expected_score_lo": s.expected_score_ci[0],
                 "expected_score_hi": s.expected_score_ci[1],
+                "effective_samples": self.effective_samples,
+                "acceptance": self.acceptance,
             }
             row.update({f"tricks_{k}": p for k, p in enumerate(s.tricks_distribution)})
             rows.append(row)
@@ -394,6 +459,10 @@ class BidEstimate:
             "even_bids": rules.even_bids,
             "seed": self.seed,
             "samples": self.samples,
+            "infer": self.infer,
+            "spread": self.spread,
+            "effective_samples": self.effective_samples,
+            "acceptance": self.acceptance,
         }
 
     def to_json(self) -> dict:
@@ -421,6 +490,8 @@ class BidEstimate:
             "tricks_distribution": list(stats[recommended].tricks_distribution),
             "recommended_bid": recommended,
             **self.context(),
+            "observed_seats": self.observed_seats,
+            "few_effective_samples": self.few_effective_samples,
         }
 
 
@@ -433,33 +504,54 @@ def check_samples(samples: int) -> int:
     return int(samples)
 
 
+def check_spread(spread: float) -> float:
+    if not isinstance(spread, (int, float)) or isinstance(spread, bool) or not 0 <= spread <= MAX_SPREAD:
+        raise ConfigError(f"spread must be a number in 0..{MAX_SPREAD:g} (0: the exact model), got {spread!r}")
+    return float(spread)
+
+
 def run_estimate(
     hand: str | int | Sequence[str] | Sequence[int],
     *,
     samples: int = 100_000,
     seed: int = 0,
     threads: int | None = None,
+    infer: bool = True,
+    spread: float = 0.0,
     **situation_options,
 ) -> BidEstimate:
     """Estimate every bid of `hand` (options as `estimate`) and return the full result."""
     situation = make_situation(hand, **situation_options)
     samples = check_samples(samples)
     seed = check_seed(seed)
+    spread = check_spread(spread)
     set_threads(threads)
     legal = situation.legal_bids()
     candidates = np.flatnonzero(legal).astype(np.int64)
     tricks = np.zeros((samples, candidates.shape[0]), dtype=np.int8)
+    weights = np.zeros(samples, dtype=np.float64)
+    proposals = np.zeros(samples, dtype=np.int64)
+    model = situation.opponent_model(spread)
+    rules_record, situation_record = situation.rules.to_record(), situation.to_record()
+    observed = int(observed_seats(rules_record, situation_record, model)) if infer else 0
     call_kernel(
         estimate_tricks,
         list(situation.policies),
         seed,
-        situation.rules.to_record(),
-        situation.to_record(),
+        rules_record,
+        situation_record,
         policy_arrays(list(situation.policies)),
         candidates,
-        tricks,
+        (model, bool(infer)),
+        (tricks, weights, proposals),
     )
-    return BidEstimate(situation, seed, candidates, tricks)
+    if not weights.any():
+        raise ConfigError(
+            f"no deal of the unseen cards fits the earlier bids (or the dealer's trump choice) under the exact "
+            f"heuristic model (every one of {samples:,} samples gave up after {int(proposals.max()):,} tries): "
+            "real players do not bid exactly like the heuristic; use the tolerant model (spread 0.7 to 1)"
+        )
+    return BidEstimate(situation, seed, candidates, tricks, weights, proposals, bool(infer), spread, observed)
 
 
 def estimate(
@@ -479,6 +571,8 @@ def estimate(
     bidding: str = "open",
     even_bids: str = "allowed",
     threads: int | None = None,
+    infer: bool = True,
+    spread: float = 0.0,
 ) -> pd.DataFrame:
     """What should I bid? One row per bid 0..len(hand) (see BidEstimate.to_frame).
 
@@ -489,12 +583,17 @@ def estimate(
     dealer .. players-1 = the dealer; bids: the bids of positions 0..position-1 (open
     bidding only); totals: the score pad by bidding position (default all 0).
     opponents: one policy or one per opponent in bidding order; policy: the seat's play.
+    infer: deal the unseen cards from their posterior given the earlier bids and the
+    dealer's trump choice (False: uniformly); spread: 0 models the opponents' bids as exactly
+    the heuristic's, > 0 as the heuristic's with that much noise (docs/estimate.md).
     Raises ConfigError on bad input."""
     return run_estimate(
         hand,
         samples=samples,
         seed=seed,
         threads=threads,
+        infer=infer,
+        spread=spread,
         trump=trump,
         trump_suit=trump_suit,
         no_trump=no_trump,

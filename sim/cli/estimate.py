@@ -56,6 +56,23 @@ def distribution_line(result: BidEstimate) -> str:
     return f"Tricks taken when bidding {bid}: " + "  ".join(f"{k}: {percent(p)}" for k, p in enumerate(shares))
 
 
+def sampling_line(result: BidEstimate) -> str:
+    if not result.infer:
+        return f"Deals: uniform over the unseen cards (--no-infer), {result.samples:,} samples."
+    model = "exact heuristic" if result.spread == 0 else f"heuristic with spread {result.spread:g}"
+    return (
+        f"Deals: posterior given {result.observed_seats} observed seat(s) ({model} model): "
+        f"{result.effective_samples:,.0f} effective samples of {result.samples:,}, acceptance {percent(result.acceptance)}."
+    )
+
+
+def few_samples_warning(result: BidEstimate) -> str:
+    return (
+        f"only {result.effective_samples:,.0f} effective samples: the percentages above may be off by "
+        "5 points or more; raise --samples (or use --spread)"
+    )
+
+
 def json_text(result: BidEstimate) -> str:
     """Strict JSON (allow_nan=False): illegal bids carry null, never NaN."""
     return json.dumps(result.to_json(), allow_nan=False)
@@ -93,12 +110,29 @@ def estimate_command(
     threads: Annotated[
         Optional[int], typer.Option(help="Kernel threads (default all; results do not depend on it).")
     ] = None,
+    infer: Annotated[
+        bool,
+        typer.Option(
+            "--infer/--no-infer",
+            help="Deal the unseen cards from what the earlier bids and the dealer's trump choice say "
+            "(--no-infer: uniformly).",
+        ),
+    ] = True,
+    spread: Annotated[
+        float,
+        typer.Option(
+            help="Opponent model: 0 = they bid exactly like the heuristic (self-play); 0.7-1 for people "
+            "(the heuristic's bid with that much noise, in tricks).",
+        ),
+    ] = 0.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
 ) -> None:
     """What should I bid with this hand? P(make) and expected score of every bid, by Monte Carlo.
 
-    The other hands are dealt uniformly from the unseen cards; earlier bids are fixed, later
-    opponents bid by their policy; this seat plays to make each bid in turn on the same deals.
+    The other hands are dealt from the unseen cards as the earlier bids and the dealer's trump
+    choice make them likely (an opponent model: the heuristic, exactly or with --spread noise);
+    earlier bids are fixed, later opponents bid by their policy; this seat plays to make each
+    bid in turn on the same deals.
 
     Example: wizard-sim estimate --hand "W AS KH 7H J" --trump 3H --players 4 --position 2 --bids 1,0
     """
@@ -119,6 +153,8 @@ def estimate_command(
             policy=policy,
             bidding=bidding,
             even_bids=even_bids,
+            infer=infer,
+            spread=spread,
         )
     except ConfigError as error:
         fail(str(error))
@@ -127,3 +163,6 @@ def estimate_command(
         return
     console.print(estimate_table(result))
     console.print(distribution_line(result))
+    console.print(sampling_line(result))
+    if result.few_effective_samples:
+        console.print(f"[yellow]warning:[/] {few_samples_warning(result)}")

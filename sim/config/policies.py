@@ -41,7 +41,7 @@ REGISTRY: dict[str, PolicyKind] = {
             POLICY_MC,
             mc.PARAMETERS,
             "Monte Carlo: bids and plays by heuristic rollouts of sampled deals of the unseen cards",
-            counts=("samples", "play_samples"),
+            counts=("samples", "play_samples", "infer"),
         ),
     )
 }
