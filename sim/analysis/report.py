@@ -32,6 +32,7 @@ from kernels.state import MAX_PLAYERS, MAX_ROUND_SIZE
 from sim.analysis import DEFAULT_BATCH_SIZE
 from sim.analysis.features import TRUMP_KINDS, trump_kind_codes
 from sim.config.errors import ConfigError
+from sim.config.limits import MAX_BATCH_SIZE, check_count
 from sim.storage import atomic_write, write_parquet
 
 ROUNDS_COLUMNS = ("policy", "round", "bid_order", "trump_card", "bid", "tricks")
@@ -99,9 +100,8 @@ def _batches(files: list[Path], columns: tuple[str, ...], batch_size: int) -> It
         raise ConfigError(f"cannot read {where}: {_arrow_message(error)}") from error
 
 
-def _check_batch_size(batch_size: int) -> None:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ConfigError(f"batch size must be a positive integer, got {batch_size!r}")
+def check_batch_size(batch_size: int) -> None:
+    check_count(batch_size, "batch size", 1, MAX_BATCH_SIZE)
 
 
 class PolicyCodes:
@@ -152,7 +152,7 @@ def bid_error_histogram(path: str | os.PathLike, batch_size: int = DEFAULT_BATCH
 
     Every breakdown of the report is a sum over some of these axes. Streams the rounds in
     batches of batch_size rows; each batch adds one bincount of its joint cell index."""
-    _check_batch_size(batch_size)
+    check_batch_size(batch_size)
     files = rounds_files(path)
     sizes = tuple(HISTOGRAM_AXES.values())
     histogram = np.zeros((0, *sizes), dtype=np.int64)
@@ -228,7 +228,7 @@ def score_counts(path: str | os.PathLike, batch_size: int = DEFAULT_BATCH_SIZE) 
 
     Final game totals (source "games.total") when the dataset has games/ part files, else
     round scores (source "rounds.score"). Streamed; memory grows with distinct scores only."""
-    _check_batch_size(batch_size)
+    check_batch_size(batch_size)
     files = rounds_files(path)
     directory, column = "rounds", SCORE_SOURCES["rounds"]
     if part_files(Path(path) / "games"):

@@ -17,7 +17,9 @@ from sim.cli.terminal import console, fail
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
 from sim.config.errors import ConfigError
 from sim.config.policies import parse_policies
+from sim.config.limits import MAX_GAMES, check_count
 from sim.config.rules import Rules, parse_rounds
+from sim.config.seeds import check_seed
 from sim.config.version import __version__
 from sim.runs.executors import Executor, LocalExecutor, load_run
 from sim.runs.games import run_games
@@ -66,8 +68,8 @@ def demo(
         rules = Rules(players=players)
         if policy == "heuristic,random,random,random" and players != 4:
             policy = ",".join(["heuristic"] + ["random"] * (players - 1))
-        if games < 1:
-            raise ConfigError(f"games must be at least 1, got {games}")
+        check_count(games, "games", 1, MAX_GAMES)
+        check_seed(seed)
         run_games(rules, policy, seed=seed, games=1)  # compile or load the kernels first
         start = time.perf_counter()
         batch = run_games(rules, policy, seed=seed, games=games)
@@ -104,10 +106,12 @@ def demo(
 
 
 def first_dealer_option(text: str) -> str | int:
-    return int(text) if text.strip().isdigit() else text.strip()
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 6 else text
 
 
 def rules_from_options(players: int, rounds: Optional[str], bidding: str, even_bids: str, first_dealer: str) -> Rules:
+    Rules(players)  # players first: the round sizes depend on it
     sizes = parse_rounds(rounds, players) if rounds is not None else None
     return Rules(players, sizes, bidding, even_bids, first_dealer_option(first_dealer))
 
@@ -304,7 +308,7 @@ def simulate_command(
             with open_executor(engine, scheduler, workers) as executor, progress:
                 return resume(out, threads=threads, on_progress=progress.update, executor=executor)
         config = SimulationConfig.build(
-            rules, policy or "heuristic", seed=seed, games=games, chunk_games=chunk_games, log_plays=bool(log_plays)
+            rules, "heuristic" if policy is None else policy, seed=seed, games=games, chunk_games=chunk_games, log_plays=bool(log_plays)
         )
         with open_executor(engine, scheduler, workers) as executor, progress:
             return simulate(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, executor=executor)

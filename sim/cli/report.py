@@ -36,6 +36,7 @@ def report_command(
 
     written: list[Path] = []
     try:
+        report.check_batch_size(batch_size)
         if out is not None:
             report.check_output_file(out)
         if plots is not None:

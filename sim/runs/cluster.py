@@ -27,6 +27,7 @@ import numba
 
 from sim.storage import RUN_FILE, RunError, versions
 from sim.config.errors import ConfigError
+from sim.config.limits import MAX_WORKERS, check_count
 from sim.config.rules import is_whole_number
 from sim.runs.executors import ChunkDone, ChunkJob, run_chunk
 
@@ -174,8 +175,8 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[DaskExecutor
         )
     if scheduler is not None and workers is not None:
         raise ConfigError("--scheduler and --workers exclude each other")
-    if workers is not None and workers < 1:
-        raise ConfigError(f"workers must be at least 1, got {workers}")
+    if workers is not None:
+        check_count(workers, "workers", 1, MAX_WORKERS)
     with contextlib.ExitStack() as stack:
         default_threads = None
         if workers is not None:

@@ -10,6 +10,7 @@ from kernels import state
 from kernels.games import play_games
 from kernels.rules import draw_first_dealer as _draw_first_dealer
 from sim.config.errors import ConfigError
+from sim.config.limits import MAX_GAMES, check_count
 from sim.config.external import engine_with_bots
 from sim.config.policies import Policy, external_bots, parse_policies, policy_arrays
 from sim.config.rules import Rules, is_whole_number
@@ -71,6 +72,20 @@ def call_kernel(kernel, policies: list[Policy], *arguments) -> None:
         numba.set_parallel_chunksize(previous_chunksize)
 
 
+MAX_RESULT_BYTES = 2**30  # results of one call of the kernels (a chunk is far smaller)
+
+
+def result_bytes(rules: Rules, games: int, log_plays: bool) -> int:
+    n_rounds = len(rules.round_sizes)
+    per_game = (
+        n_rounds * state.ROUND_RESULT_DTYPE.itemsize
+        + n_rounds * rules.players * state.SEAT_RESULT_DTYPE.itemsize
+        + rules.players * state.GAME_RESULT_DTYPE.itemsize
+        + (rules.plays_per_game() * state.PLAY_DTYPE.itemsize if log_plays else 0)
+    )
+    return games * per_game
+
+
 def empty_results(rules: Rules, games: int, log_plays: bool) -> tuple[np.ndarray, ...]:
     """The zeroed round, seat, game and play records that play_games fills for `games` games."""
     n_rounds = len(rules.round_sizes)
@@ -103,16 +118,20 @@ def run_games(
     if len(policies) != rules.players:
         raise ConfigError(f"got {len(policies)} policies for {rules.players} players")
     if game_ids is None:
-        if not is_whole_number(games) or games < 1:
-            raise ConfigError(f"games must be at least 1, got {games}")
-        if first_game < 0:
-            raise ConfigError(f"first_game must be >= 0, got {first_game}")
+        games = check_count(games, "games", 1, MAX_GAMES)
+        first_game = check_count(first_game, "first_game", 0, MAX_GAMES)
+        if result_bytes(rules, games, log_plays) > MAX_RESULT_BYTES:
+            largest = MAX_RESULT_BYTES // result_bytes(rules, 1, log_plays)
+            raise ConfigError(f"games: {games:,} games at once need more than 1 GiB of results; at most {largest:,} per call")
         game_ids = np.arange(first_game, first_game + games, dtype=np.int64)
     game_ids = np.ascontiguousarray(game_ids, dtype=np.int64)
     if game_ids.ndim != 1 or game_ids.size == 0 or game_ids.min() < 0:
         raise ConfigError("game_ids must be a non-empty 1-d list of game indices >= 0")
     set_threads(threads)
     n_games = game_ids.shape[0]
+    if result_bytes(rules, n_games, log_plays) > MAX_RESULT_BYTES:
+        largest = MAX_RESULT_BYTES // result_bytes(rules, 1, log_plays)
+        raise ConfigError(f"games: {n_games:,} games at once need more than 1 GiB of results; at most {largest:,} per call")
     results = empty_results(rules, n_games, log_plays)
     call_kernel(play_games, policies, seed, game_ids, rules.to_record(), rules.round_sizes_array(), policy_arrays(policies), results)
     seating = np.broadcast_to(np.arange(rules.players, dtype=np.int64), (n_games, rules.players))
