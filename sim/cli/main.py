@@ -13,15 +13,16 @@ from rich.table import Table
 from sim.cli.estimate import estimate_command
 from sim.cli.progress import GameProgress
 from sim.cli.report import report_command
+from sim.cli.verify import verify_command
 from sim.cli.terminal import console, fail
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
-from sim.config.errors import ConfigError
-from sim.config.policies import parse_policies
-from sim.config.limits import MAX_GAMES, check_count
+from sim.config.errors import BotError, ConfigError
+from sim.config.policies import is_external, parse_policies, split_policy_list
+from sim.config.limits import MAX_GAMES, MAX_WORKERS, check_count
 from sim.config.rules import Rules, parse_rounds
 from sim.config.seeds import check_seed
 from sim.config.version import __version__
-from sim.runs.executors import Executor, LocalExecutor, load_run
+from sim.runs.executors import Executor, LocalExecutor, check_out, load_record, load_run
 from sim.runs.games import run_games
 from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
 from sim.runs.tables import table_names
@@ -76,6 +77,9 @@ def demo(
         elapsed = time.perf_counter() - start
     except ConfigError as error:
         fail(str(error))
+    except BotError as error:
+        print(f"wizard-sim: error: {error}", file=sys.stderr)
+        raise typer.Exit(code=1)
     table = Table(title=f"{games:,} games, {players} players, seed {seed}: {games / elapsed:,.0f} games/s")
     for column in ("seat", "policy", "mean total", "win rate", "bid accuracy", "mean |bid - tricks|"):
         table.add_column(column, justify="right")
@@ -168,6 +172,37 @@ def print_summary(result: SimulationResult) -> None:
     console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in table_names(config['log_plays']))} and run.json)")
 
 
+def check_engine(engine: str, scheduler: Optional[str], workers: Optional[int]) -> None:
+    """The --engine options, checked before anything else is done."""
+    if engine not in ("local", "dask"):
+        raise ConfigError(f"--engine must be local or dask, got {engine!r}")
+    if engine == "local" and (scheduler is not None or workers is not None):
+        raise ConfigError("--scheduler and --workers need --engine dask")
+    if workers is not None:
+        check_count(workers, "workers", 1, MAX_WORKERS)
+
+
+def resume_policies(out: str, command: str, given: Optional[str], option: str) -> None:
+    """A run with external bots is resumed only when they are named again with --policy or
+    --policies (matching the recorded labels): run.json alone never makes wizard-sim import code."""
+    record = load_record(command, out)
+    labels = [str(label) for label in record["config"].get("policies", [])]
+    bots = [label for label in labels if is_external(label)]
+    if bots and given is None:
+        raise ConfigError(
+            f"cannot resume: the run uses external bots ({', '.join(dict.fromkeys(bots))}); name its policies again"
+            f" with --{option} to allow importing them"
+        )
+    if bots:
+        names = split_policy_list(given)
+        names = names * len(labels) if len(names) == 1 else names
+        bot_of = lambda text: ":".join(text.strip().split(":")[:2])  # noqa: E731
+        if len(names) != len(labels) or any(
+            is_external(label) and bot_of(name) != bot_of(label) for name, label in zip(names, labels)
+        ):
+            raise ConfigError(f"--{option} {given} differs from the run being resumed ({','.join(labels)})")
+
+
 def open_executor(engine: str, scheduler: Optional[str], workers: Optional[int]) -> contextlib.AbstractContextManager[Executor]:
     """The executor named by --engine; a Dask one is connected for the duration of the run."""
     if engine == "local":
@@ -216,12 +251,15 @@ QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress ba
 
 
 def run_reporting_errors(command: str, out: str, action: Callable[[], T]) -> T:
-    """Run a simulate/tournament action: bad input is one line and exit 2, a failed write
-    exit 1, Ctrl-C exit 130; the last two say how to resume."""
+    """Run a simulate/tournament action: bad input is one line and exit 2, a failed write or a
+    failed external bot exit 1, Ctrl-C exit 130; a failed write and Ctrl-C say how to resume."""
     try:
         return action()
     except ConfigError as error:
         fail(str(error))
+    except BotError as error:
+        print(f"wizard-sim: error: {error}", file=sys.stderr)
+        raise typer.Exit(code=1)
     except RunError as error:
         print(f"wizard-sim: error: {error}; no partial file is visible, finish with --resume", file=sys.stderr)
         raise typer.Exit(code=1)
@@ -300,13 +338,16 @@ def simulate_command(
     progress = GameProgress(enabled=not quiet)
 
     def run() -> SimulationResult:
+        check_engine(engine, scheduler, workers)
         rules = start_options(given, overwrite, resume_run)
         if rules is None:
+            resume_policies(out, "simulate", policy, "policy")
             stored, _ = load_run(SimulationConfig, out)
             stored_values = {"games": stored.games, "chunk-games": stored.chunk_games, "policy": [p.label for p in stored.policies]}
             check_resume_options(stored_options(stored) | stored_values, given)
             with open_executor(engine, scheduler, workers) as executor, progress:
                 return resume(out, threads=threads, on_progress=progress.update, executor=executor)
+        check_out(out, overwrite)  # before any bot module is imported
         config = SimulationConfig.build(
             rules, "heuristic" if policy is None else policy, seed=seed, games=games, chunk_games=chunk_games, log_plays=bool(log_plays)
         )
@@ -412,8 +453,10 @@ def tournament_command(
     progress = GameProgress(enabled=not quiet)
 
     def run() -> TournamentResult:
+        check_engine(engine, scheduler, workers)
         rules = start_options(given, overwrite, resume_run)
         if rules is None:
+            resume_policies(out, "tournament", policies, "policies")
             stored, _ = load_run(TournamentConfig, out)
             stored_values = {
                 "games": stored.deals,
@@ -426,6 +469,7 @@ def tournament_command(
                 return resume_tournament(out, threads=threads, on_progress=progress.update, executor=executor)
         if policies is None:
             raise ConfigError("--policies is required: one policy per seat, e.g. heuristic,random,random,random")
+        check_out(out, overwrite)  # before any bot module is imported
         config = TournamentConfig.build(
             rules,
             policies,
@@ -444,3 +488,4 @@ def tournament_command(
 
 
 app.command("report")(report_command)
+app.command("verify")(verify_command)

@@ -2,6 +2,7 @@
 pandas and pyarrow.dataset) is imported when the command runs, not at every CLI start."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -41,6 +42,7 @@ def report_command(
             report.check_output_file(out)
         if plots is not None:
             report.make_plot_directory(plots)
+        note = report.run_status(dataset)
         tables = report.accuracy_tables(dataset, batch_size)
         if out is not None:
             report.write_tidy_table(tables, out)
@@ -51,6 +53,8 @@ def report_command(
             written += charts.write_plots(tables, report.score_counts(dataset, batch_size), plots)
     except ConfigError as error:
         fail(str(error))
+    if note is not None:
+        print(f"wizard-sim: note: {note}", file=sys.stderr)
     if as_json:
         print(report.tables_json(tables))
         return

@@ -125,6 +125,11 @@ def parse_policy(text: str) -> Policy:
     return Policy(kind, tuple(values[key] for key, _ in kind.parameters))
 
 
+def is_external(label: str) -> bool:
+    """Whether a policy label names an external bot (module:Object), without importing it."""
+    return label.strip().partition(":")[0] not in REGISTRY
+
+
 def split_policy_list(text: str) -> list[str]:
     """Split `heuristic:aggression=1.1,crowding=0.2,random` into policies: a comma starts a new
     policy unless the next item is a key=value parameter."""

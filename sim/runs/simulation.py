@@ -16,7 +16,7 @@ from sim.runs.executors import Executor, FinishedChunk, ProgressCallback, checke
 from sim.runs.games import GameBatch, run_games
 from sim.runs.statistics import policy_figures
 from sim.runs.tables import batch_tables, table_names
-from sim.storage import RunDirectory, chunk_ranges
+from sim.storage import RunDirectory, chunk_range, chunk_ranges
 
 CHUNK_BYTES = 128 * 2**20  # memory per chunk in flight (two at most); bounds peak memory
 BYTES_PER_ROUND_ROW = 50  # kernel record, Arrow columns and conversion temporaries
@@ -112,6 +112,13 @@ class SimulationConfig:
     def chunk_ranges(self) -> list[tuple[int, int]]:
         return chunk_ranges(self.games, self.chunk_games)
 
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.games, self.chunk_games
+
+    def chunk_range(self, index: int) -> tuple[int, int]:
+        return chunk_range(self.games, self.chunk_games, index)
+
     def compute_chunk(self, first: int, games: int, threads: int | None = None) -> GameBatch:
         return run_games(
             self.rules, list(self.policies), seed=self.seed, games=games, first_game=first,
@@ -184,7 +191,10 @@ def _run(
     directory: RunDirectory, record: dict, executor: Executor, threads: int | None, on_progress: ProgressCallback | None
 ) -> SimulationResult:
     start = time.perf_counter()
-    computed = execute(SimulationConfig, directory, record, executor, threads, on_progress)
+    try:
+        computed = execute(SimulationConfig, directory, record, executor, threads, on_progress)
+    finally:
+        directory.release()
     return SimulationResult(str(directory.path), record, computed, time.perf_counter() - start)
 
 

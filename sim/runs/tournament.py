@@ -33,7 +33,7 @@ from sim.runs.games import GameBatch, empty_results, run_games
 from sim.runs.simulation import check_run_size
 from sim.runs.statistics import normal_interval, policy_figures
 from sim.runs.tables import batch_tables, table_names
-from sim.storage import RunDirectory, RunError, chunk_ranges, config_metadata, write_json, write_parquet
+from sim.storage import RunDirectory, RunError, chunk_range, chunk_ranges, config_metadata, write_json, write_parquet
 
 NO_ROTATION = -1
 # summary.parquet: one row per policy (table "policies") and one per pair of policies (table
@@ -115,6 +115,13 @@ class TournamentConfig:
 
     def chunk_ranges(self) -> list[tuple[int, int]]:
         return chunk_ranges(self.deals, self.chunk_deals)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.deals, self.chunk_deals
+
+    def chunk_range(self, index: int) -> tuple[int, int]:
+        return chunk_range(self.deals, self.chunk_deals, index)
 
     def compute_chunk(self, first_deal: int, deals: int, threads: int | None = None) -> GameBatch:
         return play_chunk(self, first_deal, deals, threads)
@@ -347,8 +354,11 @@ def _run(
         on_progress(deals_done * config.rotations, deals_total * config.rotations)
 
     start = time.perf_counter()
-    deals = execute(TournamentConfig, directory, record, executor, threads, games_progress if on_progress else None)
-    write_summary(directory, record)
+    try:
+        deals = execute(TournamentConfig, directory, record, executor, threads, games_progress if on_progress else None)
+        write_summary(directory, record)
+    finally:
+        directory.release()
     seconds = time.perf_counter() - start
     return TournamentResult(str(directory.path), record, deals, deals * config.rotations, seconds)
 
