@@ -55,8 +55,9 @@ def load_bot(path: str) -> ExternalBot:
     # The current directory is searched last: a file there never shadows the standard library
     # or an installed package (a `cmath.py` beside the user's data is not executed).
     cwd = str(Path.cwd())
-    if cwd not in sys.path and "" not in sys.path:
-        sys.path.append(cwd)
+    here = ("", ".", cwd)  # `python -m` and an interactive session put the current directory first
+    if sys.path[-1:] != [cwd] or any(entry in here for entry in sys.path[:-1]):
+        sys.path[:] = [entry for entry in sys.path if entry not in here] + [cwd]
     try:
         module = importlib.import_module(module_name)
         bot = getattr(module, object_name, None)
