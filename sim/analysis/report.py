@@ -348,6 +348,17 @@ def check_output_file(path: Path) -> None:
         raise ConfigError(f"cannot write {str(path)!r}: directory {str(path.parent)!r} does not exist")
 
 
+def check_plot_directory(path: Path) -> None:
+    """Fail early when `path` cannot be (or become) a writable directory; creates nothing."""
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"cannot create the plot directory {str(path)!r}: it exists and is not a directory")
+    parent = path
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"cannot create the plot directory {str(path)!r}: {str(parent)!r} is not a writable directory")
+
+
 def make_plot_directory(path: Path) -> None:
     try:
         path.mkdir(parents=True, exist_ok=True)

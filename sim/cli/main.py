@@ -14,7 +14,7 @@ from sim.cli.estimate import estimate_command
 from sim.cli.progress import GameProgress
 from sim.cli.report import report_command
 from sim.cli.verify import verify_command
-from sim.cli.terminal import console, fail
+from sim.cli.terminal import OneLineErrors, console, fail
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
 from sim.config.errors import BotError, ConfigError
 from sim.config.policies import is_external, parse_policies, split_policy_list
@@ -35,7 +35,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-app.command("estimate")(estimate_command)
+app.command("estimate", cls=OneLineErrors)(estimate_command)
 T = TypeVar("T")
 
 
@@ -54,7 +54,7 @@ def main(
     """Fast, reproducible simulator of the card game Wizard."""
 
 
-@app.command()
+@app.command(cls=OneLineErrors)
 def demo(
     players: Annotated[int, typer.Option(help="Players at the table, 3..6.")] = 4,
     games: Annotated[int, typer.Option(help="Full games to play.")] = 20000,
@@ -300,7 +300,7 @@ SIMULATE_EPILOG = """Examples:
 Read the data with pandas.read_parquet("OUT/rounds") (README: Data contract)."""
 
 
-@app.command("simulate", epilog=SIMULATE_EPILOG)
+@app.command("simulate", epilog=SIMULATE_EPILOG, cls=OneLineErrors)
 def simulate_command(
     out: OutOption,
     games: Annotated[Optional[int], typer.Option(help="Games to play, >= 1.", show_default=False)] = None,
@@ -411,7 +411,7 @@ Duplicate deals (default): every deal is played once per seat rotation; in rotat
 played by the policy listed at (s + k) mod N. --games counts deals."""
 
 
-@app.command("tournament", epilog=TOURNAMENT_EPILOG)
+@app.command("tournament", epilog=TOURNAMENT_EPILOG, cls=OneLineErrors)
 def tournament_command(
     out: OutOption,
     policies: Annotated[
@@ -487,5 +487,5 @@ def tournament_command(
         print_tournament(result)
 
 
-app.command("report")(report_command)
-app.command("verify")(verify_command)
+app.command("report", cls=OneLineErrors)(report_command)
+app.command("verify", cls=OneLineErrors)(verify_command)

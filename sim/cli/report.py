@@ -41,16 +41,19 @@ def report_command(
         if out is not None:
             report.check_output_file(out)
         if plots is not None:
-            report.make_plot_directory(plots)
+            report.check_plot_directory(plots)
         note = report.run_status(dataset)
+        # Everything is read before anything is written: bad data write nothing.
         tables = report.accuracy_tables(dataset, batch_size)
+        scores = report.score_counts(dataset, batch_size) if plots is not None else None
         if out is not None:
             report.write_tidy_table(tables, out)
             written.append(out)
         if plots is not None:
             from sim.analysis import plots as charts
 
-            written += charts.write_plots(tables, report.score_counts(dataset, batch_size), plots)
+            report.make_plot_directory(plots)
+            written += charts.write_plots(tables, scores, plots)
     except ConfigError as error:
         fail(str(error))
     if note is not None:
