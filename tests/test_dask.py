@@ -193,7 +193,7 @@ def test_kernel_threads_on_workers(client):
         (["--engine", "dask"], "--engine dask needs --scheduler tcp://HOST:8786"),
         (["--engine", "dask", "--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "exclude each other"),
         (["--engine", "dask", "--workers", "0"], "workers must be in 1..256"),
-        (["--engine", "dask", "--scheduler", "tcp://127.0.0.1:1"], "cannot reach the Dask scheduler at tcp://127.0.0"),
+        (["--engine", "dask", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler tcp://127.0.0.1:1 does not answer as a Dask scheduler"),
         (["--out", "s3://bucket/run"], "s3:// URLs are not supported"),
     ],
 )

@@ -279,6 +279,18 @@ def test_parts_of_another_configuration_refuse_the_resume(tmp_path):
     assert verified.exit_code == 1 and "parts of another configuration" in verified.stdout
 
 
+def test_a_huge_recorded_size_is_refused_before_anything_is_allocated(tmp_path):
+    out = fresh(tmp_path)
+
+    def change(record):
+        record["config"]["games"] = record["chunks"]["total"] = 10**30
+        record["chunks"]["count"] = -(-10**30 // record["chunks"]["games"])
+        record["fingerprint"] = fingerprint(record["command"], record["config"])
+
+    edit(out, change)
+    one_line(invoke("simulate", "--resume", "--out", out), 2, "games must be in 1..1,000,000,000,000")
+
+
 def test_run_json_that_is_a_list_or_misses_keys_is_one_line(tmp_path):
     out = fresh(tmp_path)
     (out / "run.json").write_text("[]")

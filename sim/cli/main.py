@@ -186,7 +186,8 @@ def resume_policies(out: str, command: str, given: Optional[str], option: str) -
     """A run with external bots is resumed only when they are named again with --policy or
     --policies (matching the recorded labels): run.json alone never makes wizard-sim import code."""
     record = load_record(command, out)
-    labels = [str(label) for label in record["config"].get("policies", [])]
+    recorded = record["config"].get("policies")
+    labels = [str(label) for label in recorded] if isinstance(recorded, list) else []
     bots = [label for label in labels if is_external(label)]
     if bots and given is None:
         raise ConfigError(
