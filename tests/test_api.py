@@ -26,7 +26,7 @@ def test_batch_shapes():
     "call, message",
     [
         (lambda: sim.run_games(sim.Rules(), "random", seed=-1, games=1), "seed must be"),
-        (lambda: sim.run_games(sim.Rules(), "random", seed=1, games=0), "games must be at least 1"),
+        (lambda: sim.run_games(sim.Rules(), "random", seed=1, games=0), "games must be in 1..1,000,000,000,000"),
         (lambda: sim.run_games(sim.Rules(), "random", seed=1, games=1, threads=99), "threads must be"),
         (lambda: sim.run_round(4, 16, "random", seed=1, games=1), "round size 16 is outside 1..15"),
     ],

@@ -48,7 +48,7 @@ def test_demo_is_reproducible():
 def test_bad_input_is_one_line_and_exit_2():
     for arguments, message in (
         (["demo", "--players", "7"], "players must be 3..6"),
-        (["demo", "--games", "0"], "games must be at least 1"),
+        (["demo", "--games", "0"], "games must be in 1..1,000,000,000,000"),
         (["demo", "--policy", "nobody"], "unknown policy 'nobody'"),
         (["demo", "--policy", "random,random"], "got 2 policies for 4 players"),
     ):

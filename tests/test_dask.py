@@ -31,7 +31,7 @@ from sim.runs.cluster import DaskExecutor, check_workers, chunk_key, worker_thre
 from sim.runs.executors import ChunkJob, run_chunk  # noqa: E402
 from sim.runs.games import run_games  # noqa: E402
 from sim.runs.simulation import SimulationConfig, resume, simulate  # noqa: E402
-from sim.storage import RunError, versions  # noqa: E402
+from sim.storage import RunError, read_run, versions  # noqa: E402
 
 runner = CliRunner()
 SMALL = ["--players", "3", "--games", "23", "--rounds", "1-4", "--policy", "heuristic,random,heuristic:aggression=1.2",
@@ -74,7 +74,7 @@ def assert_same_dataset(first: Path, second: Path, tables=TABLES) -> None:
 
 
 def chunk_stats(out: Path) -> dict:
-    return json.loads((out / "run.json").read_text())["chunks"]["complete"]
+    return read_run(out)["chunks"]["complete"]
 
 
 def test_simulate_on_dask_equals_local(tmp_path, client):
@@ -85,8 +85,8 @@ def test_simulate_on_dask_equals_local(tmp_path, client):
     assert result.exit_code == 0, result.output
     assert_same_dataset(local, on_dask)
     assert chunk_stats(on_dask) == chunk_stats(local)
-    assert json.loads((on_dask / "run.json").read_text())["finished"]
-    assert not list(on_dask.rglob(".*"))
+    assert read_run(on_dask)["finished"]
+    assert not [p for p in on_dask.rglob(".*") if p.name != ".wizard-sim.lock"]
     for kernel_file, loads, compilations in client.run(kernel_report).values():
         assert kernel_file == kernels.games.__file__  # the workers run this source tree
         assert loads == 1 and compilations == 0  # and loaded its cached kernels instead of compiling them
@@ -121,7 +121,10 @@ def test_an_external_bot_plays_on_dask_where_the_workers_can_import_it(tmp_path,
         "(an external bot's module must be importable on every worker)"
     ]
     client.run(prepend_to_path, examples)
-    resumed = invoke("tournament", "--resume", "--out", str(on_dask), "--quiet", *on_cluster)
+    unnamed = invoke("tournament", "--resume", "--out", str(on_dask), "--quiet", *on_cluster)
+    assert unnamed.exit_code == 2 and "name its policies again with --policies" in unnamed.stderr
+    resumed = invoke("tournament", "--resume", "--out", str(on_dask), "--quiet", *on_cluster,
+                     "--policies", "greedy_bot:GreedyBot,heuristic,random,random")  # fmt: skip
     assert resumed.exit_code == 0, resumed.output
     assert_same_dataset(local, on_dask, ("rounds", "games"))
 
@@ -137,10 +140,10 @@ def test_workers_option_starts_a_local_cluster_and_takes_file_urls(tmp_path):
 def test_a_duplicated_task_rewrites_the_same_files(tmp_path):
     out = tmp_path / "run"
     assert invoke("simulate", *SMALL, "--out", str(out)).exit_code == 0
-    record = json.loads((out / "run.json").read_text())
+    record = read_run(out)
     job = ChunkJob(SimulationConfig, record["config"], str(out))
     before = {path: path.read_bytes() for path in out.rglob("part-00002.parquet")}
-    assert run_chunk(job, 2) == record["chunks"]["complete"]["2"]
+    assert run_chunk(job, 2)["stats"] == record["chunks"]["complete"]["2"]
     assert {path: path.read_bytes() for path in out.rglob("part-00002.parquet")} == before
     assert chunk_key(job, 2) == chunk_key(ChunkJob(SimulationConfig, dict(record["config"]), str(out), threads=2), 2)
     assert chunk_key(job, 2) != chunk_key(job, 3)
@@ -189,8 +192,8 @@ def test_kernel_threads_on_workers(client):
         (["--workers", "2"], "--scheduler and --workers need --engine dask"),
         (["--engine", "dask"], "--engine dask needs --scheduler tcp://HOST:8786"),
         (["--engine", "dask", "--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "exclude each other"),
-        (["--engine", "dask", "--workers", "0"], "workers must be at least 1"),
-        (["--engine", "dask", "--scheduler", "tcp://127.0.0.1:1"], "cannot reach the Dask scheduler at tcp://127.0.0"),
+        (["--engine", "dask", "--workers", "0"], "workers must be in 1..256"),
+        (["--engine", "dask", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler tcp://127.0.0.1:1 does not answer as a Dask scheduler"),
         (["--out", "s3://bucket/run"], "s3:// URLs are not supported"),
     ],
 )
@@ -291,7 +294,7 @@ def test_a_failing_task_stops_the_run_and_resume_finishes_it(tmp_path, client):
 
     with pytest.raises(RunError, match="writing games/part-0000"):
         simulate(config, str(out), executor=DaskExecutor(client), on_progress=break_the_games_directory)
-    assert not json.loads((out / "run.json").read_text())["finished"]
+    assert not read_run(out)["finished"]
     (out / "games").unlink()
     resume(str(out), executor=DaskExecutor(client))
     reference = tmp_path / "local"

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from sim.cli import app
 from sim.runs.games import run_games
-from sim.config.errors import ConfigError
+from sim.config.errors import BotError, ConfigError
 from sim.config.policies import parse_policies, parse_policy
 from sim.config.rules import Rules
 
@@ -77,7 +77,7 @@ def test_broken_bots_are_one_line_errors(tmp_path, policy, message):
 
 
 def test_illegal_action_is_reported(tmp_path):
-    with pytest.raises(ConfigError, match="chose an illegal action"):
+    with pytest.raises(BotError, match="chose an illegal action"):
         run_games(Rules(players=3, rounds=(5,)), "broken_bots:IllegalPlayer,random,random", seed=1, games=20)
 
 

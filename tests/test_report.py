@@ -268,7 +268,7 @@ def bad_inputs(tmp_path: Path, dataset: Path) -> list[tuple[list[str], str]]:
         (["report", str(dataset), "--out", str(tmp_path / "no-such-dir" / "a.parquet")], "does not exist"),
         (["report", str(dataset), "--out", str(tmp_path)], "is a directory"),
         (["report", str(dataset), "--plots", str(plain_file)], "cannot create the plot directory"),
-        (["report", str(dataset), "--batch-size", "0"], "batch size must be a positive integer"),
+        (["report", str(dataset), "--batch-size", "0"], "batch size must be in 1..10,000,000"),
     ]
 
 

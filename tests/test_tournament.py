@@ -206,11 +206,11 @@ def test_write_failure_then_resume_gives_the_same_tournament(tmp_path, monkeypat
         (["--policies", "heuristic"], "got 1 policies for 4 players"),
         (["--policies", "random,random,random,random"], "at least two different policies"),
         (["--policies", "heuristic,random,random,nobody"], "unknown policy 'nobody'"),
-        (["--games", "0"], "games must be at least 1"),
+        (["--games", "0"], "games must be in 1..1,000,000,000,000"),
         (["--players", "9"], "players must be 3..6"),
         (["--rounds", "16"], "round size 16 is outside"),
         (["--bidding", "hidden", "--even-bids", "leader"], "needs a last bidder"),
-        (["--chunk-games", "0"], "chunk-games must be at least 1"),
+        (["--chunk-games", "0"], "chunk-games must be in 1.."),
         (["--seed", "-1"], "seed must be"),
     ],
 )

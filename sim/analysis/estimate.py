@@ -29,6 +29,7 @@ from sim.config.cards import (
     parse_cards,
 )
 from sim.config.errors import ConfigError
+from sim.config.limits import check_totals
 from sim.config.policies import Policy, parse_policy, policy_arrays, split_policy_list
 from sim.config.rules import Rules, is_whole_number, max_round
 from sim.config.seeds import check_seed
@@ -266,7 +267,7 @@ def make_situation(
         )
     earlier_bids = parse_int_list(bids, "bids")
     check_earlier_bids(earlier_bids, position, round_size, bidding)
-    pad = parse_int_list(totals, "totals") or [0] * players
+    pad = check_totals(parse_int_list(totals, "totals")) or [0] * players
     if len(pad) != players:
         raise ConfigError(f"totals: give one per bidding position ({players}), got {len(pad)}")
     opponent_policies = parse_opponents(opponents, players)

@@ -1,8 +1,11 @@
 """Bid accuracy of a simulate or tournament dataset, streamed in bounded memory.
 
 A dataset is a directory with rounds/part-NNNNN.parquet (one row per game x round x seat)
-and optionally games/part-NNNNN.parquet (one row per game x seat) and run.json. Part files
-whose names start with "." or "_" (unfinished writes) are ignored.
+and optionally games/part-NNNNN.parquet (one row per game x seat) and run.json. In a run's
+directory (run.json) only the parts its journal lists as complete are read: an interrupted
+run's figures cover its complete chunks (run_status says so), and a file that is not one of
+its parts is never counted. In a directory without run.json every part file is read, except
+names starting with "." or "_" (unfinished writes).
 
 Memory: the rounds are read file after file as record batches of at most `batch_size` rows
 of the six columns the tables need (pyarrow projection: tournament extras such as deal_id or
@@ -32,7 +35,9 @@ from kernels.state import MAX_PLAYERS, MAX_ROUND_SIZE
 from sim.analysis import DEFAULT_BATCH_SIZE
 from sim.analysis.features import TRUMP_KINDS, trump_kind_codes
 from sim.config.errors import ConfigError
-from sim.storage import atomic_write, write_parquet
+from sim.config.limits import MAX_BATCH_SIZE, check_count
+from sim.runs.tables import table_names
+from sim.storage import RUN_FILE, atomic_write, part_name, read_run, write_parquet
 
 ROUNDS_COLUMNS = ("policy", "round", "bid_order", "trump_card", "bid", "tricks")
 # Breakdown name -> its key column (None: one row per policy).
@@ -68,6 +73,40 @@ def part_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.glob("*.parquet") if p.is_file() and not p.name.startswith((".", "_")))
 
 
+def listed_parts(root: Path, table: str) -> list[Path] | None:
+    """The parts of `table` that the run in `root` lists as complete (None: `root` holds no
+    run.json, a plain dataset whose every part file is read). A listed part that is missing is
+    a ConfigError pointing at `wizard-sim verify`."""
+    if not (root / RUN_FILE).exists():
+        return None
+    record = read_run(root)
+    if table not in table_names(bool(record["config"].get("log_plays"))):
+        return []
+    files = [root / table / part_name(int(index)) for index in sorted(record["chunks"]["complete"], key=int)]
+    for file in files:
+        if not file.is_file():
+            raise ConfigError(f"{file} is listed as complete but missing: see wizard-sim verify {root}, or --resume the run")
+    return files
+
+
+def run_status(path: str | os.PathLike) -> str | None:
+    """A note when the dataset at `path` is a run that is not complete (else None)."""
+    root = Path(path)
+    if not (root / RUN_FILE).exists():
+        return None
+    record = read_run(root)
+    done, count = len(record["chunks"]["complete"]), record["chunks"]["count"]
+    if done < count:
+        return f"{root} is an incomplete run ({done:,} of {count:,} chunks): these figures cover only its complete chunks"
+    return None
+
+
+def table_files(root: Path, table: str) -> list[Path]:
+    """The part files of one table of a dataset: those its run lists, or every part file."""
+    listed = listed_parts(root, table)
+    return part_files(root / table) if listed is None else listed
+
+
 def rounds_files(path: str | os.PathLike) -> list[Path]:
     """The rounds part files of the dataset at `path`, or ConfigError saying why there are none."""
     root = Path(path)
@@ -75,7 +114,7 @@ def rounds_files(path: str | os.PathLike) -> list[Path]:
         raise ConfigError(f"dataset {str(root)!r} does not exist")
     if not root.is_dir():
         raise ConfigError(f"{str(root)!r} is not a dataset directory (expected a directory with rounds/*.parquet)")
-    files = part_files(root / "rounds")
+    files = table_files(root, "rounds")
     if not files:
         raise ConfigError(f"{str(root)!r} has no rounds/*.parquet files: not a simulate or tournament dataset")
     return files
@@ -99,9 +138,8 @@ def _batches(files: list[Path], columns: tuple[str, ...], batch_size: int) -> It
         raise ConfigError(f"cannot read {where}: {_arrow_message(error)}") from error
 
 
-def _check_batch_size(batch_size: int) -> None:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ConfigError(f"batch size must be a positive integer, got {batch_size!r}")
+def check_batch_size(batch_size: int) -> None:
+    check_count(batch_size, "batch size", 1, MAX_BATCH_SIZE)
 
 
 class PolicyCodes:
@@ -152,7 +190,7 @@ def bid_error_histogram(path: str | os.PathLike, batch_size: int = DEFAULT_BATCH
 
     Every breakdown of the report is a sum over some of these axes. Streams the rounds in
     batches of batch_size rows; each batch adds one bincount of its joint cell index."""
-    _check_batch_size(batch_size)
+    check_batch_size(batch_size)
     files = rounds_files(path)
     sizes = tuple(HISTOGRAM_AXES.values())
     histogram = np.zeros((0, *sizes), dtype=np.int64)
@@ -228,12 +266,12 @@ def score_counts(path: str | os.PathLike, batch_size: int = DEFAULT_BATCH_SIZE) 
 
     Final game totals (source "games.total") when the dataset has games/ part files, else
     round scores (source "rounds.score"). Streamed; memory grows with distinct scores only."""
-    _check_batch_size(batch_size)
+    check_batch_size(batch_size)
     files = rounds_files(path)
     directory, column = "rounds", SCORE_SOURCES["rounds"]
-    if part_files(Path(path) / "games"):
+    if table_files(Path(path), "games"):
         directory, column = "games", SCORE_SOURCES["games"]
-        files = part_files(Path(path) / "games")
+        files = table_files(Path(path), "games")
     policies = PolicyCodes()
     counts: Counter[int] = Counter()
     for batch in _batches(files, ("policy", column), batch_size):
@@ -308,6 +346,17 @@ def check_output_file(path: Path) -> None:
         raise ConfigError(f"cannot write {str(path)!r}: it is a directory")
     if not path.parent.is_dir():
         raise ConfigError(f"cannot write {str(path)!r}: directory {str(path.parent)!r} does not exist")
+
+
+def check_plot_directory(path: Path) -> None:
+    """Fail early when `path` cannot be (or become) a writable directory; creates nothing."""
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"cannot create the plot directory {str(path)!r}: it exists and is not a directory")
+    parent = path
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"cannot create the plot directory {str(path)!r}: {str(parent)!r} is not a writable directory")
 
 
 def make_plot_directory(path: Path) -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Annotated, Optional
 
 import typer
@@ -9,7 +10,7 @@ from rich.table import Table
 
 from sim.analysis.estimate import BidEstimate, run_estimate
 from sim.cli.terminal import console, fail
-from sim.config.errors import ConfigError
+from sim.config.errors import BotError, ConfigError
 
 
 def percent(value: float) -> str:
@@ -158,6 +159,9 @@ def estimate_command(
         )
     except ConfigError as error:
         fail(str(error))
+    except BotError as error:  # an external bot raised, exited or answered illegally
+        print(f"wizard-sim: error: {error}", file=sys.stderr)
+        raise typer.Exit(code=1)
     if as_json:
         print(json_text(result))
         return

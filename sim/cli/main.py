@@ -13,13 +13,16 @@ from rich.table import Table
 from sim.cli.estimate import estimate_command
 from sim.cli.progress import GameProgress
 from sim.cli.report import report_command
-from sim.cli.terminal import console, fail
+from sim.cli.verify import verify_command
+from sim.cli.terminal import OneLineErrors, console, fail
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
-from sim.config.errors import ConfigError
-from sim.config.policies import parse_policies
+from sim.config.errors import BotError, ConfigError
+from sim.config.policies import is_external, parse_policies, split_policy_list
+from sim.config.limits import MAX_GAMES, MAX_WORKERS, check_count
 from sim.config.rules import Rules, parse_rounds
+from sim.config.seeds import check_seed
 from sim.config.version import __version__
-from sim.runs.executors import Executor, LocalExecutor, load_run
+from sim.runs.executors import Executor, LocalExecutor, check_out, load_record, load_run
 from sim.runs.games import run_games
 from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
 from sim.runs.tables import table_names
@@ -32,7 +35,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-app.command("estimate")(estimate_command)
+app.command("estimate", cls=OneLineErrors)(estimate_command)
 T = TypeVar("T")
 
 
@@ -51,7 +54,7 @@ def main(
     """Fast, reproducible simulator of the card game Wizard."""
 
 
-@app.command()
+@app.command(cls=OneLineErrors)
 def demo(
     players: Annotated[int, typer.Option(help="Players at the table, 3..6.")] = 4,
     games: Annotated[int, typer.Option(help="Full games to play.")] = 20000,
@@ -66,14 +69,17 @@ def demo(
         rules = Rules(players=players)
         if policy == "heuristic,random,random,random" and players != 4:
             policy = ",".join(["heuristic"] + ["random"] * (players - 1))
-        if games < 1:
-            raise ConfigError(f"games must be at least 1, got {games}")
+        check_count(games, "games", 1, MAX_GAMES)
+        check_seed(seed)
         run_games(rules, policy, seed=seed, games=1)  # compile or load the kernels first
         start = time.perf_counter()
         batch = run_games(rules, policy, seed=seed, games=games)
         elapsed = time.perf_counter() - start
     except ConfigError as error:
         fail(str(error))
+    except BotError as error:
+        print(f"wizard-sim: error: {error}", file=sys.stderr)
+        raise typer.Exit(code=1)
     table = Table(title=f"{games:,} games, {players} players, seed {seed}: {games / elapsed:,.0f} games/s")
     for column in ("seat", "policy", "mean total", "win rate", "bid accuracy", "mean |bid - tricks|"):
         table.add_column(column, justify="right")
@@ -104,10 +110,12 @@ def demo(
 
 
 def first_dealer_option(text: str) -> str | int:
-    return int(text) if text.strip().isdigit() else text.strip()
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 6 else text
 
 
 def rules_from_options(players: int, rounds: Optional[str], bidding: str, even_bids: str, first_dealer: str) -> Rules:
+    Rules(players)  # players first: the round sizes depend on it
     sizes = parse_rounds(rounds, players) if rounds is not None else None
     return Rules(players, sizes, bidding, even_bids, first_dealer_option(first_dealer))
 
@@ -164,6 +172,38 @@ def print_summary(result: SimulationResult) -> None:
     console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in table_names(config['log_plays']))} and run.json)")
 
 
+def check_engine(engine: str, scheduler: Optional[str], workers: Optional[int]) -> None:
+    """The --engine options, checked before anything else is done."""
+    if engine not in ("local", "dask"):
+        raise ConfigError(f"--engine must be local or dask, got {engine!r}")
+    if engine == "local" and (scheduler is not None or workers is not None):
+        raise ConfigError("--scheduler and --workers need --engine dask")
+    if workers is not None:
+        check_count(workers, "workers", 1, MAX_WORKERS)
+
+
+def resume_policies(out: str, command: str, given: Optional[str], option: str) -> None:
+    """A run with external bots is resumed only when they are named again with --policy or
+    --policies (matching the recorded labels): run.json alone never makes wizard-sim import code."""
+    record = load_record(command, out)
+    recorded = record["config"].get("policies")
+    labels = [str(label) for label in recorded] if isinstance(recorded, list) else []
+    bots = [label for label in labels if is_external(label)]
+    if bots and given is None:
+        raise ConfigError(
+            f"cannot resume: the run uses external bots ({', '.join(dict.fromkeys(bots))}); name its policies again"
+            f" with --{option} to allow importing them"
+        )
+    if bots:
+        names = split_policy_list(given)
+        names = names * len(labels) if len(names) == 1 else names
+        bot_of = lambda text: ":".join(text.strip().split(":")[:2])  # noqa: E731
+        if len(names) != len(labels) or any(
+            is_external(label) and bot_of(name) != bot_of(label) for name, label in zip(names, labels)
+        ):
+            raise ConfigError(f"--{option} {given} differs from the run being resumed ({','.join(labels)})")
+
+
 def open_executor(engine: str, scheduler: Optional[str], workers: Optional[int]) -> contextlib.AbstractContextManager[Executor]:
     """The executor named by --engine; a Dask one is connected for the duration of the run."""
     if engine == "local":
@@ -212,12 +252,15 @@ QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress ba
 
 
 def run_reporting_errors(command: str, out: str, action: Callable[[], T]) -> T:
-    """Run a simulate/tournament action: bad input is one line and exit 2, a failed write
-    exit 1, Ctrl-C exit 130; the last two say how to resume."""
+    """Run a simulate/tournament action: bad input is one line and exit 2, a failed write or a
+    failed external bot exit 1, Ctrl-C exit 130; a failed write and Ctrl-C say how to resume."""
     try:
         return action()
     except ConfigError as error:
         fail(str(error))
+    except BotError as error:
+        print(f"wizard-sim: error: {error}", file=sys.stderr)
+        raise typer.Exit(code=1)
     except RunError as error:
         print(f"wizard-sim: error: {error}; no partial file is visible, finish with --resume", file=sys.stderr)
         raise typer.Exit(code=1)
@@ -258,7 +301,7 @@ SIMULATE_EPILOG = """Examples:
 Read the data with pandas.read_parquet("OUT/rounds") (README: Data contract)."""
 
 
-@app.command("simulate", epilog=SIMULATE_EPILOG)
+@app.command("simulate", epilog=SIMULATE_EPILOG, cls=OneLineErrors)
 def simulate_command(
     out: OutOption,
     games: Annotated[Optional[int], typer.Option(help="Games to play, >= 1.", show_default=False)] = None,
@@ -296,15 +339,18 @@ def simulate_command(
     progress = GameProgress(enabled=not quiet)
 
     def run() -> SimulationResult:
+        check_engine(engine, scheduler, workers)
         rules = start_options(given, overwrite, resume_run)
         if rules is None:
+            resume_policies(out, "simulate", policy, "policy")
             stored, _ = load_run(SimulationConfig, out)
             stored_values = {"games": stored.games, "chunk-games": stored.chunk_games, "policy": [p.label for p in stored.policies]}
             check_resume_options(stored_options(stored) | stored_values, given)
             with open_executor(engine, scheduler, workers) as executor, progress:
                 return resume(out, threads=threads, on_progress=progress.update, executor=executor)
+        check_out(out, overwrite)  # before any bot module is imported
         config = SimulationConfig.build(
-            rules, policy or "heuristic", seed=seed, games=games, chunk_games=chunk_games, log_plays=bool(log_plays)
+            rules, "heuristic" if policy is None else policy, seed=seed, games=games, chunk_games=chunk_games, log_plays=bool(log_plays)
         )
         with open_executor(engine, scheduler, workers) as executor, progress:
             return simulate(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, executor=executor)
@@ -366,7 +412,7 @@ Duplicate deals (default): every deal is played once per seat rotation; in rotat
 played by the policy listed at (s + k) mod N. --games counts deals."""
 
 
-@app.command("tournament", epilog=TOURNAMENT_EPILOG)
+@app.command("tournament", epilog=TOURNAMENT_EPILOG, cls=OneLineErrors)
 def tournament_command(
     out: OutOption,
     policies: Annotated[
@@ -408,8 +454,10 @@ def tournament_command(
     progress = GameProgress(enabled=not quiet)
 
     def run() -> TournamentResult:
+        check_engine(engine, scheduler, workers)
         rules = start_options(given, overwrite, resume_run)
         if rules is None:
+            resume_policies(out, "tournament", policies, "policies")
             stored, _ = load_run(TournamentConfig, out)
             stored_values = {
                 "games": stored.deals,
@@ -422,6 +470,7 @@ def tournament_command(
                 return resume_tournament(out, threads=threads, on_progress=progress.update, executor=executor)
         if policies is None:
             raise ConfigError("--policies is required: one policy per seat, e.g. heuristic,random,random,random")
+        check_out(out, overwrite)  # before any bot module is imported
         config = TournamentConfig.build(
             rules,
             policies,
@@ -439,4 +488,5 @@ def tournament_command(
         print_tournament(result)
 
 
-app.command("report")(report_command)
+app.command("report", cls=OneLineErrors)(report_command)
+app.command("verify", cls=OneLineErrors)(verify_command)

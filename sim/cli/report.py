@@ -2,6 +2,7 @@
 pandas and pyarrow.dataset) is imported when the command runs, not at every CLI start."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -36,20 +37,27 @@ def report_command(
 
     written: list[Path] = []
     try:
+        report.check_batch_size(batch_size)
         if out is not None:
             report.check_output_file(out)
         if plots is not None:
-            report.make_plot_directory(plots)
+            report.check_plot_directory(plots)
+        note = report.run_status(dataset)
+        # Everything is read before anything is written: bad data write nothing.
         tables = report.accuracy_tables(dataset, batch_size)
+        scores = report.score_counts(dataset, batch_size) if plots is not None else None
         if out is not None:
             report.write_tidy_table(tables, out)
             written.append(out)
         if plots is not None:
             from sim.analysis import plots as charts
 
-            written += charts.write_plots(tables, report.score_counts(dataset, batch_size), plots)
+            report.make_plot_directory(plots)
+            written += charts.write_plots(tables, scores, plots)
     except ConfigError as error:
         fail(str(error))
+    if note is not None:
+        print(f"wizard-sim: note: {note}", file=sys.stderr)
     if as_json:
         print(report.tables_json(tables))
         return

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import typer
+import typer.core
 from rich.console import Console
 
 console = Console()
@@ -15,3 +17,19 @@ def fail(message: str) -> None:
     """Bad input: one line on stderr, exit code 2."""
     print(f"wizard-sim: error: {message}", file=sys.stderr)
     raise typer.Exit(code=2)
+
+
+class OneLineErrors(typer.core.TyperCommand):
+    """A command whose usage errors (an option that is not a number, a missing option) are one
+    line on stderr and exit 2, like every other bad input, instead of click's usage box."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except Exception as error:
+            # click's UsageError (typer ships its own copy of click: matched by what it has)
+            if getattr(error, "exit_code", None) != 2 or not hasattr(error, "format_message"):
+                raise
+            message = " ".join(error.format_message().split())
+            print(f"wizard-sim: error: {message}", file=sys.stderr)
+            raise typer.Exit(2) from None

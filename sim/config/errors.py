@@ -3,3 +3,8 @@
 
 class ConfigError(ValueError):
     """A configuration or input value the simulator cannot accept."""
+
+
+class BotError(Exception):
+    """An external bot failed (raised, exited, or broke the rules): the CLI prints one line and
+    exits 1. Not a ConfigError: the input was valid, the bot's code misbehaved."""

@@ -29,7 +29,7 @@ from numba.core.dispatcher import Dispatcher
 
 from kernels.policies import dispatch
 from kernels.state import DECIDE_BID, DECIDE_TRUMP, MAX_PARAMS
-from sim.config.errors import ConfigError
+from sim.config.errors import BotError, ConfigError
 
 BOT_FUNCTIONS = ("bid", "choose_trump", "play")
 FIRST_EXTERNAL_ID = 100  # ids of external bots in one run: 100, 101, ...
@@ -45,17 +45,28 @@ class ExternalBot:
 
 
 def load_bot(path: str) -> ExternalBot:
-    """Import `module:Object` (the current directory is importable) and check its functions."""
+    """Import `module:Object` (the current directory is importable, after the standard library
+    and installed packages) and check its functions."""
     module_name, _, object_name = path.partition(":")
     if not module_name or not object_name:
         raise ConfigError(f"external policy {path!r} must be module:Object")
-    if str(Path.cwd()) not in sys.path and "" not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
+    if not all(part.isidentifier() for part in module_name.split(".")) or not object_name.isidentifier():
+        raise ConfigError(f"external policy {path!r} must be module:Object with Python names")
+    # The current directory is searched last: a file there never shadows the standard library
+    # or an installed package (a `cmath.py` beside the user's data is not executed).
+    cwd = str(Path.cwd())
+    here = ("", ".", cwd)  # `python -m` and an interactive session put the current directory first
+    if sys.path[-1:] != [cwd] or any(entry in here for entry in sys.path[:-1]):
+        sys.path[:] = [entry for entry in sys.path if entry not in here] + [cwd]
     try:
         module = importlib.import_module(module_name)
+        bot = getattr(module, object_name, None)
     except ImportError as error:
         raise ConfigError(f"cannot import policy module {module_name!r}: {error}") from None
-    bot = getattr(module, object_name, None)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # SystemExit too: a bot module must not end the run
+        raise BotError(f"importing policy module {module_name!r} failed: {type(error).__name__}: {error}") from None
     if bot is None:
         raise ConfigError(f"module {module_name!r} has no {object_name!r}")
     for name in BOT_FUNCTIONS:

@@ -14,6 +14,25 @@ from kernels.policies.dispatch import POLICY_HEURISTIC, POLICY_MC, POLICY_RANDOM
 from kernels.state import MAX_PARAMS
 from sim.config.errors import ConfigError
 from sim.config.external import ExternalBot, external_ids, load_bot
+from sim.config.limits import MAX_BOT_PARAMETER, check_parameter
+
+# The valid range of each built-in policy parameter (README: option ranges). mc's counts are
+# capped so that one game stays well under a second: a run stops within 2 s of Ctrl-C.
+MAX_MC_SAMPLES = 256
+HEURISTIC_RANGES = {
+    "aggression": (0.0, 10.0),
+    "wizard_win": (0.0, 1.0),
+    "wizard_timing": (0.0, 100.0),
+    "trump_timing": (0.0, 100.0),
+    "side_timing": (0.0, 100.0),
+    "crowding": (0.0, 10.0),
+}
+MC_RANGES = {
+    "samples": (0.0, float(MAX_MC_SAMPLES)),
+    "play_samples": (0.0, float(MAX_MC_SAMPLES)),
+    "infer": (0.0, 1.0),
+    "spread": (0.0, 10.0),
+}
 
 
 @dataclass(frozen=True)
@@ -24,6 +43,10 @@ class PolicyKind:
     summary: str
     counts: tuple[str, ...] = ()  # parameters that must be whole numbers >= 0
     bot: ExternalBot | None = None  # set for bots from outside the package (module:Object)
+    ranges: tuple[tuple[str, tuple[float, float]], ...] = ()  # valid [low, high] per parameter
+
+    def range_of(self, key: str) -> tuple[float, float]:
+        return dict(self.ranges).get(key, (-MAX_BOT_PARAMETER, MAX_BOT_PARAMETER))
 
 
 REGISTRY: dict[str, PolicyKind] = {
@@ -35,6 +58,7 @@ REGISTRY: dict[str, PolicyKind] = {
             POLICY_HEURISTIC,
             heuristic.PARAMETERS,
             "bids from hand strength, plays to make its bid",
+            ranges=tuple(HEURISTIC_RANGES.items()),
         ),
         PolicyKind(
             "mc",
@@ -42,6 +66,7 @@ REGISTRY: dict[str, PolicyKind] = {
             mc.PARAMETERS,
             "Monte Carlo: bids and plays by heuristic rollouts of sampled deals of the unseen cards",
             counts=("samples", "play_samples", "infer"),
+            ranges=tuple(MC_RANGES.items()),
         ),
     )
 }
@@ -100,7 +125,14 @@ def parse_policy(text: str) -> Policy:
     for key in kind.counts:
         if not (values[key] >= 0 and values[key].is_integer()):
             raise ConfigError(f"policy parameter {key} must be a whole number >= 0, got {values[key]:g}")
+    for key, value in values.items():
+        check_parameter(value, key, *kind.range_of(key))
     return Policy(kind, tuple(values[key] for key, _ in kind.parameters))
+
+
+def is_external(label: str) -> bool:
+    """Whether a policy label names an external bot (module:Object), without importing it."""
+    return label.strip().partition(":")[0] not in REGISTRY
 
 
 def split_policy_list(text: str) -> list[str]:

@@ -32,13 +32,16 @@ def parse_rounds(text: str, players: int) -> tuple[int, ...]:
     """Round sizes from `7`, `1-5` or `1,3,5` (mixes allowed, e.g. `1-3,10`), sorted and unique."""
     sizes: set[int] = set()
     for part in text.replace(" ", "").split(","):
-        match = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        match = re.fullmatch(r"([0-9]{1,6})(?:-([0-9]{1,6}))?", part)
         if match is None:
             raise ConfigError(f"bad round list {text!r}: use e.g. 7, 1-5 or 1,3,5")
         low = int(match.group(1))
         high = int(match.group(2) or low)
         if low > high:
             raise ConfigError(f"bad round range {part!r}: the first size is larger than the second")
+        if not 1 <= low <= high <= max_round(players):
+            size = low if low < 1 else high
+            raise ConfigError(f"round size {size} is outside 1..{max_round(players)} for {players} players")
         sizes.update(range(low, high + 1))
     return tuple(sorted(sizes))
 
@@ -80,7 +83,7 @@ class Rules:
             )
         dealer = self.first_dealer
         if isinstance(dealer, str) and dealer != "draw":
-            if not dealer.isdigit():
+            if not (dealer.isascii() and dealer.isdigit() and len(dealer) <= 6):
                 raise ConfigError(f"first_dealer must be 'draw' or a seat 0..{self.players - 1}, got {dealer!r}")
             dealer = int(dealer)
             object.__setattr__(self, "first_dealer", dealer)

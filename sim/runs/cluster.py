@@ -27,6 +27,7 @@ import numba
 
 from sim.storage import RUN_FILE, RunError, versions
 from sim.config.errors import ConfigError
+from sim.config.limits import MAX_WORKERS, check_count
 from sim.config.rules import is_whole_number
 from sim.runs.executors import ChunkDone, ChunkJob, run_chunk
 
@@ -163,6 +164,36 @@ class DaskExecutor:
                 self.client.cancel([future for _, future in running.values()])
 
 
+SCHEDULER_TIMEOUT = 10.0  # seconds for --scheduler to answer as a Dask scheduler
+
+
+def probe_scheduler(address: str, timeout: float | None = None) -> None:
+    """Ask `address` who it is, within `timeout` seconds: ConfigError unless a Dask scheduler
+    answers (distributed.Client itself waits forever on a server that accepts and says nothing)."""
+    import asyncio
+
+    from distributed.core import rpc
+
+    timeout = SCHEDULER_TIMEOUT if timeout is None else timeout
+
+    async def identity() -> dict:
+        remote = rpc(address)
+        try:
+            return await remote.identity()
+        finally:
+            await remote.close_rpc()
+
+    try:
+        answer = asyncio.run(asyncio.wait_for(identity(), timeout))
+    except (OSError, TimeoutError, asyncio.TimeoutError, ValueError, TypeError) as error:
+        detail = f"no answer within {timeout:g} s" if isinstance(error, (TimeoutError, asyncio.TimeoutError)) else str(error)
+        raise ConfigError(f"--scheduler {address} does not answer as a Dask scheduler ({detail})") from None
+    except Exception as error:  # a server speaking another protocol
+        raise ConfigError(f"--scheduler {address} does not answer as a Dask scheduler ({type(error).__name__})") from None
+    if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
+        raise ConfigError(f"--scheduler {address} is not a Dask scheduler")
+
+
 @contextlib.contextmanager
 def connect(scheduler: str | None, workers: int | None) -> Iterator[DaskExecutor]:
     """A DaskExecutor on the cluster at `scheduler`, or on a new local cluster of `workers`
@@ -174,8 +205,8 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[DaskExecutor
         )
     if scheduler is not None and workers is not None:
         raise ConfigError("--scheduler and --workers exclude each other")
-    if workers is not None and workers < 1:
-        raise ConfigError(f"workers must be at least 1, got {workers}")
+    if workers is not None:
+        check_count(workers, "workers", 1, MAX_WORKERS)
     with contextlib.ExitStack() as stack:
         default_threads = None
         if workers is not None:
@@ -192,6 +223,7 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[DaskExecutor
                 )
             )
         else:
+            probe_scheduler(scheduler)
             target = scheduler
         # The client logs a lost scheduler as it gives up reconnecting; the run reports that
         # failure itself, in one line (DaskExecutor.run).

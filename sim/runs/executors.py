@@ -12,11 +12,22 @@ import collections
 import contextlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Protocol
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Protocol
 
 import pyarrow as pa
 
-from sim.storage import RunDirectory, chunk_ranges, config_metadata, now, versions
+from sim.storage import (
+    FORMAT_VERSION,
+    RUN_FORMAT,
+    RunDirectory,
+    chunk_count,
+    chunk_range,
+    config_metadata,
+    fingerprint,
+    new_run_id,
+    now,
+    versions,
+)
 from sim.runs.games import set_threads
 from sim.config.errors import ConfigError
 
@@ -40,7 +51,11 @@ class ChunkedConfig(Protocol):
     @property
     def tables(self) -> tuple[str, ...]: ...
 
-    def chunk_ranges(self) -> list[tuple[int, int]]: ...
+    @property
+    def size(self) -> tuple[int, int]:
+        """(units of the run, units per chunk): games, or a tournament's deals."""
+
+    def chunk_range(self, index: int) -> tuple[int, int]: ...
 
     def compute_chunk(self, first: int, count: int, threads: int | None) -> Any: ...
 
@@ -69,24 +84,25 @@ class ChunkJob:
 
 
 def write_chunk(config: ChunkedConfig, job: ChunkJob, index: int, result: Any) -> dict:
-    """Build the tables of computed chunk `index`, write its parts atomically; its statistics."""
+    """Build the tables of computed chunk `index` and write its parts atomically; its report:
+    `stats` (the summary's sums) and `parts` (per table, [size in bytes, rows] as written)."""
     chunk = config.finish_chunk(result)
     directory = RunDirectory(job.out, config.tables)
-    metadata = config_metadata(job.config)
+    metadata = config_metadata(job.config, fingerprint(job.command, job.config))
     # Parquet encoding releases the GIL: the tables of a chunk are written side by side.
     with ThreadPoolExecutor(max_workers=len(chunk.tables)) as table_writers:
-        for written in [
-            table_writers.submit(directory.write_part, name, index, table, metadata)
+        written = {
+            name: table_writers.submit(directory.write_part, name, index, table, metadata)
             for name, table in chunk.tables.items()
-        ]:
-            written.result()
-    return chunk.stats
+        }
+        parts = {name: future.result() for name, future in written.items()}
+    return {"stats": chunk.stats, "parts": parts}
 
 
 def run_chunk(job: ChunkJob, index: int) -> dict:
     """Compute and write chunk `index` of `job`: the task of a cluster worker."""
     config = job.configuration()
-    first, count = config.chunk_ranges()[index]
+    first, count = config.chunk_range(index)
     return write_chunk(config, job, index, config.compute_chunk(first, count, job.threads))
 
 
@@ -97,8 +113,8 @@ class Executor(Protocol):
     def check_threads(self, threads: int | None) -> None:
         """Refuse a bad kernel thread count before anything is written."""
 
-    def run(self, job: ChunkJob, indices: list[int], on_chunk: ChunkDone) -> None:
-        """Run chunks `indices` of `job`; call on_chunk(index, stats) in this thread as each is
+    def run(self, job: ChunkJob, indices: Iterable[int], on_chunk: ChunkDone) -> None:
+        """Run chunks `indices` of `job`; call on_chunk(index, report) in this thread as each is
         written, in any order."""
 
 
@@ -115,9 +131,8 @@ class LocalExecutor:
     def check_threads(self, threads: int | None) -> None:
         set_threads(threads)
 
-    def run(self, job: ChunkJob, indices: list[int], on_chunk: ChunkDone) -> None:
+    def run(self, job: ChunkJob, indices: Iterable[int], on_chunk: ChunkDone) -> None:
         config = job.configuration()
-        ranges = config.chunk_ranges()
 
         def write(index: int, result: Any) -> tuple[int, dict]:
             return index, write_chunk(config, job, index, result)
@@ -132,7 +147,7 @@ class LocalExecutor:
 
             try:
                 for index in indices:
-                    result = config.compute_chunk(*ranges[index], job.threads)
+                    result = config.compute_chunk(*config.chunk_range(index), job.threads)
                     settle(WRITERS - 1)
                     in_flight.append(writers.submit(write, index, result))
                 settle(0)
@@ -154,31 +169,47 @@ class ProgressCallback(Protocol):
     def __call__(self, games_done: int, games_total: int) -> None: ...
 
 
-def pending_chunks(record: dict) -> list[int]:
+def pending_chunks(record: dict) -> Iterator[int]:
+    """The chunks not yet complete, in order (lazily: a run may have millions)."""
     complete = record["chunks"]["complete"]
-    return [index for index in range(record["chunks"]["count"]) if str(index) not in complete]
+    return (index for index in range(record["chunks"]["count"]) if str(index) not in complete)
 
 
 def new_record(command: str, config: dict, games: int, chunk_games: int, versions: dict) -> dict:
-    """A run record; `games` counts the run's units (games, or a tournament's deals)."""
+    """A run record; `games` counts the run's units (games, or a tournament's deals). run.json
+    holds it without `chunks.complete`, which lives in the chunk journal."""
     return {
-        "format": 1,
+        "format": RUN_FORMAT,
+        "format_version": FORMAT_VERSION,
         "command": command,
+        "fingerprint": fingerprint(command, config),
+        "run_id": new_run_id(),
         "config": config,
         "versions": versions,
         "started": now(),
         "finished": None,
-        "chunks": {"count": len(chunk_ranges(games, chunk_games)), "total": games, "games": chunk_games, "complete": {}},
+        "resumed": [],
+        "chunks": {"count": chunk_count(games, chunk_games), "total": games, "games": chunk_games, "complete": {}},
     }
 
 
+def check_out(out: str, overwrite: bool) -> None:
+    """The checks of a new run's --out that need no configuration (before bots are imported)."""
+    RunDirectory(out, ()).check_new(overwrite)
+
+
 def start_run(config: ChunkedConfig, out: str, overwrite: bool, total: int, chunk: int) -> tuple[RunDirectory, dict]:
-    """Check and create the output directory of a new run and write its first run.json."""
+    """Check the output directory of a new run, take its lock and write its first run.json
+    (replacing a previous run's files only after that). The caller releases the lock."""
     directory = RunDirectory(out, config.tables)
     directory.check_new(overwrite)
-    directory.create(overwrite)
     record = new_record(config.command, config.to_dict(), total, chunk, versions())
-    directory.save(record)
+    directory.acquire()
+    try:
+        directory.begin(record, overwrite)
+    except BaseException:
+        directory.release()
+        raise
     return directory, record
 
 
@@ -191,28 +222,57 @@ def load_record(command: str, out: str) -> dict:
 
 
 def load_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, dict]:
-    """The configuration and record of the `kind` run in `out`."""
+    """The configuration and record of the `kind` run in `out`, checked against each other."""
     record = load_record(kind.command, out)
-    return kind.from_dict(record["config"]), record
+    return config_of(kind, record, f"cannot resume: {out}/run.json"), record
+
+
+def config_of(kind: type[ChunkedConfig], record: dict, where: str) -> ChunkedConfig:
+    """The configuration in `record`, validated as a new one would be."""
+    try:
+        config = kind.from_dict(record["config"])
+    except ConfigError as error:
+        raise ConfigError(f"{where}: {error}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ConfigError(f"{where}: its configuration is incomplete or malformed ({type(error).__name__}: {error})") from None
+    if config.to_dict() != record["config"]:
+        raise ConfigError(f"{where}: its configuration is not in the form wizard-sim writes")
+    if list(config.size) != [record["chunks"]["total"], record["chunks"]["games"]]:
+        raise ConfigError(f"{where}: chunks.total and chunks.games disagree with its configuration")
+    return config
 
 
 def reopen_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, RunDirectory, dict]:
-    """The configuration, directory and record of the interrupted `kind` run in `out`."""
-    record = load_record(kind.command, out)
-    recorded = record.get("versions", {}).get("wizard_sim")
-    if recorded != versions()["wizard_sim"]:
-        raise ConfigError(
-            f"cannot resume: {out} was started by wizard-sim {recorded}, this is {versions()['wizard_sim']}"
-            " (its data would not be identical); start a new run"
-        )
-    config = kind.from_dict(record["config"])
-    record.setdefault("resumed", []).append(now())
-    directory = RunDirectory(out, config.tables)
-    directory.create(overwrite=False)
-    directory.remove_stray_temporaries()
+    """The configuration, directory and record of the interrupted `kind` run in `out`, its lock
+    taken (the caller releases it). Every part its journal lists is checked: a missing or
+    damaged one is recomputed; parts of another configuration refuse the resume."""
+    directory = RunDirectory(out, ())
+    directory.load()  # a run directory at all, before the lock file is created in it
+    directory.acquire()
+    try:
+        record = load_record(kind.command, out)  # again, under the lock
+        recorded = record["versions"].get("wizard_sim")
+        if recorded != versions()["wizard_sim"]:
+            raise ConfigError(
+                f"cannot resume: {out} was started by wizard-sim {recorded}, this is {versions()['wizard_sim']}"
+                " (its data would not be identical); start a new run"
+            )
+        config = config_of(kind, record, f"cannot resume: {out}/run.json")
+        directory.tables = config.tables
+        check = directory.audit(record, config.tables)
+        if check.mismatched:
+            raise ConfigError(
+                f"cannot resume: run.json and its parts disagree on the configuration ({len(check.mismatched)} parts,"
+                f" e.g. {check.mismatched[0]}, were written for another one); start a new run with --overwrite"
+            )
+        record["chunks"]["complete"] = {str(index): entry["stats"] for index, entry in sorted(check.complete.items())}
+        record["resumed"].append(now())
+        directory.reopen()
+        directory.save(record)
+    except BaseException:
+        directory.release()
+        raise
     return config, directory, record
-
-
 def execute(
     kind: type[ChunkedConfig],
     directory: RunDirectory,
@@ -221,22 +281,22 @@ def execute(
     threads: int | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> int:
-    """Run every chunk that run.json does not list as complete on `executor`, recording each in
-    run.json as it lands. Returns the number of games (units) computed."""
-    games_total = record["chunks"]["total"]
-    ranges = chunk_ranges(games_total, record["chunks"]["games"])
+    """Run every chunk that is not complete on `executor`, appending each to the journal as it
+    lands. Returns the number of games (units) computed. The caller holds the lock."""
+    games_total, per_chunk = record["chunks"]["total"], record["chunks"]["games"]
+    size = lambda index: min(per_chunk, games_total - index * per_chunk)  # noqa: E731
     todo = pending_chunks(record)
-    games_done = games_total - sum(ranges[index][1] for index in todo)
+    games_done = sum(size(int(index)) for index in record["chunks"]["complete"])
     computed = 0
     if on_progress:
         on_progress(games_done, games_total)
 
-    def on_chunk(index: int, stats: dict) -> None:
+    def on_chunk(index: int, report: dict) -> None:
         nonlocal games_done, computed
-        record["chunks"]["complete"][str(index)] = stats
-        directory.save(record)
-        games_done += ranges[index][1]
-        computed += ranges[index][1]
+        directory.append_chunk({"run": record["run_id"], "chunk": index, **report})
+        record["chunks"]["complete"][str(index)] = report["stats"]
+        games_done += size(index)
+        computed += size(index)
         if on_progress:
             on_progress(games_done, games_total)
 

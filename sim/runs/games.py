@@ -1,6 +1,7 @@
 """Run games with the numba kernels: validate, allocate, call, return columns."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numba
@@ -9,7 +10,8 @@ import numpy as np
 from kernels import state
 from kernels.games import play_games
 from kernels.rules import draw_first_dealer as _draw_first_dealer
-from sim.config.errors import ConfigError
+from sim.config.errors import BotError, ConfigError
+from sim.config.limits import MAX_GAMES, check_count
 from sim.config.external import engine_with_bots
 from sim.config.policies import Policy, external_bots, parse_policies, policy_arrays
 from sim.config.rules import Rules, is_whole_number
@@ -49,13 +51,14 @@ def set_threads(threads: int | None) -> None:
 
 def call_kernel(kernel, policies: list[Policy], *arguments) -> None:
     """Call `kernel` (compiled with the external bots among `policies`, if any); a policy that
-    answers with an illegal action becomes a ConfigError naming the policies."""
+    answers with an illegal action, or a bot that fails, becomes a BotError naming the policies."""
     bots = external_bots(policies)
     if bots:
         kernel = engine_with_bots(bots, kernel)
     # The kernels' parallel loops hand out their blocks one at a time instead of splitting
     # them evenly in advance, so a core slowed by other work does not hold up the others.
     # (Set here: calling set_parallel_chunksize inside a kernel would stop numba caching it.)
+    labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
     previous_chunksize = numba.set_parallel_chunksize(1)
     try:
         kernel(*arguments)
@@ -64,11 +67,57 @@ def call_kernel(kernel, policies: list[Policy], *arguments) -> None:
         # parallel region in a SystemError whose cause is the original one).
         cause = error if isinstance(error, ValueError) else error.__cause__
         if not isinstance(cause, ValueError):
+            if bots:
+                raise BotError(f"an external bot failed: {type(error).__name__}: {error} (policies: {labels})") from None
             raise
-        labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
-        raise ConfigError(f"{cause} (policies: {labels})") from None
+        raise BotError(f"{cause} (policies: {labels})") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:
+        if not bots:
+            raise
+        # A bot's compile or run error (numba typing errors, exceptions, SystemExit).
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise BotError(f"an external bot failed: {type(error).__name__}: {first} (policies: {labels})") from None
     finally:
         numba.set_parallel_chunksize(previous_chunksize)
+
+
+MAX_RESULT_BYTES = 2**30  # results of one call of the kernels (a chunk is far smaller)
+
+
+def result_bytes(rules: Rules, games: int, log_plays: bool) -> int:
+    n_rounds = len(rules.round_sizes)
+    per_game = (
+        n_rounds * state.ROUND_RESULT_DTYPE.itemsize
+        + n_rounds * rules.players * state.SEAT_RESULT_DTYPE.itemsize
+        + rules.players * state.GAME_RESULT_DTYPE.itemsize
+        + (rules.plays_per_game() * state.PLAY_DTYPE.itemsize if log_plays else 0)
+    )
+    return games * per_game
+
+
+SLICE_SECONDS = 0.25  # a kernel call's target length: Ctrl-C is seen between two calls
+FIRST_SLICE_BLOCKS = 1  # games per thread in the first call (then sized by measurement)
+
+
+def play_in_slices(policies: list[Policy], seed: int, game_ids: np.ndarray, rules: Rules, results: tuple) -> None:
+    """play_games on successive slices of `game_ids`, each sized by the measured cost of a game
+    to take about SLICE_SECONDS, so that Python sees a Ctrl-C (KeyboardInterrupt) within about
+    that long plus one game. The games do not depend on the split (each is a pure function of
+    its seed and id); a slice's results are views into `results`."""
+    n_games = game_ids.shape[0]
+    rules_record, sizes, arrays = rules.to_record(), rules.round_sizes_array(), policy_arrays(policies)
+    size = max(1, numba.get_num_threads()) * FIRST_SLICE_BLOCKS
+    start = 0
+    while start < n_games:
+        stop = min(n_games, start + size)
+        began = time.perf_counter()
+        call_kernel(play_games, policies, seed, game_ids[start:stop], rules_record, sizes, arrays,
+                    tuple(result[start:stop] for result in results))  # fmt: skip
+        per_game = (time.perf_counter() - began) / (stop - start)
+        start = stop
+        size = int(min(4 * size, max(1, SLICE_SECONDS / max(per_game, 1e-9))))
 
 
 def empty_results(rules: Rules, games: int, log_plays: bool) -> tuple[np.ndarray, ...]:
@@ -103,18 +152,22 @@ def run_games(
     if len(policies) != rules.players:
         raise ConfigError(f"got {len(policies)} policies for {rules.players} players")
     if game_ids is None:
-        if not is_whole_number(games) or games < 1:
-            raise ConfigError(f"games must be at least 1, got {games}")
-        if first_game < 0:
-            raise ConfigError(f"first_game must be >= 0, got {first_game}")
+        games = check_count(games, "games", 1, MAX_GAMES)
+        first_game = check_count(first_game, "first_game", 0, MAX_GAMES)
+        if result_bytes(rules, games, log_plays) > MAX_RESULT_BYTES:
+            largest = MAX_RESULT_BYTES // result_bytes(rules, 1, log_plays)
+            raise ConfigError(f"games: {games:,} games at once need more than 1 GiB of results; at most {largest:,} per call")
         game_ids = np.arange(first_game, first_game + games, dtype=np.int64)
     game_ids = np.ascontiguousarray(game_ids, dtype=np.int64)
     if game_ids.ndim != 1 or game_ids.size == 0 or game_ids.min() < 0:
         raise ConfigError("game_ids must be a non-empty 1-d list of game indices >= 0")
     set_threads(threads)
     n_games = game_ids.shape[0]
+    if result_bytes(rules, n_games, log_plays) > MAX_RESULT_BYTES:
+        largest = MAX_RESULT_BYTES // result_bytes(rules, 1, log_plays)
+        raise ConfigError(f"games: {n_games:,} games at once need more than 1 GiB of results; at most {largest:,} per call")
     results = empty_results(rules, n_games, log_plays)
-    call_kernel(play_games, policies, seed, game_ids, rules.to_record(), rules.round_sizes_array(), policy_arrays(policies), results)
+    play_in_slices(policies, seed, game_ids, rules, results)
     seating = np.broadcast_to(np.arange(rules.players, dtype=np.int64), (n_games, rules.players))
     return GameBatch(rules, policies, seed, game_ids, *results, seating)
 

@@ -8,14 +8,15 @@ from typing import ClassVar
 import numpy as np
 
 from sim.config.errors import ConfigError
+from sim.config.limits import MAX_CHUNK_BYTES, MAX_CHUNKS, MAX_GAMES, check_count
 from sim.config.policies import Policy, parse_policies
-from sim.config.rules import Rules, is_whole_number
+from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
 from sim.runs.executors import Executor, FinishedChunk, ProgressCallback, checked_executor, execute, reopen_run, start_run
 from sim.runs.games import GameBatch, run_games
 from sim.runs.statistics import policy_figures
 from sim.runs.tables import batch_tables, table_names
-from sim.storage import RunDirectory, chunk_ranges
+from sim.storage import RunDirectory, chunk_range, chunk_ranges
 
 CHUNK_BYTES = 128 * 2**20  # memory per chunk in flight (two at most); bounds peak memory
 BYTES_PER_ROUND_ROW = 50  # kernel record, Arrow columns and conversion temporaries
@@ -23,12 +24,35 @@ BYTES_PER_PLAY_ROW = 40
 MAX_CHUNK_GAMES = 100_000
 
 
-def default_chunk_games(rules: Rules, log_plays: bool) -> int:
-    """Games per chunk such that a chunk takes about CHUNK_BYTES of memory."""
+def bytes_per_game(rules: Rules, log_plays: bool) -> int:
+    """Estimated memory of one game's results while its chunk is computed and written."""
     per_game = BYTES_PER_ROUND_ROW * rules.players * len(rules.round_sizes)
     if log_plays:
         per_game += BYTES_PER_PLAY_ROW * rules.plays_per_game()
-    return int(max(1, min(MAX_CHUNK_GAMES, CHUNK_BYTES // per_game)))
+    return per_game
+
+
+def default_chunk_games(rules: Rules, log_plays: bool) -> int:
+    """Games per chunk such that a chunk takes about CHUNK_BYTES of memory."""
+    return int(max(1, min(MAX_CHUNK_GAMES, CHUNK_BYTES // bytes_per_game(rules, log_plays))))
+
+
+def check_run_size(rules: Rules, log_plays: bool, games: object, chunk: object, games_per_unit: int = 1) -> tuple[int, int]:
+    """Check a run of `games` units (games, or deals of `games_per_unit` games) in chunks of
+    `chunk` units (None: the default) against the limits (README: option ranges), before
+    anything is allocated or written; the run's (units, units per chunk)."""
+    games = check_count(games, "games", 1, MAX_GAMES)
+    largest = max(1, MAX_CHUNK_BYTES // (bytes_per_game(rules, log_plays) * games_per_unit))
+    if chunk is None:
+        chunk = max(1, default_chunk_games(rules, log_plays) // games_per_unit)
+    chunk = min(check_count(chunk, "chunk-games", 1, largest), games)
+    chunks = -(-games // chunk)
+    if chunks > MAX_CHUNKS:
+        raise ConfigError(
+            f"{games:,} games in chunks of {chunk:,} make {chunks:,} chunks, more than {MAX_CHUNKS:,}: raise --chunk-games"
+            f" (up to {largest:,} for these rules)"
+        )
+    return games, chunk
 
 
 @dataclass(frozen=True)
@@ -54,15 +78,11 @@ class SimulationConfig:
         chunk_games: int | None = None,
         log_plays: bool = False,
     ) -> "SimulationConfig":
-        if not is_whole_number(games) or games < 1:
-            raise ConfigError(f"games must be at least 1, got {games}")
+        if not isinstance(log_plays, bool):
+            raise ConfigError(f"log_plays must be true or false, got {log_plays!r}")
+        games, chunk_games = check_run_size(rules, log_plays, games, chunk_games)
         seed = draw_seed() if seed is None else check_seed(seed)
-        if chunk_games is None:
-            chunk_games = default_chunk_games(rules, log_plays)
-        elif not is_whole_number(chunk_games) or chunk_games < 1:
-            raise ConfigError(f"chunk-games must be at least 1, got {chunk_games}")
-        chunk_games = min(int(chunk_games), int(games))
-        return cls(rules, tuple(parse_policies(policies, rules.players)), seed, int(games), chunk_games, log_plays)
+        return cls(rules, tuple(parse_policies(policies, rules.players)), seed, games, chunk_games, log_plays)
 
     def to_dict(self) -> dict:
         return {
@@ -91,6 +111,13 @@ class SimulationConfig:
 
     def chunk_ranges(self) -> list[tuple[int, int]]:
         return chunk_ranges(self.games, self.chunk_games)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.games, self.chunk_games
+
+    def chunk_range(self, index: int) -> tuple[int, int]:
+        return chunk_range(self.games, self.chunk_games, index)
 
     def compute_chunk(self, first: int, games: int, threads: int | None = None) -> GameBatch:
         return run_games(
@@ -164,7 +191,10 @@ def _run(
     directory: RunDirectory, record: dict, executor: Executor, threads: int | None, on_progress: ProgressCallback | None
 ) -> SimulationResult:
     start = time.perf_counter()
-    computed = execute(SimulationConfig, directory, record, executor, threads, on_progress)
+    try:
+        computed = execute(SimulationConfig, directory, record, executor, threads, on_progress)
+    finally:
+        directory.release()
     return SimulationResult(str(directory.path), record, computed, time.perf_counter() - start)
 
 

@@ -26,14 +26,14 @@ import pyarrow as pa
 from kernels.seating import random_seatings
 from sim.config.errors import ConfigError
 from sim.config.policies import Policy, parse_policies, split_policy_list
-from sim.config.rules import Rules, is_whole_number
+from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
 from sim.runs.executors import Executor, FinishedChunk, ProgressCallback, checked_executor, execute, reopen_run, start_run
 from sim.runs.games import GameBatch, empty_results, run_games
-from sim.runs.simulation import default_chunk_games
+from sim.runs.simulation import check_run_size
 from sim.runs.statistics import normal_interval, policy_figures
 from sim.runs.tables import batch_tables, table_names
-from sim.storage import RunDirectory, RunError, chunk_ranges, config_metadata, write_json, write_parquet
+from sim.storage import RunDirectory, RunError, chunk_range, chunk_ranges, config_metadata, write_json, write_parquet
 
 NO_ROTATION = -1
 # summary.parquet: one row per policy (table "policies") and one per pair of policies (table
@@ -89,18 +89,16 @@ class TournamentConfig:
         names = split_policy_list(policies) if isinstance(policies, str) else list(policies)
         if len(names) != rules.players:
             raise ConfigError(f"got {len(names)} policies for {rules.players} players: list one per seat")
+        for name, flag in (("duplicate", duplicate), ("log_plays", log_plays)):
+            if not isinstance(flag, bool):
+                raise ConfigError(f"{name} must be true or false, got {flag!r}")
+        rotations = rules.players if duplicate else 1
+        deals, chunk_deals = check_run_size(rules, log_plays, deals, chunk_deals, rotations)
+        seed = draw_seed() if seed is None else check_seed(seed)
         parsed = tuple(parse_policies(names, rules.players))
         if len({policy.label for policy in parsed}) < 2:
             raise ConfigError("a tournament needs at least two different policies")
-        if not is_whole_number(deals) or deals < 1:
-            raise ConfigError(f"games must be at least 1, got {deals}")
-        seed = draw_seed() if seed is None else check_seed(seed)
-        rotations = rules.players if duplicate else 1
-        if chunk_deals is None:
-            chunk_deals = max(1, default_chunk_games(rules, log_plays) // rotations)
-        elif not is_whole_number(chunk_deals) or chunk_deals < 1:
-            raise ConfigError(f"chunk-games must be at least 1, got {chunk_deals}")
-        return cls(rules, parsed, seed, int(deals), min(int(chunk_deals), int(deals)), duplicate, log_plays)
+        return cls(rules, parsed, seed, deals, chunk_deals, duplicate, log_plays)
 
     @property
     def rotations(self) -> int:
@@ -117,6 +115,13 @@ class TournamentConfig:
 
     def chunk_ranges(self) -> list[tuple[int, int]]:
         return chunk_ranges(self.deals, self.chunk_deals)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.deals, self.chunk_deals
+
+    def chunk_range(self, index: int) -> tuple[int, int]:
+        return chunk_range(self.deals, self.chunk_deals, index)
 
     def compute_chunk(self, first_deal: int, deals: int, threads: int | None = None) -> GameBatch:
         return play_chunk(self, first_deal, deals, threads)
@@ -349,8 +354,11 @@ def _run(
         on_progress(deals_done * config.rotations, deals_total * config.rotations)
 
     start = time.perf_counter()
-    deals = execute(TournamentConfig, directory, record, executor, threads, games_progress if on_progress else None)
-    write_summary(directory, record)
+    try:
+        deals = execute(TournamentConfig, directory, record, executor, threads, games_progress if on_progress else None)
+        write_summary(directory, record)
+    finally:
+        directory.release()
     seconds = time.perf_counter() - start
     return TournamentResult(str(directory.path), record, deals, deals * config.rotations, seconds)
 

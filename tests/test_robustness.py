@@ -1,0 +1,190 @@
+"""Issue #15: Ctrl-C stops a run within 2 s keeping its finished chunks, external bots are
+loaded safely (the current directory last, only when named, after every other check; a
+failing bot is one line and exit 1), and a --scheduler that is not a Dask scheduler is one
+line instead of a hang."""
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import sim.runs.games
+from sim.cli import app
+from sim.config.errors import BotError
+from sim.config.policies import parse_policy
+from sim.runs.executors import new_record
+from sim.runs.games import run_games
+from sim.config.rules import Rules
+from sim.storage import JOURNAL_FILE, read_run, versions
+
+runner = CliRunner()
+
+
+def invoke(*arguments: str):
+    return runner.invoke(app, [str(argument) for argument in arguments])
+
+
+def one_line(result, code: int, *words: str) -> None:
+    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("wizard-sim: error:"), result.stderr
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+
+
+# -- interruptible ----------------------------------------------------------------------------
+def test_ctrl_c_stops_an_mc_run_within_two_seconds_and_keeps_its_chunks(tmp_path):
+    """The costliest built-in setting: every seat mc at the largest sample counts."""
+    out = tmp_path / "mc"
+    command = [sys.executable, "-m", "sim.cli", "simulate", "--games", "100000", "--chunk-games", "4",
+               "--policy", "mc:samples=256,play_samples=256", "--seed", "1", "--quiet", "--out", str(out)]  # fmt: skip
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if (out / JOURNAL_FILE).exists() and (out / JOURNAL_FILE).read_bytes().count(b"\n") >= 1:
+            break
+        time.sleep(0.02)
+    time.sleep(0.3)  # inside the next chunk's kernel call
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    elapsed = time.monotonic() - sent
+    assert process.returncode == 130, stderr
+    assert elapsed < 2.0, f"Ctrl-C took {elapsed:.1f} s"
+    assert "--resume" in stderr
+    record = read_run(out)
+    assert len(record["chunks"]["complete"]) >= 1
+    verified = invoke("verify", out)
+    assert verified.exit_code == 1 and "incomplete" in verified.stdout and "damaged" not in verified.stdout
+
+
+def test_slicing_the_kernel_calls_never_changes_the_games(monkeypatch):
+    rules = Rules(players=4, rounds=(1, 2, 3))
+    whole = run_games(rules, "heuristic,random,mc:samples=2,play_samples=2,random", seed=3, games=300, log_plays=True)
+    monkeypatch.setattr(sim.runs.games, "SLICE_SECONDS", 0.0)  # slices of 1, 4, 16... games per thread
+    sliced = run_games(rules, "heuristic,random,mc:samples=2,play_samples=2,random", seed=3, games=300, log_plays=True)
+    for name in ("rounds", "seats", "games", "plays"):
+        assert np.array_equal(getattr(whole, name), getattr(sliced, name))
+
+
+# -- safe code loading ------------------------------------------------------------------------
+BOT = '''
+MARKER.write_text("imported")
+from greedy_bot import GreedyBot as Bot
+'''
+
+
+def write_bot(directory: Path, name: str, body: str = BOT) -> Path:
+    marker = directory / f"{name}.imported"
+    (directory / f"{name}.py").write_text(f"from pathlib import Path\nMARKER = Path({str(marker)!r})\n" + body)
+    return marker
+
+
+@pytest.fixture
+def bot_directory(tmp_path, monkeypatch):
+    examples = str(Path(__file__).resolve().parent.parent / "examples")
+    monkeypatch.syspath_prepend(examples)
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return work
+
+
+def test_the_current_directory_never_shadows_the_standard_library(bot_directory, monkeypatch):
+    candidates = ("tabnanny", "sched", "netrc", "shelve", "mailbox", "wave", "xdrlib", "nntplib")
+    module = next((name for name in candidates if name not in sys.modules), None)
+    if module is None:
+        pytest.skip("every candidate module is already imported")
+    (bot_directory / f"{module}.py").write_text(f"open({str(bot_directory / 'shadowed')!r}, 'w').write('executed')\n")
+    write_bot(bot_directory, "shadow_bot", BOT + f"import {module}\n")
+    monkeypatch.setattr(sys, "path", ["", *sys.path])  # as `python -m` and an interactive session have it
+    parse_policy("shadow_bot:Bot")  # found in the current directory...
+    sys.modules.pop(module, None)
+    assert not (bot_directory / "shadowed").exists()  # ...whose module of a stdlib name is not run
+    assert sys.path[-1] == str(bot_directory) and "" not in sys.path
+
+
+def test_a_bot_is_imported_only_after_every_other_check(bot_directory, tmp_path):
+    marker = write_bot(bot_directory, "late_bot")
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "data.csv").write_text("x")
+    for arguments in (
+        ["simulate", "--games", "0", "--policy", "late_bot:Bot", "--out", tmp_path / "a"],
+        ["simulate", "--games", "3", "--policy", "late_bot:Bot", "--out", taken],
+        ["simulate", "--games", "3", "--policy", "late_bot:Bot", "--out", tmp_path / "b", "--engine", "nope"],
+        ["tournament", "--games", "3", "--policies", "late_bot:Bot,random,random,random", "--out", taken],
+    ):
+        one_line(invoke(*arguments), 2)
+        assert not marker.exists(), arguments
+
+
+def test_resume_imports_no_bot_that_is_not_named_again(bot_directory, tmp_path):
+    marker = write_bot(bot_directory, "named_bot")
+    out = tmp_path / "run"
+    (out / "rounds").mkdir(parents=True)
+    (out / "games").mkdir()
+    config = {"rules": Rules(players=4, rounds=(1,)).to_dict(), "policies": ["named_bot:Bot", "random", "random", "random"],
+              "seed": 1, "games": 4, "chunk_games": 4, "log_plays": False}  # fmt: skip
+    (out / "run.json").write_text(json.dumps(new_record("simulate", config, 4, 4, versions())))
+    one_line(invoke("simulate", "--resume", "--out", out), 2, "external bots (named_bot:Bot)", "--policy")
+    one_line(invoke("simulate", "--resume", "--out", out, "--policy", "other:Bot,random,random,random"), 2, "differs")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ("import sys\nsys.exit(0)\n", ("SystemExit",)),
+        ("raise RuntimeError('boom')\n", ("RuntimeError: boom",)),
+    ],
+)
+def test_a_bot_that_exits_or_raises_is_one_line_and_exit_1(bot_directory, tmp_path, body, words):
+    name = f"failing_bot_{abs(hash(body))}"
+    write_bot(bot_directory, name, body)
+    out = tmp_path / "run"
+    one_line(invoke("simulate", "--games", "3", "--policy", f"{name}:Bot", "--out", out), 1, *words)
+    assert not out.exists()
+    with pytest.raises(BotError):
+        parse_policy(f"{name}:Bot")
+
+
+# -- Dask -------------------------------------------------------------------------------------
+def test_a_scheduler_that_does_not_answer_is_one_line(tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    import sim.runs.cluster
+
+    monkeypatch.setattr(sim.runs.cluster, "SCHEDULER_TIMEOUT", 1.0)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    accepted = []
+
+    def accept() -> None:
+        while True:
+            try:
+                accepted.append(listener.accept()[0])  # and say nothing
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+        started = time.monotonic()
+        out = tmp_path / "run"
+        result = invoke("simulate", "--games", "3", "--out", out, "--engine", "dask", "--scheduler", address)
+        one_line(result, 2, "does not answer as a Dask scheduler")
+        assert time.monotonic() - started < 10 and not out.exists()
+    finally:
+        listener.close()
+        for connection in accepted:
+            connection.close()
