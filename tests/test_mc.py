@@ -61,8 +61,12 @@ def test_mc_sample_counts_must_be_whole_numbers(text):
 def test_mc_parameters_parse_with_defaults():
     defaults = dict(mc.PARAMETERS)
     policy = parse_policy("mc:play_samples=3")
-    assert policy.params == (defaults["samples"], 3.0) and policy.label == "mc:play_samples=3"
-    assert parse_policy("mc").label == "mc"
+    assert policy.params == (defaults["samples"], 3.0, defaults["infer"], defaults["spread"])
+    assert policy.label == "mc:play_samples=3" and parse_policy("mc").label == "mc"
+    assert parse_policy("mc:infer=1,spread=0").label == "mc:infer=1,spread=0"
+    for bad in ("mc:infer=2", "mc:infer=0.5", "mc:spread=-1", "mc:spread=nan"):
+        with pytest.raises(ConfigError):
+            parse_policy(bad)
 
 
 # ------------------------------------------------------------------------------ reproducibility
@@ -283,15 +287,15 @@ def test_distinct_cards_keep_one_card_of_each_equivalent_run():
 # ------------------------------------------------------------------------------ information
 
 
-@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("players, infer", [(3, 0), (4, 1)])
 @pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
-def test_mc_decisions_unchanged_when_other_seats_change(players, bidding):
+def test_mc_decisions_unchanged_when_other_seats_change(players, infer, bidding):
     """At every bid and card decision of some rounds, re-deal the other seats' hands at random
     (consistently with the public state) and change their bid records: with the same random
     numbers, mc answers the same and draws the same numbers. Changing its own hand does change
     some answers."""
     rules = sim.Rules(players=players, bidding=bidding)
-    policies = policies_for("mc:samples=3,play_samples=2", players)
+    policies = policies_for(f"mc:samples=3,play_samples=2,infer={infer}", players)
     rng = np.random.default_rng(players)
     checked = changed_by_own_hand = 0
     for game, r in enumerate((2, 5, 60 // players - 1)):

@@ -40,11 +40,12 @@ from kernels.state import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTY
 P_SAMPLES = 0  # sampled deals per bid decision (0: the heuristic's bid)
 P_PLAY_SAMPLES = 1  # sampled deals per card decision (0: the heuristic's card)
 P_INFER = 2  # 1: deals from the posterior given the bids and trump choice shown; 0: uniform
+# infer defaults to 0: with it mc measured weaker, not stronger (docs/mc.md, "Inference").
 P_SPREAD = 3  # the posterior's opponent model: the heuristic's bids with this noise (0: exact)
 PARAMETERS = (
     ("samples", 16.0),
     ("play_samples", 16.0),
-    ("infer", 1.0),
+    ("infer", 0.0),
     ("spread", 0.5),
 )
 
