@@ -212,15 +212,17 @@ def observed_seats(rules, situation, models):
 
 
 @njit(cache=True, parallel=True)
-def estimate_tricks(seed, rules, situation, policies, candidates, inference, results):
-    """Fill results = (tricks [samples, candidates], weights [samples], proposals [samples]):
-    tricks[i, k] is the estimating seat's tricks in sample i when it bids candidates[k],
-    weights[i] the sample's importance weight (1 without inference; 0: not played), and
-    proposals[i] the candidate hands the posterior sampler tried for it.
+def estimate_tricks(seed, first_sample, rules, situation, policies, candidates, inference, results):
+    """Fill results = (tricks [n, candidates], weights [n], proposals [n]) for samples
+    first_sample .. first_sample + n - 1: tricks[i, k] is the estimating seat's tricks in
+    sample first_sample + i when it bids candidates[k], weights[i] the sample's importance
+    weight (1 without inference; 0: not played), and proposals[i] the candidate hands the
+    posterior sampler tried for it.
     inference = (opponent model record array (kernels.posterior.MODEL_DTYPE), infer flag).
 
     rules and situation are one-record arrays (a parallel kernel cannot take a bare record).
-    Samples are independent, so the blocking over threads never changes a result."""
+    Samples are independent, so neither the blocking over threads nor a split of the samples
+    into several calls changes a result."""
     tricks, weights, proposals = results
     n_samples = tricks.shape[0]
     n_blocks = (n_samples + SAMPLES_PER_BLOCK - 1) // SAMPLES_PER_BLOCK
@@ -233,4 +235,5 @@ def estimate_tricks(seed, rules, situation, policies, candidates, inference, res
         block_candidates = candidates.copy()
         for i in range(block * SAMPLES_PER_BLOCK, min(n_samples, (block + 1) * SAMPLES_PER_BLOCK)):
             sample_results = (tricks[i], weights[i : i + 1], proposals[i : i + 1])
-            estimate_sample((seed, i), block_candidates, block_situation, (model, infer), memories, sample_results)
+            sample_key = (seed, first_sample + i)
+            estimate_sample(sample_key, block_candidates, block_situation, (model, infer), memories, sample_results)

@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 import sim.runs.games
+from sim.analysis.estimate import run_estimate
 from sim.cli import app
 from sim.config.errors import BotError
 from sim.config.policies import parse_policy
@@ -65,6 +66,29 @@ def test_ctrl_c_stops_an_mc_run_within_two_seconds_and_keeps_its_chunks(tmp_path
     assert len(record["chunks"]["complete"]) >= 1
     verified = invoke("verify", out)
     assert verified.exit_code == 1 and "incomplete" in verified.stdout and "damaged" not in verified.stdout
+
+
+def test_ctrl_c_stops_an_estimate_within_two_seconds():
+    command = [sys.executable, "-m", "sim.cli", "estimate", "--hand", "W AS KH 7H J 10D 4C 9S 2S QD", "--trump", "3H",
+               "--position", "3", "--bids", "1,2,0", "--samples", "10000000"]  # fmt: skip
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    time.sleep(8)  # started (imports, a warm or cold compile) and into its slices
+    assert process.poll() is None, process.communicate()
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    elapsed = time.monotonic() - sent
+    assert process.returncode == 130 and stderr.strip() == "wizard-sim: interrupted", stderr
+    assert elapsed < 2.0, f"Ctrl-C took {elapsed:.1f} s"
+
+
+def test_slicing_the_estimate_never_changes_it(monkeypatch):
+    options = dict(trump="3H", position=2, bids="1,0", samples=3000, seed=2)
+    whole = run_estimate("W AS KH 7H J", **options)
+    monkeypatch.setattr(sim.runs.games, "SLICE_SECONDS", 0.0)
+    sliced = run_estimate("W AS KH 7H J", **options)
+    for name in ("tricks", "weights", "proposals"):
+        assert np.array_equal(getattr(whole, name), getattr(sliced, name))
 
 
 def test_slicing_the_kernel_calls_never_changes_the_games(monkeypatch):

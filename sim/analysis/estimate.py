@@ -33,7 +33,7 @@ from sim.config.limits import check_totals
 from sim.config.policies import Policy, parse_policy, policy_arrays, split_policy_list
 from sim.config.rules import Rules, is_whole_number, max_round
 from sim.config.seeds import check_seed
-from sim.runs.games import call_kernel, set_threads
+from sim.runs.games import call_kernel, in_slices, set_threads
 from sim.runs.statistics import Z_95
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows every CLI start
@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows ever
 
 MAX_SAMPLES = 10_000_000  # the per-sample tricks take samples x (round size + 1) bytes
 MAX_SPREAD = 10.0  # the tolerant model's bid noise, in tricks (10: nearly uninformative)
+FIRST_SLICE_SAMPLES = 2048  # the first kernel call; later ones are sized by its time
 FEW_EFFECTIVE_SAMPLES = 400  # below this the printed percentages are off by 5 points or more
 _SUIT_WORDS = {
     word: suit
@@ -535,17 +536,15 @@ def run_estimate(
     model = situation.opponent_model(spread)
     rules_record, situation_record = situation.rules.to_record(), situation.to_record()
     observed = int(observed_seats(rules_record, situation_record, model)) if infer else 0
-    call_kernel(
-        estimate_tricks,
-        list(situation.policies),
-        seed,
-        rules_record,
-        situation_record,
-        policy_arrays(list(situation.policies)),
-        candidates,
-        (model, bool(infer)),
-        (tricks, weights, proposals),
-    )
+    policies, arrays = list(situation.policies), policy_arrays(list(situation.policies))
+
+    def estimate_slice(start: int, stop: int) -> None:
+        results = (tricks[start:stop], weights[start:stop], proposals[start:stop])
+        call_kernel(estimate_tricks, policies, seed, start, rules_record, situation_record, arrays, candidates,
+                    (model, bool(infer)), results)  # fmt: skip
+
+    # In slices of about a quarter second, so Ctrl-C stops it promptly; samples do not depend on the split.
+    in_slices(samples, FIRST_SLICE_SAMPLES, estimate_slice)
     if not weights.any():
         raise ConfigError(
             f"no deal of the unseen cards fits the earlier bids (or the dealer's trump choice) under the exact "

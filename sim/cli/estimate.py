@@ -162,6 +162,9 @@ def estimate_command(
     except BotError as error:  # an external bot raised, exited or answered illegally
         print(f"wizard-sim: error: {error}", file=sys.stderr)
         raise typer.Exit(code=1)
+    except KeyboardInterrupt:  # the kernels run in short slices, so Ctrl-C lands promptly
+        print("wizard-sim: interrupted", file=sys.stderr)
+        raise typer.Exit(code=130)
     if as_json:
         print(json_text(result))
         return

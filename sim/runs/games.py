@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numba
@@ -101,23 +102,30 @@ SLICE_SECONDS = 0.25  # a kernel call's target length: Ctrl-C is seen between tw
 FIRST_SLICE_BLOCKS = 1  # games per thread in the first call (then sized by measurement)
 
 
-def play_in_slices(policies: list[Policy], seed: int, game_ids: np.ndarray, rules: Rules, results: tuple) -> None:
-    """play_games on successive slices of `game_ids`, each sized by the measured cost of a game
-    to take about SLICE_SECONDS, so that Python sees a Ctrl-C (KeyboardInterrupt) within about
-    that long plus one game. The games do not depend on the split (each is a pure function of
-    its seed and id); a slice's results are views into `results`."""
-    n_games = game_ids.shape[0]
-    rules_record, sizes, arrays = rules.to_record(), rules.round_sizes_array(), policy_arrays(policies)
-    size = max(1, numba.get_num_threads()) * FIRST_SLICE_BLOCKS
-    start = 0
-    while start < n_games:
-        stop = min(n_games, start + size)
+def in_slices(total: int, first_size: int, run_slice: Callable[[int, int], None]) -> None:
+    """run_slice(start, stop) over successive slices of range(total), each sized by the
+    measured cost of an item to take about SLICE_SECONDS, so that Python sees a Ctrl-C
+    (KeyboardInterrupt) within about that long plus one item."""
+    start, size = 0, first_size
+    while start < total:
+        stop = min(total, start + size)
         began = time.perf_counter()
+        run_slice(start, stop)
+        per_item = (time.perf_counter() - began) / (stop - start)
+        start = stop
+        size = int(min(4 * size, max(1, SLICE_SECONDS / max(per_item, 1e-9))))
+
+
+def play_in_slices(policies: list[Policy], seed: int, game_ids: np.ndarray, rules: Rules, results: tuple) -> None:
+    """play_games in slices (in_slices). The games do not depend on the split (each is a pure
+    function of its seed and id); a slice's results are views into `results`."""
+    rules_record, sizes, arrays = rules.to_record(), rules.round_sizes_array(), policy_arrays(policies)
+
+    def play(start: int, stop: int) -> None:
         call_kernel(play_games, policies, seed, game_ids[start:stop], rules_record, sizes, arrays,
                     tuple(result[start:stop] for result in results))  # fmt: skip
-        per_game = (time.perf_counter() - began) / (stop - start)
-        start = stop
-        size = int(min(4 * size, max(1, SLICE_SECONDS / max(per_game, 1e-9))))
+
+    in_slices(game_ids.shape[0], max(1, numba.get_num_threads()) * FIRST_SLICE_BLOCKS, play)
 
 
 def empty_results(rules: Rules, games: int, log_plays: bool) -> tuple[np.ndarray, ...]:
