@@ -27,6 +27,8 @@ several situation classes ("a Wizard bidding second after a first bid of 1", ...
 self-play frequency of taking the trick with its standard error, next to estimate's P(make 1)
 with inference and with infer=False (the large version of
 tests/test_estimate.py::test_estimate_is_calibrated_against_self_play_after_informative_bids).
+z = (estimate - self-play) / sqrt(p (1 - p) / games + SE(estimate)^2) with p the estimate: the
+deviation in standard errors if the estimate is right (defined when self-play is 0% or 100%).
 results/regenerate.py draws it (results/calibration.png).
 """
 from __future__ import annotations
@@ -217,8 +219,9 @@ def calibration(games: int, samples: int, seed: int = CALIBRATION_SEED, estimate
             row[f"{name}_se"] = math.sqrt(p * (1 - p) / result.effective_samples)
             if infer:
                 row["effective_samples"] = round(result.effective_samples, 1)
-        if count and row["estimate"] is not None:
-            sigma = math.hypot(row["self_play_se"], row["estimate_se"])
+        if count and row["estimate"] is not None:  # z under the hypothesis that the estimate is right
+            predicted = row["estimate"]
+            sigma = math.sqrt(predicted * (1 - predicted) / count + row["estimate_se"] ** 2)
             row["z"] = round((row["estimate"] - frequency) / sigma, 2) if sigma > 0 else 0.0
         rows.append(row)
     return {"games": games, "seed": seed, "samples": samples, "estimate_seed": estimate_seed, "players": PLAYERS,
