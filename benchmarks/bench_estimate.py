@@ -239,7 +239,8 @@ def print_calibration(result: dict) -> None:
     for row in result["classes"]:
         play = "-" if row["self_play"] is None else f"{100 * row['self_play']:.1f} ± {100 * row['self_play_se']:.1f}%"
         print(f"{row['situation']:<52} {row['games']:>7,} {play:>15} {percent(row['estimate']):>9} "
-              f"{row.get('effective_samples', 0):>9,.0f} {row.get('z', float('nan')):>6.2f} {percent(row['no_infer']):>9}")
+              f"{row.get('effective_samples', 0):>9,.0f} {row.get('z', float('nan')):>6.2f} "
+              f"{percent(row['no_infer']):>9}")
 
 
 def main() -> None:
@@ -256,7 +257,10 @@ def main() -> None:
 
     if args.calibration:
         result = calibration(args.games, args.calibration_samples)
-        print(json.dumps(result)) if args.json else print_calibration(result)
+        if args.json:
+            print(json.dumps(result))
+        else:
+            print_calibration(result)
         return
 
     all_threads = numba.config.NUMBA_NUM_THREADS
@@ -282,10 +286,11 @@ def main() -> None:
           f"{'CPU s':>7} {'ESS/s':>9}")
     for row in figures["informative"]:
         print(f"{row['round_size']:>2} {row['position']:>3} {','.join(map(str, row['bids'])):<8} {row['spread']:>6g} "
-              f"{row['samples']:>8,} {row['effective_samples']:>9,.0f} {row['acceptance']:>7.3f} {row['seconds']:>7.3f} "
-              f"{row['cpu_seconds']:>7.3f} {row['effective_per_s']:>9,}")
+              f"{row['samples']:>8,} {row['effective_samples']:>9,.0f} {row['acceptance']:>7.3f} "
+              f"{row['seconds']:>7.3f} {row['cpu_seconds']:>7.3f} {row['effective_per_s']:>9,}")
     head = figures["headline"]
-    print(f"\nHeadline: {head['effective_samples']:,.0f} effective samples of \"{head['hand']}\" (trump {head['trump']}, "
+    print(f"\nHeadline: {head['effective_samples']:,.0f} effective samples of \"{head['hand']}\" "
+          f"(trump {head['trump']}, "
           f"after bids {','.join(map(str, head['bids']))}, exact model) from {head['samples']:,} samples "
           f"(pilot ESS fraction {head['pilot_ess_fraction']:.3f}): {head['seconds']:.2f} s on {all_threads} threads "
           f"({head['cpu_seconds']:.2f} s CPU), best of {args.repeats}; target under 5 s")

@@ -171,7 +171,8 @@ def calibration_figures(sizes: Sizes, out: Path) -> dict:
     for number, row in enumerate(result["classes"], 1):
         if row["self_play"] is None:
             continue
-        for key, marker, color, name in (("estimate", "o", "C0", "with inference"), ("no_infer", "x", "C3", "infer=False")):
+        series = (("estimate", "o", "C0", "with inference"), ("no_infer", "x", "C3", "infer=False"))
+        for key, marker, color, name in series:
             if row[key] is None:
                 continue
             axes.errorbar(row["self_play"], row[key], xerr=1.96 * row["self_play_se"], yerr=1.96 * row[f"{key}_se"],
@@ -193,8 +194,8 @@ def markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def write_readme(out: Path, accuracy_result: dict, tournament_result: dict, estimate_result: dict, calibration_result: dict,
-                 command: str, notes: str = "") -> None:
+def write_readme(out: Path, accuracy_result: dict, tournament_result: dict, estimate_result: dict,
+                 calibration_result: dict, command: str, notes: str = "") -> None:
     acc = pd.DataFrame(accuracy_result["rounds"])[["round", "heuristic", "standard_error", "baseline", "margin_in_se"]]
     pol = pd.DataFrame(tournament_result["policies"])
     pol = pd.DataFrame(
@@ -214,15 +215,16 @@ def write_readme(out: Path, accuracy_result: dict, tournament_result: dict, esti
     def percent(value, se=None):
         return "-" if value is None else f"{100 * value:.1f}%" + ("" if se is None else f" ± {100 * se:.1f}")
 
+    classes = calibration_result["classes"]
     cal = pd.DataFrame(
         {
-            "#": range(1, len(calibration_result["classes"]) + 1),
-            "situation (4 players, a 5 turned up)": [row["situation"] for row in calibration_result["classes"]],
-            "games": [f"{row['games']:,}" for row in calibration_result["classes"]],
-            "self-play ± SE": [percent(row["self_play"], row["self_play_se"]) for row in calibration_result["classes"]],
-            "estimate": [percent(row["estimate"]) for row in calibration_result["classes"]],
-            "z": [row.get("z", "-") for row in calibration_result["classes"]],
-            "infer=False": [percent(row["no_infer"]) for row in calibration_result["classes"]],
+            "#": range(1, len(classes) + 1),
+            "situation (4 players, a 5 turned up)": [row["situation"] for row in classes],
+            "games": [f"{row['games']:,}" for row in classes],
+            "self-play ± SE": [percent(row["self_play"], row["self_play_se"]) for row in classes],
+            "estimate": [percent(row["estimate"]) for row in classes],
+            "z": [row.get("z", "-") for row in classes],
+            "infer=False": [percent(row["no_infer"]) for row in classes],
         }
     )
     text = f"""# Reference results
@@ -295,7 +297,8 @@ def main() -> None:
     runs.mkdir(parents=True, exist_ok=True)
     command = "python results/regenerate.py" + (" --quick" if arguments.quick else "")
     steps = (("accuracy", lambda: accuracy(sizes, out, runs)), ("tournament", lambda: tournament_figures(sizes, out, runs)),
-             ("estimate", lambda: estimate_figures(sizes, out)), ("calibration", lambda: calibration_figures(sizes, out)))  # fmt: skip
+             ("estimate", lambda: estimate_figures(sizes, out)),
+             ("calibration", lambda: calibration_figures(sizes, out)))  # fmt: skip
     only = arguments.only or STEPS
     results = {}
     for name, step in steps:
@@ -311,8 +314,8 @@ def main() -> None:
             results[name] = json.loads((out / files[name]).read_text())
     notes = ""
     if arguments.only:
-        notes = (f"\nThat command regenerated only: {', '.join(arguments.only)}; the other sections are the JSON files of "
-                 f"an earlier `{command}` run, read back (a full run takes about half an hour on 2 cores).")
+        notes = (f"\nThat command regenerated only: {', '.join(arguments.only)}; the other sections are the JSON "
+                 f"files of an earlier `{command}` run, read back (a full run takes about half an hour on 2 cores).")
         command += "".join(f" --only {name}" for name in arguments.only)
     write_readme(out, results["accuracy"], results["tournament"], results["estimate"], results["calibration"], command,
                  notes)
