@@ -2,17 +2,21 @@
 
     python results/regenerate.py              # full size (about half an hour on 2 cores)
     python results/regenerate.py --quick --out /tmp/results   # a small smoke run
+    python results/regenerate.py --only calibration           # one figure; the README from the JSONs
 
 Writes, into --out (default: this directory): README.md (tables and links), accuracy.json and
 accuracy_vs_baseline.png (heuristic bid accuracy by round size next to the published
 baseline), tournament.json and tournament.png (mc / heuristic / random duplicate tournament),
-estimate.json and estimate.png (an example per-hand estimate). The datasets behind them go
+estimate.json and estimate.png (an example per-hand estimate), calibration.json and
+calibration.png (estimate's P(take the trick) against round-1 self-play, with and without
+inference from the earlier bids; benchmarks/bench_estimate.py --calibration). The datasets behind them go
 to --runs (default results/runs/, not in git). Every figure records its seed and the package
 version.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import time
@@ -45,11 +49,16 @@ class Sizes:
     accuracy_games: int
     tournament_deals: int
     estimate_samples: int
+    calibration_games: int
+    calibration_samples: int
 
 
-FULL = Sizes(accuracy_games=200_000, tournament_deals=100_000, estimate_samples=200_000)
-QUICK = Sizes(accuracy_games=400, tournament_deals=30, estimate_samples=2_000)
-SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1}
+FULL = Sizes(accuracy_games=200_000, tournament_deals=100_000, estimate_samples=200_000,
+             calibration_games=4_000_000, calibration_samples=200_000)
+QUICK = Sizes(accuracy_games=400, tournament_deals=30, estimate_samples=2_000,
+              calibration_games=20_000, calibration_samples=2_000)
+SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1, "calibration": 11}
+STEPS = ("accuracy", "tournament", "estimate", "calibration")
 
 
 def provenance(seed: int, **extra) -> dict:
@@ -142,6 +151,42 @@ def estimate_figures(sizes: Sizes, out: Path) -> dict:
     return result
 
 
+# -- estimate against self-play ------------------------------------------------------------------
+def load_bench_estimate():
+    """benchmarks/bench_estimate.py, which holds the calibration (not a package: load by path)."""
+    spec = importlib.util.spec_from_file_location("bench_estimate", HERE.parent / "benchmarks" / "bench_estimate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def calibration_figures(sizes: Sizes, out: Path) -> dict:
+    seed = SEEDS["calibration"]
+    measured = load_bench_estimate().calibration(sizes.calibration_games, sizes.calibration_samples, seed=seed)
+    result = {**provenance(seed, players=4, policy="heuristic", rounds=[1]), **measured}
+    (out / "calibration.json").write_text(json.dumps(result, indent=2) + "\n")
+    figure = new_figure(7, 6.5)
+    axes = figure.subplots()
+    axes.plot([0, 1], [0, 1], color="grey", linewidth=0.8, label="y = x")
+    for number, row in enumerate(result["classes"], 1):
+        if row["self_play"] is None:
+            continue
+        series = (("estimate", "o", "C0", "with inference"), ("no_infer", "x", "C3", "infer=False"))
+        for key, marker, color, name in series:
+            if row[key] is None:
+                continue
+            axes.errorbar(row["self_play"], row[key], xerr=1.96 * row["self_play_se"], yerr=1.96 * row[f"{key}_se"],
+                          fmt=marker, color=color, capsize=3, label=name if number == 1 else None)
+        axes.annotate(str(number), (row["self_play"], row["estimate"]), textcoords="offset points", xytext=(6, -10),
+                      fontsize=8, color="C0")
+    axes.set(xlabel="self-play frequency of taking the trick (95% CI)", ylabel="estimate's P(make 1) (95% CI)",
+             xlim=(-0.03, 1.03), ylim=(-0.03, 1.03), aspect="equal",
+             title=f"Round 1, 4 heuristic players, {result['games']:,} games, a 5 turned up")
+    axes.legend(loc="upper left")
+    figure.savefig(out / "calibration.png", dpi=110)
+    return result
+
+
 # -- README ------------------------------------------------------------------------------------
 def markdown_table(frame: pd.DataFrame) -> str:
     lines = ["| " + " | ".join(frame.columns) + " |", "| " + " | ".join("---" for _ in frame.columns) + " |"]
@@ -149,7 +194,8 @@ def markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def write_readme(out: Path, accuracy_result: dict, tournament_result: dict, estimate_result: dict, command: str) -> None:
+def write_readme(out: Path, accuracy_result: dict, tournament_result: dict, estimate_result: dict,
+                 calibration_result: dict, command: str, notes: str = "") -> None:
     acc = pd.DataFrame(accuracy_result["rounds"])[["round", "heuristic", "standard_error", "baseline", "margin_in_se"]]
     pol = pd.DataFrame(tournament_result["policies"])
     pol = pd.DataFrame(
@@ -165,10 +211,26 @@ def write_readme(out: Path, accuracy_result: dict, tournament_result: dict, esti
     verdicts = "\n".join(f"- {pair['verdict']}" for pair in tournament_result["pairs"])
     est = pd.DataFrame(estimate_result["bids"])
     est = est[est["legal"]][["bid", "p_make", "p_make_lo", "p_make_hi", "expected_score", "expected_score_lo", "expected_score_hi"]].round(3)
+
+    def percent(value, se=None):
+        return "-" if value is None else f"{100 * value:.1f}%" + ("" if se is None else f" ± {100 * se:.1f}")
+
+    classes = calibration_result["classes"]
+    cal = pd.DataFrame(
+        {
+            "#": range(1, len(classes) + 1),
+            "situation (4 players, a 5 turned up)": [row["situation"] for row in classes],
+            "games": [f"{row['games']:,}" for row in classes],
+            "self-play ± SE": [percent(row["self_play"], row["self_play_se"]) for row in classes],
+            "estimate": [percent(row["estimate"]) for row in classes],
+            "z": [row.get("z", "-") for row in classes],
+            "infer=False": [percent(row["no_infer"]) for row in classes],
+        }
+    )
     text = f"""# Reference results
 
 Regenerated by `{command}` (seeded: the same command reproduces these figures exactly).
-wizard-sim {accuracy_result['wizard_sim']}, generated {accuracy_result['generated']}.
+wizard-sim {accuracy_result['wizard_sim']}, generated {accuracy_result['generated']}.{notes}
 
 ## Heuristic bid accuracy next to the published baseline
 
@@ -202,6 +264,20 @@ still (docs/mc.md) but would take hours for 100,000 deals on 2 cores.
 {markdown_table(est)}
 
 ![estimate](estimate.png)
+
+## Estimate against self-play: bids carry information
+
+Round 1 of {calibration_result['games']:,} 4-player heuristic self-play games (seed {calibration_result['seed']}; play is
+forced, so whether the card takes the trick depends on the cards alone), pooled over suits
+(every game with a 5 turned up and the situation's card kind counts), next to estimate's
+P(make 1) for the hand and bids shown (trump card 5H, {calibration_result['samples']:,} samples, seed
+{calibration_result['estimate_seed']}) with inference (the default) and with `infer=False` (uniform deals).
+z = (estimate - self-play) / sqrt(p(1-p)/games + SE(estimate)²), p the estimate. Generated {calibration_result['generated']} by
+`python benchmarks/bench_estimate.py --calibration`'s code.
+
+{markdown_table(cal)}
+
+![calibration](calibration.png)
 """
     (out / "README.md").write_text(text)
 
@@ -211,6 +287,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--out", type=Path, default=HERE, help="where the figures and README go")
     parser.add_argument("--runs", type=Path, default=None, help="where the datasets go (default OUT/runs)")
+    parser.add_argument("--only", choices=STEPS, action="append",
+                        help="run only this step (repeatable); the README reads the others' JSON from OUT")
     arguments = parser.parse_args()
     sizes = QUICK if arguments.quick else FULL
     out = arguments.out
@@ -219,13 +297,28 @@ def main() -> None:
     runs.mkdir(parents=True, exist_ok=True)
     command = "python results/regenerate.py" + (" --quick" if arguments.quick else "")
     steps = (("accuracy", lambda: accuracy(sizes, out, runs)), ("tournament", lambda: tournament_figures(sizes, out, runs)),
-             ("estimate", lambda: estimate_figures(sizes, out)))  # fmt: skip
+             ("estimate", lambda: estimate_figures(sizes, out)),
+             ("calibration", lambda: calibration_figures(sizes, out)))  # fmt: skip
+    only = arguments.only or STEPS
     results = {}
     for name, step in steps:
+        if name not in only:
+            continue
         start = time.perf_counter()
         results[name] = step()
         print(f"{name}: {time.perf_counter() - start:.1f} s")
-    write_readme(out, results["accuracy"], results["tournament"], results["estimate"], command)
+    files = {"accuracy": "accuracy.json", "tournament": "tournament.json", "estimate": "estimate.json",
+             "calibration": "calibration.json"}
+    for name in STEPS:
+        if name not in results:
+            results[name] = json.loads((out / files[name]).read_text())
+    notes = ""
+    if arguments.only:
+        notes = (f"\nThat command regenerated only: {', '.join(arguments.only)}; the other sections are the JSON "
+                 f"files of an earlier `{command}` run, read back (a full run takes about half an hour on 2 cores).")
+        command += "".join(f" --only {name}" for name in arguments.only)
+    write_readme(out, results["accuracy"], results["tournament"], results["estimate"], results["calibration"], command,
+                 notes)
     print(f"wrote {out / 'README.md'}")
 
 
