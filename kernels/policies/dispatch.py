@@ -1,7 +1,8 @@
 """Policy ids and the one jitted dispatch that chooses a policy by id.
 
-Adding a built-in policy: write its `decide` in a module of this package, give it an id
-here and a branch in `decide`, and register its name and parameters in sim.policies.
+Adding a built-in policy: write its module in this package (`decide`, and NAME, SUMMARY,
+PARAMETERS, optional COUNTS and RANGES: what sim.config.policies registers), then give it an
+id, a branch in `decide` and an entry in BUILT_IN here.
 """
 from numba import njit
 
@@ -11,6 +12,9 @@ from kernels.policies import heuristic, mc, random_policy
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
 POLICY_MC = 2
+
+# (policy id, module) of every built-in policy: sim.config.policies registers them.
+BUILT_IN = ((POLICY_RANDOM, random_policy), (POLICY_HEURISTIC, heuristic), (POLICY_MC, mc))
 
 
 

@@ -36,6 +36,8 @@ P_WIZARD_TIMING = 2  # timing of the opponents' Wizards
 P_TRUMP_TIMING = 3  # timing of the opponents' higher trumps against a trump
 P_SIDE_TIMING = 4  # timing of the opponents' higher cards of a side suit against a side card
 P_CROWDING = 5  # tricks given up per trick the earlier visible bids exceed their fair share
+NAME = "heuristic"
+SUMMARY = "bids from hand strength, plays to make its bid"
 PARAMETERS = (
     ("aggression", 1.0),
     ("wizard_win", 0.95),
@@ -44,6 +46,15 @@ PARAMETERS = (
     ("side_timing", 8.0),
     ("crowding", 0.15),
 )
+# The valid range of each parameter (README: option ranges), checked by sim.config.policies.
+RANGES = {
+    "aggression": (0.0, 10.0),
+    "wizard_win": (0.0, 1.0),
+    "wizard_timing": (0.0, 100.0),
+    "trump_timing": (0.0, 100.0),
+    "side_timing": (0.0, 100.0),
+    "crowding": (0.0, 10.0),
+}
 
 RANK_ROW = sum(1 << (RANKS_PER_SUIT * suit) for suit in range(N_SUITS))  # the 2 of every suit
 ACE_ROW = RANK_ROW << (ACE - LOWEST_RANK)

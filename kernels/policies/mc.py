@@ -24,7 +24,6 @@ from kernels.cards import (
 )
 from kernels.policies import heuristic
 from kernels.posterior import (
-    ESTIMATOR_WEIGHTING,
     MODEL_DTYPE,
     POSTERIOR_WORK_DTYPE,
     prepare,
@@ -42,12 +41,24 @@ P_PLAY_SAMPLES = 1  # sampled deals per card decision (0: the heuristic's card)
 P_INFER = 2  # 1: deals from the posterior given the bids and trump choice shown; 0: uniform
 # infer defaults to 0: with it mc measured weaker, not stronger (docs/mc.md, "Inference").
 P_SPREAD = 3  # the posterior's opponent model: the heuristic's bids with this noise (0: exact)
+NAME = "mc"
+SUMMARY = "Monte Carlo: bids and plays by heuristic rollouts of sampled deals of the unseen cards"
 PARAMETERS = (
     ("samples", 16.0),
     ("play_samples", 16.0),
     ("infer", 0.0),
     ("spread", 0.5),
 )
+# Valid ranges (checked by sim.config.policies). The sample counts are capped so that one game
+# stays well under a second: a run stops within 2 s of Ctrl-C.
+MAX_SAMPLES = 256
+COUNTS = ("samples", "play_samples", "infer")  # whole numbers
+RANGES = {
+    "samples": (0.0, float(MAX_SAMPLES)),
+    "play_samples": (0.0, float(MAX_SAMPLES)),
+    "infer": (0.0, 1.0),
+    "spread": (0.0, 10.0),
+}
 
 # Every seat of a rollout plays the heuristic with its default parameters.
 ROLLOUT_PARAMS = np.array([[default for _, default in heuristic.PARAMETERS]] * MAX_PLAYERS)

@@ -4,6 +4,8 @@ from numba import njit
 from kernels.bits import nth_set_bit, popcount
 from kernels.rng import below
 
+NAME = "random"
+SUMMARY = "uniformly random legal trump, bid and card"
 PARAMETERS = ()
 
 

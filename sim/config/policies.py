@@ -1,7 +1,7 @@
 """Policy registry: `name[:key=value,...]` -> kernel policy id and parameter vector.
 
-Adding a built-in policy: one `decide` function in kernels/policies (with a branch in the
-dispatch) and one entry in REGISTRY below.
+Adding a built-in policy takes no change here: its kernel module and the dispatch's BUILT_IN
+table (kernels/policies/dispatch.py) describe it.
 """
 from __future__ import annotations
 
@@ -9,30 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels.policies import heuristic, mc, random_policy
-from kernels.policies.dispatch import POLICY_HEURISTIC, POLICY_MC, POLICY_RANDOM
+from kernels.policies.dispatch import BUILT_IN
 from kernels.state import MAX_PARAMS
 from sim.config.errors import ConfigError
 from sim.config.external import ExternalBot, external_ids, load_bot
 from sim.config.limits import MAX_BOT_PARAMETER, check_parameter
-
-# The valid range of each built-in policy parameter (README: option ranges). mc's counts are
-# capped so that one game stays well under a second: a run stops within 2 s of Ctrl-C.
-MAX_MC_SAMPLES = 256
-HEURISTIC_RANGES = {
-    "aggression": (0.0, 10.0),
-    "wizard_win": (0.0, 1.0),
-    "wizard_timing": (0.0, 100.0),
-    "trump_timing": (0.0, 100.0),
-    "side_timing": (0.0, 100.0),
-    "crowding": (0.0, 10.0),
-}
-MC_RANGES = {
-    "samples": (0.0, float(MAX_MC_SAMPLES)),
-    "play_samples": (0.0, float(MAX_MC_SAMPLES)),
-    "infer": (0.0, 1.0),
-    "spread": (0.0, 10.0),
-}
 
 
 @dataclass(frozen=True)
@@ -49,26 +30,18 @@ class PolicyKind:
         return dict(self.ranges).get(key, (-MAX_BOT_PARAMETER, MAX_BOT_PARAMETER))
 
 
+# Built from the kernels' policy modules (kernels.policies.dispatch.BUILT_IN), which carry their
+# name, summary, parameters and the parameters' valid ranges (README: option ranges).
 REGISTRY: dict[str, PolicyKind] = {
-    kind.name: kind
-    for kind in (
-        PolicyKind("random", POLICY_RANDOM, random_policy.PARAMETERS, "uniformly random legal trump, bid and card"),
-        PolicyKind(
-            "heuristic",
-            POLICY_HEURISTIC,
-            heuristic.PARAMETERS,
-            "bids from hand strength, plays to make its bid",
-            ranges=tuple(HEURISTIC_RANGES.items()),
-        ),
-        PolicyKind(
-            "mc",
-            POLICY_MC,
-            mc.PARAMETERS,
-            "Monte Carlo: bids and plays by heuristic rollouts of sampled deals of the unseen cards",
-            counts=("samples", "play_samples", "infer"),
-            ranges=tuple(MC_RANGES.items()),
-        ),
+    module.NAME: PolicyKind(
+        module.NAME,
+        policy_id,
+        module.PARAMETERS,
+        module.SUMMARY,
+        counts=getattr(module, "COUNTS", ()),
+        ranges=tuple(getattr(module, "RANGES", {}).items()),
     )
+    for policy_id, module in BUILT_IN
 }
 
 
