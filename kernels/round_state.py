@@ -186,6 +186,13 @@ def apply_card(table, seats, card):
     play_card(table, seats, seat_after(table.leader, table.n_in_trick, table.n_players), card)
     if table.n_in_trick < table.n_players:
         return NO_SEAT
+    return complete_trick(table, seats)
+
+
+@njit(cache=True, inline="always")
+def complete_trick(table, seats):
+    """After the trick's last card: award it (its winner leads next); the last trick ends the
+    round. Returns the seat that took it."""
     winner = finish_trick(table)
     if table.trick == table.round_size:
         end_round(table, seats)
@@ -276,20 +283,24 @@ def play_tricks(decide, policies, table, seats, generator, plays, end_trick):
     logging = plays.shape[0] > 0
     n_players = table.n_players
     while table.phase == PHASE_PLAY and table.trick < end_trick:
+        # A trick at a time (apply_card's two steps, play_card then complete_trick): the
+        # positions come from the loop, not from the table after every card.
         first_play = table.trick * n_players
-        position = table.n_in_trick
-        me = seats[at(seat_after(table.leader, position, n_players))]
-        legal = legal_cards(me.hand, table.led_suit)
-        card = checked(decide(policies, DECIDE_CARD, me, table, legal, generator), legal)
+        for position in range(table.n_in_trick, n_players):
+            seat = seat_after(table.leader, position, n_players)
+            me = seats[at(seat)]
+            legal = legal_cards(me.hand, table.led_suit)
+            card = checked(decide(policies, DECIDE_CARD, me, table, legal, generator), legal)
+            if logging:
+                play = plays[first_play + position]
+                play.card = card
+                play.seat = seat
+                play.legal = legal
+            play_card(table, seats, seat, card)
+        winner = complete_trick(table, seats)
         if logging:
-            play = plays[first_play + position]
-            play.card = card
-            play.seat = me.seat
-            play.legal = legal
-        winner = apply_card(table, seats, card)
-        if logging and winner != NO_SEAT:
-            for done in range(n_players):
-                plays[first_play + done].winner = winner
+            for position in range(n_players):
+                plays[first_play + position].winner = winner
 
 
 @njit(cache=True, inline="always")
