@@ -157,7 +157,7 @@ def trump_of_turned_card(card):
     return card_suit(card)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unseen_cards(hand, table):
     """Cards a seat holding `hand` has not seen: not in its hand, not played this round, not
     the turned-up card."""
