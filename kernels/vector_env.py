@@ -68,20 +68,38 @@ def reset_envs(states, game_ids, observations, masks, seats, games):
         games[i] = game_ids[i]
 
 
+@njit(cache=True)
+def reset_envs_serial(states, game_ids, observations, masks, seats, games):
+    for i in range(states.shape[0]):
+        seats[i] = reset_one(states[i], game_ids[i], observations[i], masks[i])
+        games[i] = game_ids[i]
+
+
+@njit(cache=True, inline="always")
+def step_env(states, i, actions, reward_mode, observations, masks, rewards, terminated, seats, games, final_totals, status):
+    state = states[i]
+    seat, reward, over, refused = step_one(state, actions[i], reward_mode, True, observations[i], masks[i], final_totals[i])
+    seats[i] = seat
+    rewards[i] = reward
+    terminated[i] = over
+    games[i] = state.game
+    status[i] = refused
+
+
 @njit(cache=True, parallel=True)
 def step_envs(states, actions, reward_mode, observations, masks, rewards, terminated, seats, games, final_totals, status):
     """step_one with autoreset for every env i, in parallel (envs are independent, so the
     thread count never changes a result)."""
     for i in prange(states.shape[0]):
-        state = states[i]
-        seat, reward, over, refused = step_one(
-            state, actions[i], reward_mode, True, observations[i], masks[i], final_totals[i]
-        )
-        seats[i] = seat
-        rewards[i] = reward
-        terminated[i] = over
-        games[i] = state.game
-        status[i] = refused
+        step_env(states, i, actions, reward_mode, observations, masks, rewards, terminated, seats, games, final_totals, status)
+
+
+@njit(cache=True)
+def step_envs_serial(states, actions, reward_mode, observations, masks, rewards, terminated, seats, games, final_totals, status):
+    """step_envs on the calling thread: for a few envs, waking the thread pool costs more
+    than the step itself."""
+    for i in range(states.shape[0]):
+        step_env(states, i, actions, reward_mode, observations, masks, rewards, terminated, seats, games, final_totals, status)
 
 
 # --- one game, without threads (the state API and the Gymnasium environment) -------------
