@@ -118,9 +118,15 @@ def main() -> None:
     print("VectorEnv, 4 players, caller = seat 0 (random legal, numpy), heuristic seats 1-3")
     print(f"{'B':>6} {'threads':>7} {'decisions/s':>14} {'(step only)':>14} {'games/s':>10}")
     for r in vector:
-        print(f"{r['num_envs']:>6} {r['threads']:>7} {r['decisions_per_s']:>14,.0f} {r['decisions_per_s_step_only']:>14,.0f} {r['games_per_s']:>10,.0f}")
+        print(
+            f"{r['num_envs']:>6} {r['threads']:>7} {r['decisions_per_s']:>14,.0f} "
+            f"{r['decisions_per_s_step_only']:>14,.0f} {r['games_per_s']:>10,.0f}"
+        )
     for r in reference:
-        print(f"run_games random,heuristic x3, {r['threads']} thread(s): {r['games_per_s']:,.0f} games/s = {r['seat_decisions_per_s']:,.0f} seat-0 decisions/s")
+        print(
+            f"run_games random,heuristic x3, {r['threads']} thread(s): {r['games_per_s']:,.0f} games/s "
+            f"= {r['seat_decisions_per_s']:,.0f} seat-0 decisions/s"
+        )
     print(f"state API, one game: {state_api:,.0f} steps/s")
 
 

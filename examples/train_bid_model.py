@@ -27,14 +27,17 @@ import time
 import numpy as np
 
 import sim
+from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, N_SUITS, RANKS_PER_SUIT
+from kernels.state import DECIDE_BID, MAX_PLAYERS
 from sim.env import ACTION_BID0, ACTION_SUIT0, N_BIDS, VectorEnv, field
 
 BIDS = np.arange(N_BIDS, dtype=np.float64)
-N_FEATURES = 13 + 13 + 2 + 4
+N_FEATURES = 2 * RANKS_PER_SUIT + 2 + 4
 
 
 def decision_kinds(observations: np.ndarray) -> np.ndarray:
-    """0 trump, 1 bid, 2 card per row (the seat to act always has a decision)."""
+    """kernels.state.DECIDE_TRUMP / DECIDE_BID / DECIDE_CARD per row (the seat to act
+    always has a decision)."""
     return field(observations, "decision").argmax(axis=1)
 
 
@@ -42,23 +45,23 @@ def bid_features(observations: np.ndarray) -> np.ndarray:
     """[n, N_FEATURES]: trumps held by rank, side cards by rank, Wizards, Jesters, round size
     / 10, the bids already shown (sum / round size, count / 6), and a constant."""
     hand = field(observations, "hand")
-    suited = hand[:, :52].reshape(-1, 4, 13)
-    trump = field(observations, "trump")[:, :4]  # all 0: no trump (or the dealer chooses)
+    suited = hand[:, :FIRST_WIZARD].reshape(-1, N_SUITS, RANKS_PER_SUIT)
+    trump = field(observations, "trump")[:, :N_SUITS]  # all 0: no trump (or the dealer chooses)
     trumps = (suited * trump[:, :, None]).sum(axis=1)
     side = suited.sum(axis=1) - trumps
     round_size = field(observations, "round_size").argmax(axis=1) + 1.0
-    bids = field(observations, "bids").reshape(-1, 6, N_BIDS)
+    bids = field(observations, "bids").reshape(-1, MAX_PLAYERS, N_BIDS)
     shown_sum = (bids * BIDS).sum(axis=(1, 2))
     shown = bids.sum(axis=(1, 2))
     return np.column_stack(
         [
             trumps,
             side,
-            hand[:, 52:56].sum(axis=1),
-            hand[:, 56:60].sum(axis=1),
+            hand[:, FIRST_WIZARD:FIRST_JESTER].sum(axis=1),
+            hand[:, FIRST_JESTER:N_CARDS].sum(axis=1),
             round_size / 10.0,
             shown_sum / round_size,
-            shown / 6.0,
+            shown / MAX_PLAYERS,
             np.ones(len(hand)),
         ]
     )
@@ -115,7 +118,7 @@ def choose(model: BidModel | None, observations, masks, rng, explore: bool):
     actions = random_legal(masks, rng)
     if model is None:
         return actions, None
-    rows = np.flatnonzero(decision_kinds(observations) == 1)
+    rows = np.flatnonzero(decision_kinds(observations) == DECIDE_BID)
     if rows.size == 0:
         return actions, None
     x = bid_features(observations[rows])
@@ -134,8 +137,8 @@ def train(args, rules) -> BidModel:
     pending_bid = np.zeros(args.envs, dtype=np.int64)
     pending_legal = np.zeros((args.envs, N_BIDS), dtype=bool)
     pending_size = np.zeros(args.envs, dtype=np.int64)
-    baseline = np.zeros(21)
-    spread = np.full(21, 30.0)
+    baseline = np.zeros(N_BIDS)  # per round size 1..20
+    spread = np.full(N_BIDS, 30.0)
     for iteration in range(args.iterations):
         batch = {"x": [], "bid": [], "legal": [], "score": [], "size": []}
         while sum(len(s) for s in batch["score"]) < args.batch:

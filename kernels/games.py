@@ -52,7 +52,8 @@ def play_round(game_key, workspace, log_plays):
     plays = workspace.plays[: MAX_PLAYS_PER_ROUND if log_plays else 0]
     deal_and_seed(game_key, workspace)
     table = workspace.table
-    play_out(decide, seated_policies(workspace), table, workspace.seats, workspace.scratch.generator, workspace.fixed_bids, plays)
+    generator = workspace.scratch.generator
+    play_out(decide, seated_policies(workspace), table, workspace.seats, generator, workspace.fixed_bids, plays)
 
 
 @njit(cache=True)

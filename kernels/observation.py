@@ -50,18 +50,22 @@ OBSERVATION_FIELDS = (
     ("round_size", MAX_ROUND_SIZE, 0, 1, "one-hot: cards per player this round (index size - 1)"),
     ("bidding", 3, 0, 1, "one-hot: bidding open, hidden, delayed"),
     ("even_bids", 3, 0, 1, "one-hot: even bids allowed, forbidden, leader"),
-    ("decision", 3, 0, 1, "one-hot: the observing seat must now choose trump, bid, play a card; all 0 when it is not its turn"),
+    ("decision", 3, 0, 1, "one-hot: the observing seat must now choose trump, bid, play a card; all 0 when it is "
+     "not its turn"),
     ("hand", N_CARDS, 0, 1, "the cards it holds now (by card id)"),
     ("turned_up", N_CARDS, 0, 1, "one-hot: the turned-up card; all 0 when none (every card dealt)"),
-    ("trump", TRUMP_SLOTS, 0, 1, "one-hot: trump clubs, diamonds, hearts, spades, or no trump; all 0 while the dealer chooses"),
+    ("trump", TRUMP_SLOTS, 0, 1, "one-hot: trump clubs, diamonds, hearts, spades, or no trump; all 0 while the "
+     "dealer chooses"),
     ("own_bid", N_BIDS, 0, 1, "one-hot: its own bid 0..20 (all 0 before it bids; known to it in every mode)"),
     ("has_bid", MAX_PLAYERS, 0, 1, "by relative seat: 1 once that seat has bid this round (public in every mode)"),
-    ("bids", MAX_PLAYERS * N_BIDS, 0, 1, "by relative seat, 21 each: one-hot of the bid the mode shows; all 0 if hidden or not made"),
+    ("bids", MAX_PLAYERS * N_BIDS, 0, 1, "by relative seat, 21 each: one-hot of the bid the mode shows; all 0 if "
+     "hidden or not made"),
     ("tricks", MAX_PLAYERS, 0, MAX_ROUND_SIZE, "by relative seat: tricks taken this round (a count)"),
     ("totals", MAX_PLAYERS, -MAX_TOTAL, MAX_TOTAL, "by relative seat: score pad total before this round (points)"),
     ("trick", 1, 0, MAX_ROUND_SIZE, "tricks completed this round (a count)"),
     ("leader", MAX_PLAYERS, 0, 1, "one-hot: the seat leading the current trick (relative)"),
-    ("led_suit", LED_SLOTS, 0, 1, "one-hot: nothing led yet (or only Jesters), clubs, diamonds, hearts, spades, free (Wizard led)"),
+    ("led_suit", LED_SLOTS, 0, 1, "one-hot: nothing led yet (or only Jesters), clubs, diamonds, hearts, spades, "
+     "free (Wizard led)"),
     ("current_trick", N_CARDS, 0, 1, "the cards played to the current trick (who played them: played_by)"),
     ("played_by", MAX_PLAYERS * N_CARDS, 0, 1, "by relative seat, 60 each: the cards that seat has played this round"),
     ("card_trick", N_CARDS, 0, MAX_ROUND_SIZE, "by card: 1 + the trick it was played to this round, 0 when not played"),

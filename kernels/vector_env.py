@@ -76,9 +76,14 @@ def reset_envs_serial(states, game_ids, observations, masks, seats, games):
 
 
 @njit(cache=True, inline="always")
-def step_env(states, i, actions, reward_mode, observations, masks, rewards, terminated, seats, games, final_totals, status):
+def step_env(states, i, actions, reward_mode, outputs):
+    """step_one with autoreset for env i; outputs = (observations, masks, rewards,
+    terminated, seats, games, final_totals, status), each indexed by env first."""
+    observations, masks, rewards, terminated, seats, games, final_totals, status = outputs
     state = states[i]
-    seat, reward, over, refused = step_one(state, actions[i], reward_mode, True, observations[i], masks[i], final_totals[i])
+    seat, reward, over, refused = step_one(
+        state, actions[i], reward_mode, True, observations[i], masks[i], final_totals[i]
+    )
     seats[i] = seat
     rewards[i] = reward
     terminated[i] = over
@@ -87,19 +92,19 @@ def step_env(states, i, actions, reward_mode, observations, masks, rewards, term
 
 
 @njit(cache=True, parallel=True)
-def step_envs(states, actions, reward_mode, observations, masks, rewards, terminated, seats, games, final_totals, status):
-    """step_one with autoreset for every env i, in parallel (envs are independent, so the
-    thread count never changes a result)."""
+def step_envs(states, actions, reward_mode, outputs):
+    """step_env for every env, in parallel (envs are independent, so the thread count never
+    changes a result)."""
     for i in prange(states.shape[0]):
-        step_env(states, i, actions, reward_mode, observations, masks, rewards, terminated, seats, games, final_totals, status)
+        step_env(states, i, actions, reward_mode, outputs)
 
 
 @njit(cache=True)
-def step_envs_serial(states, actions, reward_mode, observations, masks, rewards, terminated, seats, games, final_totals, status):
+def step_envs_serial(states, actions, reward_mode, outputs):
     """step_envs on the calling thread: for a few envs, waking the thread pool costs more
     than the step itself."""
     for i in range(states.shape[0]):
-        step_env(states, i, actions, reward_mode, observations, masks, rewards, terminated, seats, games, final_totals, status)
+        step_env(states, i, actions, reward_mode, outputs)
 
 
 # --- one game, without threads (the state API and the Gymnasium environment) -------------

@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sim  # noqa: E402
 import sim.env as env  # noqa: E402
-from helpers import cards_of, mixed_policy  # noqa: E402
+from helpers import mixed_policy  # noqa: E402
 from kernels import observation as kobs  # noqa: E402
 from kernels import round_state as R  # noqa: E402
 from kernels import state as st  # noqa: E402
@@ -218,10 +218,10 @@ def chosen_action(observation, mask):
     return legal[int(observation.sum() * 7 + observation[env.OBSERVATION_OFFSETS["hand"] :].argmax()) % legal.size]
 
 
-def vector_trajectories(rules, num_envs, games, threads, seed=9, reward="round", opponents="heuristic,random,random,heuristic"):
+def vector_trajectories(rules, num_envs, games, threads, seed=9, opponents="heuristic,random,random,heuristic"):
     """{game index: [(seat, observation digest, action, reward), ...]} for the first `games`
     games that finish, each game's trajectory in order."""
-    vector = env.VectorEnv(rules, num_envs, controlled_seats=(0, 2), opponents=opponents, seed=seed, threads=threads, reward=reward)
+    vector = env.VectorEnv(rules, num_envs, controlled_seats=(0, 2), opponents=opponents, seed=seed, threads=threads)
     observations, masks, info = vector.reset()
     current = {i: [] for i in range(num_envs)}
     finished = {}

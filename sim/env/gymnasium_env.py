@@ -44,7 +44,9 @@ class WizardGymEnv(gymnasium.Env):
         illegal_action: str = "replace",
         render_mode: str | None = None,
     ) -> None:
-        self.rules = Rules(players=players, rounds=rounds, bidding=bidding, even_bids=even_bids, first_dealer=first_dealer)
+        self.rules = Rules(
+            players=players, rounds=rounds, bidding=bidding, even_bids=even_bids, first_dealer=first_dealer
+        )
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, got {reward!r}")
         if illegal_action not in ILLEGAL_ACTIONS:
@@ -106,4 +108,5 @@ class WizardGymEnv(gymnasium.Env):
         if self.render_mode != "ansi":
             return None
         table = self._storage["workspace"]["table"][0]
-        return f"game {int(self._storage['game'][0])}, round of {int(table['round_size'])} cards, totals {table['totals'][: self.rules.players].tolist()}"
+        totals = table["totals"][: self.rules.players].tolist()
+        return f"game {int(self._storage['game'][0])}, round of {int(table['round_size'])} cards, totals {totals}"

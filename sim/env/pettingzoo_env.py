@@ -5,7 +5,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from sim.env import spaces
-from sim.env.state import TERMINAL_PLAYER, WizardGame, WizardState
+from sim.env.state import WizardGame, WizardState
 from sim.env.vector import REWARD_MODES
 from sim.errors import ConfigError
 from sim.rules import Rules
@@ -119,7 +119,3 @@ class WizardAECEnv(AECEnv):
 
     def close(self) -> None:
         pass
-
-    def current_seat(self) -> int:
-        player = self.state_.current_player()
-        return -1 if player == TERMINAL_PLAYER else player

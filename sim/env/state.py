@@ -5,7 +5,7 @@ import numpy as np
 
 from kernels import game_state as kernel
 from kernels import vector_env
-from kernels.state import MAX_PLAYERS, NO_SEAT, PHASE_PLAY
+from kernels.state import DEALER_CHOOSES_TRUMP, MAX_PLAYERS, NO_SEAT, PHASE_PLAY
 from sim.cards import format_card, format_hand
 from sim.engine import check_seed
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, SUIT_NAMES, action_name, decode_observation
@@ -115,8 +115,9 @@ class WizardState:
 
     def legal_action_mask(self) -> np.ndarray:
         """Bool [N_ACTIONS]: the legal actions of the player to act (all False at the end)."""
-        _, mask = self._observe(self.current_player()) if not self.is_terminal() else (None, np.zeros(N_ACTIONS, bool))
-        return mask
+        if self.is_terminal():
+            return np.zeros(N_ACTIONS, dtype=np.bool_)
+        return self._observe(self.current_player())[1]
 
     def legal_actions(self) -> list[int]:
         return np.flatnonzero(self.legal_action_mask()).tolist()
@@ -184,10 +185,12 @@ class WizardState:
         n = self.game.num_players
         trump_card = int(table["trump_card"])
         trump = int(table["trump"])
+        trump_text = "dealer chooses" if trump == DEALER_CHOOSES_TRUMP else "none"
+        trump_text = SUIT_NAMES[trump] if trump >= 0 else trump_text
         lines = [
             f"game {self.game_index} of seed {self.seed}: round of {int(table['round_size'])} cards, "
             f"dealer {int(table['dealer'])}, turned up {format_card(trump_card) if trump_card >= 0 else '-'}, "
-            f"trump {SUIT_NAMES[trump] if trump >= 0 else ('dealer chooses' if trump == -2 else 'none')}",
+            f"trump {trump_text}",
         ]
         for seat in range(n):
             bid = int(table["bids"][seat])

@@ -110,7 +110,8 @@ class VectorEnv:
         kernel = vector_env.reset_envs if parallel else vector_env.reset_envs_serial
         self._call(kernel, parallel, self._states, game_ids, self._observations, self._masks, self._seats, self._games)
         self._started = True
-        return self._out(self._observations), self._out(self._masks), {"seat": self._out(self._seats), "game": self._out(self._games)}
+        infos = {"seat": self._out(self._seats), "game": self._out(self._games)}
+        return self._out(self._observations), self._out(self._masks), infos
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Apply actions[i] in env i (each must be legal: masks[i, actions[i]]); returns
@@ -119,7 +120,9 @@ class VectorEnv:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be integers of shape ({self.num_envs},), got {actions.dtype} {actions.shape}")
+            raise ValueError(
+                f"actions must be integers of shape ({self.num_envs},), got {actions.dtype} {actions.shape}"
+            )
         actions = actions.astype(np.int64, copy=False)
         in_range = (actions >= 0) & (actions < N_ACTIONS)
         legal = in_range & self._masks[self._arange, np.where(in_range, actions, 0)]
@@ -128,14 +131,10 @@ class VectorEnv:
             action = int(actions[env])
             name = action_name(action) if 0 <= action < N_ACTIONS else "out of range"
             allowed = ", ".join(str(a) for a in np.flatnonzero(self._masks[env]))
-            raise ValueError(f"illegal action {action} ({name}) in env {env} for seat {int(self._seats[env])}; legal: {allowed}")
+            seat = int(self._seats[env])
+            raise ValueError(f"illegal action {action} ({name}) in env {env} for seat {seat}; legal: {allowed}")
         parallel = self._parallel()
-        self._call(
-            vector_env.step_envs if parallel else vector_env.step_envs_serial,
-            parallel,
-            self._states,
-            actions,
-            REWARD_MODES[self.reward],
+        outputs = (
             self._observations,
             self._masks,
             self._rewards,
@@ -145,6 +144,8 @@ class VectorEnv:
             self._final_totals,
             self._status,
         )
+        kernel = vector_env.step_envs if parallel else vector_env.step_envs_serial
+        self._call(kernel, parallel, self._states, actions, REWARD_MODES[self.reward], outputs)
         infos = {
             "seat": self._out(self._seats),
             "game": self._out(self._games),
