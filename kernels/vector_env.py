@@ -75,7 +75,7 @@ def reset_envs_serial(states, game_ids, observations, masks, seats, games):
         games[i] = game_ids[i]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def step_env(states, i, actions, reward_mode, outputs):
     """step_one with autoreset for env i; outputs = (observations, masks, rewards,
     terminated, seats, games, final_totals, status), each indexed by env first."""

@@ -219,13 +219,13 @@ def chosen_action(observation, mask):
 
 
 def vector_trajectories(rules, num_envs, games, threads, seed=9, opponents="heuristic,random,random,heuristic"):
-    """{game index: [(seat, observation digest, action, reward), ...]} for the first `games`
-    games that finish, each game's trajectory in order."""
+    """{game index: [(seat, observation digest, action, reward), ...]} of at least games
+    0..games-1, each game's trajectory in order."""
     vector = env.VectorEnv(rules, num_envs, controlled_seats=(0, 2), opponents=opponents, seed=seed, threads=threads)
     observations, masks, info = vector.reset()
     current = {i: [] for i in range(num_envs)}
     finished = {}
-    while len(finished) < games:
+    while not all(game in finished for game in range(games)):
         actions = np.array([chosen_action(observations[i], masks[i]) for i in range(num_envs)])
         games_before = info["game"].copy()  # the env's buffers: overwritten by the next step
         seats_before = info["seat"].copy()
@@ -249,6 +249,11 @@ def test_vector_env_games_do_not_depend_on_batch_size_or_threads():
     seven_one_thread = vector_trajectories(rules, 7, 7, threads=1)
     for game in range(7):
         assert one[game] == seven[game] == seven_one_thread[game]
+    # 64 envs on 2 threads take the parallel kernels (fewer per thread run serially).
+    parallel = vector_trajectories(rules, 64, 7, threads=2)
+    assert env.vector.PARALLEL_MIN_ENVS_PER_THREAD * 2 <= 64
+    for game in range(7):
+        assert parallel[game] == one[game]
 
 
 @pytest.mark.parametrize("reward", ["round", "game", "win"])
