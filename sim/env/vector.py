@@ -101,7 +101,8 @@ class VectorEnv:
         return array.copy() if self.copy else array
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, dict]:
-        """Start games first_game + i (of `seed`, default: the seed given at construction)."""
+        """Start (again) game first_game + i in env i, of run `seed` (default: the current
+        run, first the one given at construction)."""
         if seed is not None and check_seed(seed) != self.seed:
             self.seed = check_seed(seed)
             self._states["seed"] = self.seed
