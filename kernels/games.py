@@ -19,7 +19,14 @@ def new_workspace(rules, policies):
     seat, parameter row per seat) seated: a one-record WORKSPACE_DTYPE array (a record cannot
     leave compiled code by value), allocated once and reused game after game."""
     storage = np.zeros(1, dtype=WORKSPACE_DTYPE)
-    workspace = storage[0]
+    init_workspace(storage[0], rules, policies)
+    return storage
+
+
+@njit(cache=True)
+def init_workspace(workspace, rules, policies):
+    """Set a workspace record up for games under `rules` with `policies` seated (the
+    environments keep one workspace per game inside their own records)."""
     table = workspace.table
     table.n_players = rules.n_players
     table.bidding = rules.bidding
@@ -30,7 +37,6 @@ def new_workspace(rules, policies):
         workspace.policy_ids[seat] = policy_ids[seat]
         for k in range(MAX_PARAMS):
             workspace.params[seat, k] = params[seat, k]
-    return storage
 
 
 @njit(cache=True, inline="always")
@@ -43,15 +49,22 @@ def seated_policies(workspace):
 def play_round(game_key, workspace, log_plays):
     """Deal, choose trump, bid, play and score one begun round on the workspace's table: its
     scores are added to table.totals; with log_plays, workspace.plays[:n*r] logs every card."""
+    plays = workspace.plays[: MAX_PLAYS_PER_ROUND if log_plays else 0]
+    deal_and_seed(game_key, workspace)
+    table = workspace.table
+    generator = workspace.scratch.generator
+    play_out(decide, seated_policies(workspace), table, workspace.seats, generator, workspace.fixed_bids, plays)
+
+
+@njit(cache=True)
+def deal_and_seed(game_key, workspace):
+    """Deal the begun round from its DEAL stream, then set the workspace's generator to the
+    round's DECISIONS stream (the start of every round, here and in the environments)."""
     seed, game = game_key
     table = workspace.table
-    seats = workspace.seats
     scratch = workspace.scratch
-    plays = workspace.plays[: MAX_PLAYS_PER_ROUND if log_plays else 0]
-    deal_round(seed, game, table, seats, scratch)
-    generator = scratch.generator
-    seed_stream(generator, seed, game, table.round_size, STREAM_DECISIONS)
-    play_out(decide, seated_policies(workspace), table, seats, generator, workspace.fixed_bids, plays)
+    deal_round(seed, game, table, workspace.seats, scratch)
+    seed_stream(scratch.generator, seed, game, table.round_size, STREAM_DECISIONS)
 
 
 @njit(cache=True)
@@ -84,11 +97,8 @@ def play_game(game_key, rules, round_sizes, workspace_storage, results, slot):
     table = workspace.table
     seats = workspace.seats
     _, _, game_results, play_results = results
-    seed, game = game_key
     n_players = rules.n_players
-    first = first_dealer(seed, game, rules, workspace.scratch)
-    for seat in range(MAX_PLAYERS):
-        table.totals[seat] = 0
+    first = begin_game(game_key, rules, workspace)
     log_plays = play_results.shape[1] > 0
     logged = 0
     for index in range(round_sizes.shape[0]):
@@ -104,6 +114,15 @@ def play_game(game_key, rules, round_sizes, workspace_storage, results, slot):
     for seat in range(n_players):
         game_results[slot, seat].total = table.totals[seat]
         game_results[slot, seat].winner = workspace.winners[seat]
+
+
+@njit(cache=True)
+def begin_game(game_key, rules, workspace):
+    """Clear the score pad and return the first dealer (drawn from the DRAW stream or fixed)."""
+    seed, game = game_key
+    for seat in range(MAX_PLAYERS):
+        workspace.table.totals[seat] = 0
+    return first_dealer(seed, game, rules, workspace.scratch)
 
 
 GAMES_PER_BLOCK = 64  # games a thread plays with one workspace

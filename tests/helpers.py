@@ -11,8 +11,8 @@ import sim
 from kernels import round_state as R
 from kernels import rules as K
 from kernels import state as st
-from kernels.rng import seed_stream
 from kernels.policies.dispatch import decide
+from kernels.rng import seed_stream
 
 C, D, H, S = 0, 1, 2, 3
 WIZARDS = (52, 53, 54, 55)
@@ -128,3 +128,21 @@ def decision_with_own_hand_swapped(policies, decision, seats, seat, other, table
         return decide(policies, decision, seats[seat], table, own_legal, generator)
     finally:
         seats[:] = saved
+
+
+def invoke(*arguments):
+    """Run the wizard-sim command line in process (typer's CliRunner) with these arguments."""
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    return CliRunner().invoke(app, [str(argument) for argument in arguments])
+
+
+def one_line(result, code: int, *words: str) -> None:
+    """The command exited with `code` and said one `wizard-sim: error:` line naming `words`."""
+    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("wizard-sim: error:"), result.stderr
+    for word in words:
+        assert word in lines[0], (word, lines[0])

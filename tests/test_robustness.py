@@ -15,31 +15,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
+from helpers import invoke, one_line
 
 import sim.runs.games
 from sim.analysis.estimate import run_estimate
-from sim.cli import app
 from sim.config.errors import BotError
 from sim.config.policies import parse_policy
+from sim.config.rules import Rules
 from sim.runs.executors import new_record
 from sim.runs.games import run_games
-from sim.config.rules import Rules
 from sim.storage import JOURNAL_FILE, read_run, versions
-
-runner = CliRunner()
-
-
-def invoke(*arguments: str):
-    return runner.invoke(app, [str(argument) for argument in arguments])
-
-
-def one_line(result, code: int, *words: str) -> None:
-    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("wizard-sim: error:"), result.stderr
-    for word in words:
-        assert word in lines[0], (word, lines[0])
 
 
 # -- interruptible ----------------------------------------------------------------------------

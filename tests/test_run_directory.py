@@ -13,27 +13,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
+from helpers import invoke, one_line
 
 import sim.storage
-from sim.cli import app
 from sim.storage import JOURNAL_FILE, LOCK_FILE, RunLock, fingerprint, read_run
 
-runner = CliRunner()
 SMALL = ["--players", "3", "--games", "23", "--rounds", "1-4", "--policy", "heuristic,random,heuristic:aggression=1.2",
          "--seed", "5", "--chunk-games", "5", "--quiet"]  # fmt: skip
-
-
-def invoke(*arguments: str):
-    return runner.invoke(app, [str(argument) for argument in arguments])
-
-
-def one_line(result, code: int, *words: str) -> None:
-    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("wizard-sim: error:"), result.stderr
-    for word in words:
-        assert word in lines[0], (word, lines[0])
 
 
 def same_data(first: Path, second: Path, tables=("rounds", "games")) -> None:

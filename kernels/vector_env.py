@@ -1,0 +1,147 @@
+"""Batched stepping: B games, each a GAME_STATE_DTYPE record, advanced in parallel.
+
+The caller acts for the controlled seats; between its decisions the built-in policies play
+the other seats inside these kernels (kernels.game_state.advance). A finished game is
+replaced by game `game + game_stride` of the same seed, so env i plays games
+first + i, first + i + B, ... and every game stays a pure function of (seed, game index).
+"""
+from numba import njit, prange
+
+from kernels.game_state import APPLIED, advance, apply_flat_action, init_state, observe, start_game, to_act
+from kernels.round_state import current_seat
+from kernels.state import MAX_PLAYERS, NO_SEAT
+
+# Reward modes (docs/env.md).
+REWARD_ROUND = 0  # the acting seat's round score, in the step in which its round ends
+REWARD_GAME = 1  # the acting seat's final total, in the step in which the game ends
+REWARD_WIN = 2  # 1 when the acting seat wins the game (ties share the win), at the end
+
+
+@njit(cache=True)
+def reset_one(state, game, observation, mask):
+    """Start game `game` and play built-in seats up to the first controlled decision; write
+    its observation and mask and return the seat to act."""
+    start_game(state, game)
+    seat = advance(state)
+    observe(state, seat, observation, mask)
+    return seat
+
+
+@njit(cache=True)
+def step_one(state, action, reward_mode, autoreset, observation, mask, final_totals):
+    """Apply the controlled seat's flat `action`, let the built-in seats play until a
+    controlled seat must act again, and write that seat's observation and mask.
+
+    Returns (seat to act, reward of the acting seat, game over, status). When the game ends,
+    final_totals gets its totals and, with `autoreset`, game + game_stride starts (the
+    observation is then the new game's). Without autoreset, the observation of a finished
+    game is the acting seat's. A refused action (status != APPLIED) changes nothing."""
+    table = state.workspace.table
+    acting = current_seat(table)
+    rounds_before = state.rounds_ended
+    status = apply_flat_action(state, action)
+    if status != APPLIED:
+        return NO_SEAT, 0.0, False, status
+    seat = advance(state)
+    reward = 0.0
+    if reward_mode == REWARD_ROUND and state.rounds_ended != rounds_before:
+        reward = float(state.last_round.scores[acting])
+    over = state.over == 1
+    if over:
+        for other in range(MAX_PLAYERS):
+            final_totals[other] = table.totals[other]
+        if reward_mode == REWARD_GAME:
+            reward = float(table.totals[acting])
+        elif reward_mode == REWARD_WIN:
+            reward = float(state.winners[acting])
+        if autoreset:
+            start_game(state, state.game + state.game_stride)
+            seat = advance(state)
+    observe(state, acting if seat == NO_SEAT else seat, observation, mask)
+    return seat, reward, over, status
+
+
+@njit(cache=True, parallel=True)
+def reset_envs(states, game_ids, observations, masks, seats, games):
+    for i in prange(states.shape[0]):
+        seats[i] = reset_one(states[i], game_ids[i], observations[i], masks[i])
+        games[i] = game_ids[i]
+
+
+@njit(cache=True)
+def reset_envs_serial(states, game_ids, observations, masks, seats, games):
+    for i in range(states.shape[0]):
+        seats[i] = reset_one(states[i], game_ids[i], observations[i], masks[i])
+        games[i] = game_ids[i]
+
+
+@njit(cache=True)
+def step_env(states, i, actions, reward_mode, outputs):
+    """step_one with autoreset for env i; outputs = (observations, masks, rewards,
+    terminated, seats, games, final_totals, status), each indexed by env first."""
+    observations, masks, rewards, terminated, seats, games, final_totals, status = outputs
+    state = states[i]
+    seat, reward, over, refused = step_one(
+        state, actions[i], reward_mode, True, observations[i], masks[i], final_totals[i]
+    )
+    seats[i] = seat
+    rewards[i] = reward
+    terminated[i] = over
+    games[i] = state.game
+    status[i] = refused
+
+
+@njit(cache=True, parallel=True)
+def step_envs(states, actions, reward_mode, outputs):
+    """step_env for every env, in parallel (envs are independent, so the thread count never
+    changes a result)."""
+    for i in prange(states.shape[0]):
+        step_env(states, i, actions, reward_mode, outputs)
+
+
+@njit(cache=True)
+def step_envs_serial(states, actions, reward_mode, outputs):
+    """step_envs on the calling thread: for a few envs, waking the thread pool costs more
+    than the step itself."""
+    for i in range(states.shape[0]):
+        step_env(states, i, actions, reward_mode, outputs)
+
+
+# --- one game, without threads (the state API and the Gymnasium environment) -------------
+
+
+@njit(cache=True)
+def reset_single(storage, game, observation, mask):
+    return reset_one(storage[0], game, observation, mask)
+
+
+@njit(cache=True)
+def step_single(storage, action, reward_mode, observation, mask, final_totals):
+    return step_one(storage[0], action, reward_mode, False, observation, mask, final_totals)
+
+
+@njit(cache=True)
+def start_single(storage, game):
+    start_game(storage[0], game)
+
+
+@njit(cache=True)
+def apply_single(storage, action):
+    return apply_flat_action(storage[0], action)
+
+
+@njit(cache=True)
+def observe_single(storage, seat, observation, mask):
+    observe(storage[0], seat, observation, mask)
+
+
+@njit(cache=True)
+def to_act_single(storage):
+    return to_act(storage[0])
+
+
+@njit(cache=True)
+def init_states(states, rules, policies, seed, round_sizes, controlled, game_stride):
+    """Set every zeroed record of `states` up (rules: a one-record RULES_DTYPE array)."""
+    for i in range(states.shape[0]):
+        init_state(states[i], rules[0], policies, seed, round_sizes, controlled, game_stride)

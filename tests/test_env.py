@@ -1,0 +1,361 @@
+"""sim.env: the action space and observation layout, the state API (reproduces run_games with
+the built-in policies' decisions), what an observation may read, VectorEnv determinism and
+rewards, and the PettingZoo / Gymnasium interfaces (their own API checkers)."""
+import os
+import sys
+
+import numba
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import sim  # noqa: E402
+import sim.env as env  # noqa: E402
+from helpers import mixed_policy  # noqa: E402
+from kernels import observation as kobs  # noqa: E402
+from kernels import round_state as R  # noqa: E402
+from kernels import state as st  # noqa: E402
+from kernels.policies.dispatch import decide  # noqa: E402
+from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
+
+# ------------------------------------------------------------------------------ layout
+
+
+def test_action_space_constants():
+    assert (env.ACTION_CARD0, env.ACTION_BID0, env.ACTION_SUIT0, env.N_ACTIONS) == (0, 60, 81, 85)
+    assert env.action_name(0) == "play 2C" and env.action_name(60 + 3) == "bid 3"
+    assert env.action_name(81 + 2) == "trump hearts" and env.action_name(52) == "play W"
+    with pytest.raises(ValueError, match="outside"):
+        env.action_name(85)
+
+
+def test_observation_layout_is_generated_from_the_field_list():
+    offset = 0
+    for name, size, low, high, meaning in env.OBSERVATION_FIELDS:
+        assert env.OBSERVATION_OFFSETS[name] == offset
+        assert getattr(kobs, "OBS_" + name.upper()) == offset
+        assert size > 0 and low < high and meaning
+        offset += size
+    assert offset == env.OBSERVATION_SIZE
+    low, high = env.observation_bounds()
+    assert low.shape == high.shape == (env.OBSERVATION_SIZE,)
+    table = env.observation_layout_table()
+    assert all(f"`{name}`" in table for name, *_ in env.OBSERVATION_FIELDS)
+    docs = open(os.path.join(os.path.dirname(__file__), "..", "docs", "env.md"), encoding="utf-8").read()
+    assert table in docs, "docs/env.md's layout table is stale: paste sim.env.observation_layout_table()"
+
+
+# ------------------------------------------------------------------------------ state API
+
+
+def ask_builtin(state, policies):
+    """The flat action the built-in policy seated at the player to act chooses, asked with the
+    state's own records and the round's DECISIONS generator."""
+    table, seats, generator = state.records()
+    decision = state.decision()
+    seat = state.current_player()
+    legal = R.legal_actions(table, seats)
+    answer = decide(policies, decision, seats[seat], table, legal, generator)
+    return int(kobs.flat_action(decision, answer))
+
+
+def play_state_like_engine(rules, spec, seed, game):
+    """Play game `game` through the state API with the built-in policies' answers; returns
+    the round summaries and the cards in play order as (seat, card)."""
+    policies = policy_arrays(parse_policies(spec, rules.players))
+    state = env.WizardGame(rules).new_state(seed, game)
+    plays = []
+    while not state.is_terminal():
+        action = ask_builtin(state, policies)
+        if state.decision() == st.DECIDE_CARD:
+            plays.append((state.current_player(), action))
+        assert state.legal_action_mask()[action]
+        state.apply_action(action)
+    return state, plays
+
+
+CONFIGS = [
+    dict(players=3),
+    dict(players=4),
+    dict(players=5),
+    dict(players=6),
+    dict(players=3, bidding="hidden", rounds=(1, 2, 7, 20)),
+    dict(players=4, bidding="delayed", first_dealer=2),
+    dict(players=5, even_bids="forbidden", rounds=(3, 4, 12)),
+    dict(players=6, even_bids="leader", first_dealer=5),
+    dict(players=4, bidding="hidden", rounds=(1, 15)),
+    dict(players=4, even_bids="leader", rounds=(2, 3, 5, 8)),
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
+@pytest.mark.parametrize("spec", ["random", "heuristic", "mixed"])
+def test_state_api_with_builtin_decisions_reproduces_run_games(config, spec):
+    rules = sim.Rules(**config)
+    if spec == "mixed":
+        spec = mixed_policy(rules.players)
+    seed, games = 11, 2
+    batch = sim.run_games(rules, spec, seed=seed, games=games, log_plays=True)
+    for g in range(games):
+        state, plays = play_state_like_engine(rules, spec, seed, g)
+        assert len(state.history) == len(rules.round_sizes)
+        for k, summary in enumerate(state.history):
+            assert summary["round_size"] == rules.round_sizes[k]
+            for key in ("dealer", "trump_card", "trump"):
+                assert summary[key] == batch.rounds[key][g, k], key
+            seats = batch.seats[g, k]
+            assert summary["hands"] == seats["hand"].tolist()
+            assert summary["bids"] == seats["bid"].tolist()
+            assert summary["tricks"] == seats["tricks"].tolist()
+            assert summary["scores"] == seats["score"].tolist()
+            assert summary["totals"] == seats["total"].tolist()
+        assert plays == list(zip(batch.plays["seat"][g].tolist(), batch.plays["card"][g].tolist()))
+        assert state.returns() == batch.games["total"][g].astype(float).tolist()
+        assert state.current_player() == env.TERMINAL_PLAYER
+
+
+def test_state_api_reproduces_mc_games():
+    rules = sim.Rules(players=4, rounds=(1, 3, 6))
+    spec = "mc:samples=2,play_samples=2,heuristic,random,mc:samples=3,play_samples=1"
+    batch = sim.run_games(rules, spec, seed=5, games=2)
+    for g in range(2):
+        state, _ = play_state_like_engine(rules, spec, 5, g)
+        assert [r["bids"] for r in state.history] == batch.seats["bid"][g].tolist()
+        assert state.returns() == batch.games["total"][g].astype(float).tolist()
+
+
+def some_states(rules, seed=3, game=0, every=7):
+    """States of one random game, every `every` decisions."""
+    rng = np.random.default_rng(seed)
+    state = env.WizardGame(rules).new_state(seed, game)
+    step = 0
+    while not state.is_terminal():
+        if step % every == 0:
+            yield state
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        step += 1
+
+
+@pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
+def test_observation_never_reads_other_hands_or_hidden_bids(bidding):
+    """Replacing the other seats' hands (and their own bid records, which hidden and delayed
+    bidding keep off the table) leaves a seat's observation unchanged; changing its own hand
+    changes it (the check is not vacuous)."""
+    rules = sim.Rules(players=4, bidding=bidding, rounds=(1, 2, 5, 9))
+    rng = np.random.default_rng(1)
+    checked = 0
+    for state in some_states(rules):
+        _, seats, _ = state.records()
+        for seat in range(4):
+            before = state.observation(seat)
+            probe = state.clone()
+            _, probe_seats, _ = probe.records()
+            for other in range(4):
+                if other != seat:
+                    probe_seats[other]["hand"] = int(rng.integers(0, 2**60))
+                    probe_seats[other]["dealt"] = int(rng.integers(0, 2**60))
+                    probe_seats[other]["bid"] = int(rng.integers(0, 10))
+            assert np.array_equal(probe.observation(seat), before)
+            if int(seats[seat]["hand"]):
+                probe_seats[seat]["hand"] = int(seats[seat]["hand"]) ^ 1 << int(rng.integers(0, 60))
+                assert not np.array_equal(probe.observation(seat), before)
+            checked += 1
+    assert checked > 20
+
+
+def test_observation_agrees_with_the_state():
+    rules = sim.Rules(players=5, rounds=(4, 8))
+    for state in some_states(rules, every=5):
+        table, seats, _ = state.records()
+        n = 5
+        for seat in range(n):
+            view = state.observation_dict(seat)
+            assert view["seat"] == seat and view["players"] == n
+            assert view["hand"] == sim.format_hand(int(seats[seat]["hand"]))
+            assert view["round_size"] == int(table["round_size"])
+            assert view["dealer"] == (int(table["dealer"]) - seat) % n
+            assert view["totals"] == [int(table["totals"][(seat + k) % n]) for k in range(n)]
+            assert view["tricks"] == [int(table["tricks"][(seat + k) % n]) for k in range(n)]
+            for k in range(n):
+                assert view["played_by"][k] == sim.format_hand(int(table["played_by"][(seat + k) % n]))
+            acting = state.current_player() == seat
+            assert (view["decision"] is not None) == acting
+            assert state.legal_action_mask().any()
+            history = view["trick_history"]
+            assert sum(len(t) for t in history) == bin(int(table["played"])).count("1")
+
+
+def test_state_api_errors_clone_and_rendering():
+    state = env.WizardGame(sim.Rules(players=3, rounds=(1,))).new_state(2, 0)
+    legal = state.legal_actions()
+    illegal = next(a for a in range(env.N_ACTIONS) if a not in legal)
+    with pytest.raises(ValueError, match=f"illegal action {illegal} "):
+        state.apply_action(illegal)
+    with pytest.raises(ValueError, match="outside"):
+        state.apply_action(99)
+    copy = state.clone()
+    copy.apply_action(legal[0])
+    assert state.current_player() != copy.current_player()
+    first = state.current_player()
+    assert state.legal_actions() == legal and copy.current_player() == (first + 1) % 3  # only the clone moved on
+    text = str(state)
+    assert "seat 0: hand [" in text and "to act" in text
+    while not copy.is_terminal():
+        copy.apply_action(copy.legal_actions()[0])
+    assert copy.legal_actions() == [] and "game over" in str(copy)
+    with pytest.raises(ValueError, match="game is over"):
+        copy.apply_action(0)
+
+
+# ------------------------------------------------------------------------------ VectorEnv
+
+
+def chosen_action(observation, mask):
+    """A deterministic legal action that depends on the observation (so trajectories of the
+    same game compare exactly, whichever env plays it)."""
+    legal = np.flatnonzero(mask)
+    return legal[int(observation.sum() * 7 + observation[env.OBSERVATION_OFFSETS["hand"] :].argmax()) % legal.size]
+
+
+def vector_trajectories(rules, num_envs, games, threads, seed=9, opponents="heuristic,random,random,heuristic"):
+    """{game index: [(seat, observation digest, action, reward), ...]} of at least games
+    0..games-1, each game's trajectory in order."""
+    vector = env.VectorEnv(rules, num_envs, controlled_seats=(0, 2), opponents=opponents, seed=seed, threads=threads)
+    observations, masks, info = vector.reset()
+    current = {i: [] for i in range(num_envs)}
+    finished = {}
+    while not all(game in finished for game in range(games)):
+        actions = np.array([chosen_action(observations[i], masks[i]) for i in range(num_envs)])
+        games_before = info["game"].copy()  # the env's buffers: overwritten by the next step
+        seats_before = info["seat"].copy()
+        digests = [hash(observations[i].tobytes()) for i in range(num_envs)]
+        observations, masks, rewards, terminated, truncated, info = vector.step(actions)
+        assert not truncated.any()
+        for i in range(num_envs):
+            current[i].append((int(seats_before[i]), digests[i], int(actions[i]), float(rewards[i])))
+            if terminated[i]:
+                finished[int(games_before[i])] = (current[i], info["final_totals"][i].tolist())
+                current[i] = []
+                assert info["game"][i] == games_before[i] + num_envs
+    return finished
+
+
+def test_vector_env_games_do_not_depend_on_batch_size_or_threads():
+    assert numba.config.NUMBA_NUM_THREADS >= 2
+    rules = sim.Rules(players=4, rounds=(1, 2, 3, 6))
+    one = vector_trajectories(rules, 1, 7, threads=1)
+    seven = vector_trajectories(rules, 7, 7, threads=2)
+    seven_one_thread = vector_trajectories(rules, 7, 7, threads=1)
+    for game in range(7):
+        assert one[game] == seven[game] == seven_one_thread[game]
+    # 64 envs on 2 threads take the parallel kernels (fewer per thread run serially).
+    parallel = vector_trajectories(rules, 64, 7, threads=2)
+    assert env.vector.PARALLEL_MIN_ENVS_PER_THREAD * 2 <= 64
+    for game in range(7):
+        assert parallel[game] == one[game]
+
+
+@pytest.mark.parametrize("reward", ["round", "game", "win"])
+def test_vector_env_rewards(reward):
+    rules = sim.Rules(players=3, rounds=(1, 2, 4))
+    vector = env.VectorEnv(rules, 5, controlled_seats=1, opponents="heuristic", seed=4, reward=reward)
+    observations, masks, info = vector.reset()
+    returns = np.zeros(5)
+    done = 0
+    while done < 10:
+        actions = np.array([np.flatnonzero(m)[-1] for m in masks])
+        observations, masks, rewards, terminated, _, info = vector.step(actions)
+        assert (info["seat"] == 1).all()
+        returns += rewards
+        for i in np.flatnonzero(terminated):
+            totals = info["final_totals"][i]
+            expected = {"round": totals[1], "game": totals[1], "win": float(totals[1] == totals.max())}[reward]
+            assert returns[i] == expected
+            returns[i] = 0
+            done += 1
+
+
+def test_vector_env_controlled_seat_sees_its_own_observation():
+    rules = sim.Rules(players=4)
+    vector = env.VectorEnv(rules, 3, controlled_seats=(1, 3), seed=1)
+    observations, masks, info = vector.reset()
+    for _ in range(30):
+        for i in range(3):
+            view = env.decode_observation(observations[i])
+            assert view["seat"] == info["seat"][i] and view["decision"] is not None
+            assert masks[i].any()
+        observations, masks, *_, info = vector.step(np.array([np.flatnonzero(m)[0] for m in masks]))
+
+
+def test_vector_env_errors():
+    vector = env.VectorEnv(sim.Rules(players=4), 2, seed=1)
+    with pytest.raises(RuntimeError, match="reset"):
+        vector.step(np.zeros(2, dtype=np.int64))
+    _, masks, _ = vector.reset()
+    illegal = int(np.flatnonzero(~masks[1])[0])
+    actions = np.array([np.flatnonzero(masks[0])[0], illegal])
+    with pytest.raises(ValueError, match=f"illegal action {illegal} .* in env 1"):
+        vector.step(actions)
+    with pytest.raises(sim.ConfigError, match="controlled_seats"):
+        env.VectorEnv(sim.Rules(players=4), 2, controlled_seats=(4,))
+    with pytest.raises(sim.ConfigError, match="reward"):
+        env.VectorEnv(sim.Rules(players=4), 2, reward="points")
+
+
+# ------------------------------------------------------------------------------ interfaces
+
+
+def test_pettingzoo_api_and_seed():
+    from pettingzoo.test import api_test, seed_test
+
+    api_test(env.aec_env(players=3, rounds=(1, 2, 3)), num_cycles=200)
+    seed_test(lambda: env.aec_env(players=4, rounds=(1, 2)), num_cycles=100)
+
+
+def test_pettingzoo_rewards_are_round_scores():
+    aec = env.aec_env(players=3, rounds=(1, 2))
+    aec.reset(seed=3)
+    returns = {agent: 0.0 for agent in aec.possible_agents}
+    for agent in aec.agent_iter():
+        observation, reward, termination, truncation, _ = aec.last()
+        returns[agent] += reward
+        action = None if termination else int(np.flatnonzero(observation["action_mask"])[0])
+        aec.step(action)
+    totals = aec.unwrapped.state_.returns()
+    assert [returns[f"player_{s}"] for s in range(3)] == totals
+
+
+def test_pettingzoo_illegal_action_raises():
+    aec = env.aec_env(players=4)
+    aec.reset(seed=1)
+    observation, *_ = aec.last()
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    with pytest.raises(ValueError, match=f"illegal action {illegal}"):
+        aec.step(illegal)
+
+
+def test_gymnasium_check_env_and_play():
+    from gymnasium.utils.env_checker import check_env
+
+    gym = env.gym_env(players=4, rounds=(1, 2, 3), opponents="heuristic")
+    check_env(gym, skip_render_check=True)
+    observation, info = gym.reset(seed=5)
+    total, over = 0.0, False
+    while not over:
+        observation, reward, over, truncated, info = gym.step(int(np.flatnonzero(observation["action_mask"])[0]))
+        assert not info["illegal_action"]
+        total += reward
+    assert total == info["final_totals"][0]
+    strict = env.gym_env(players=4, illegal_action="raise")
+    observation, _ = strict.reset(seed=1)
+    with pytest.raises(ValueError, match="illegal action"):
+        strict.step(int(np.flatnonzero(observation["action_mask"] == 0)[0]))
+
+
+def test_sim_imports_without_rl_packages():
+    """`import sim` and `import sim.env` must not import pettingzoo or gymnasium."""
+    import subprocess
+
+    code = "import sys, sim, sim.env; assert 'pettingzoo' not in sys.modules and 'gymnasium' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
