@@ -55,7 +55,6 @@ TABLE_DTYPE = np.dtype(
         ("bidding", _i8),
         ("even_bids", _i8),
         ("round_size", _i8),
-        ("phase", _i8),  # PHASE_*: what happens next
         ("dealer", _i8),
         ("trump_card", _i8),  # NO_CARD when nothing was turned up
         ("trump", _i8),  # suit 0..3, NO_SUIT for no trump
@@ -71,8 +70,9 @@ TABLE_DTYPE = np.dtype(
         ("winning_position", _i8),  # position of the card currently winning the trick
         ("winning_power", _i8),  # its rules.trick_power
         ("played", _i8),  # mask of every card played this round
-        ("played_by", _i8, _seats),  # the cards each seat has played this round
         ("voids", _i8, _seats),  # bit s set once the seat has shown it holds no suit s
+        ("played_by", _i8, _seats),  # the cards each seat has played this round
+        ("phase", _i8),  # PHASE_*: what happens next
     ]
 )
 
@@ -102,9 +102,9 @@ WORKSPACE_DTYPE = np.dtype(
         ("scratch", SCRATCH_DTYPE),
         ("plays", PLAY_DTYPE, (MAX_PLAYS_PER_ROUND,)),  # the current round's play log
         ("winners", np.uint8, _seats),  # game winners' flags (records cannot nest bools)
-        ("fixed_bids", _i8, _seats),  # bids imposed on seats (NO_BID: the seat's policy bids)
         ("policy_ids", _i8, _seats),  # the policy seated at each seat
         ("params", np.float64, (MAX_PLAYERS, MAX_PARAMS)),  # its parameter row
+        ("fixed_bids", _i8, _seats),  # bids imposed on seats (NO_BID: the seat's policy bids)
     ]
 )
 
