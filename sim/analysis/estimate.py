@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, NO_CARD, NO_SUIT, RANKS_PER_SUIT
 from kernels import posterior
+from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, NO_CARD, NO_SUIT, RANKS_PER_SUIT
 from kernels.estimate import SITUATION_DTYPE, estimate_tricks, observed_seats, seat_legal_bids
-from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
 from kernels.policies import heuristic
+from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
 from kernels.state import MAX_PLAYERS, NO_BID
 from sim.config.cards import (
     SUIT_NAMES,

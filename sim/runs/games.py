@@ -12,8 +12,8 @@ from kernels import state
 from kernels.games import play_games
 from kernels.rules import draw_first_dealer as _draw_first_dealer
 from sim.config.errors import BotError, ConfigError
-from sim.config.limits import MAX_GAMES, check_count
 from sim.config.external import engine_with_bots
+from sim.config.limits import MAX_GAMES, check_count
 from sim.config.policies import Policy, external_bots, parse_policies, policy_arrays
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
