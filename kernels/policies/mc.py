@@ -63,12 +63,15 @@ RANGES = {
 # Every seat of a rollout plays the heuristic with its default parameters.
 ROLLOUT_PARAMS = np.array([[default for _, default in heuristic.PARAMETERS]] * MAX_PLAYERS)
 
-# The posterior sampler as mc runs it: likelihood weighting (each sample dealt uniformly,
-# respecting voids, and weighted by how likely the bids and trump choice shown make it) costs
-# one heuristic bid per observed seat and sample, where rejection costs tens (a decision takes
-# 16 samples, not estimate's 100,000); a floor in the bid likelihood keeps an opponent who
-# bids unlike the heuristic (a random bidder, another bot) from dominating the weights.
+# The posterior sampler as mc runs it (infer=1): a decision takes 16 samples, not estimate's
+# 100,000, so fewer pilot draws and candidates than estimate's defaults, and a small cap on
+# the candidates per sample (a sample past it is skipped); a floor in the bid likelihood keeps
+# an opponent who bids unlike the heuristic (a random bidder, another bot) from making the
+# sampler spin. Likelihood weighting was cheaper and measured far weaker (docs/mc.md).
 MC_FLOOR = 0.1
+MC_PILOT = 8
+MC_MAX_TRIES = 8
+MC_MAX_PROPOSALS = 200
 
 # Rollouts keep no play log.
 NO_LOG = np.zeros(0, dtype=PLAY_DTYPE)
@@ -196,9 +199,9 @@ def start_sampling(params, me, table, scratch, generator):
     model = scratch.model
     set_model(model, table.n_players, ROLLOUT_PARAMS, params[at(me.seat), P_SPREAD])
     model.floor = MC_FLOOR
-    model.pilot = 8
-    model.max_tries = 8
-    model.max_proposals = 200
+    model.pilot = MC_PILOT
+    model.max_tries = MC_MAX_TRIES
+    model.max_proposals = MC_MAX_PROPOSALS
     prepare(me, table, model, scratch.posterior, generator)
 
 
