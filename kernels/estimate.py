@@ -18,9 +18,17 @@ from kernels.games import new_workspace, seated_policies
 from kernels.policies.dispatch import decide
 from kernels.posterior import new_work, prepare, sample_deal
 from kernels.rng import STREAM_DEAL, STREAM_DECISIONS, STREAM_PILOT, seed_stream
-from kernels.round_state import apply_bid, begin_round, legal_actions, play_out, set_hands, turn_up_known
-from kernels.rules import bidder_at, deal_hands, unseen_cards
-from kernels.state import BIDDING_OPEN, MAX_PLAYERS, SEAT_DTYPE, TABLE_DTYPE
+from kernels.round_state import (
+    begin_round,
+    legal_actions,
+    make_earlier_bids,
+    play_out,
+    set_hands,
+    set_rules,
+    turn_up_known,
+)
+from kernels.rules import deal_hands, unseen_cards
+from kernels.state import MAX_PLAYERS, SEAT_DTYPE, TABLE_DTYPE
 
 _i8 = np.int64
 
@@ -59,23 +67,25 @@ def mask_to_deck(mask, deck):
 
 
 @njit(cache=True)
-def known_round(situation, table, seats):
-    """Begin the round on `table` as the estimating seat knows it at its turn: its own hand,
-    the turned-up card and trump, the score pad, and the earlier bids made (visible under
-    open bidding; under the other modes nobody sees them, so they need not be known). The
-    other seats' records hold no cards."""
+def begin_situation_round(situation, table, seats):
+    """Begin the situation's round on `table`: its size and dealer, the score pad the
+    estimating seat sees."""
     begin_round(table, seats, situation.round_size, dealer_seat(table.n_players))
     for seat in range(MAX_PLAYERS):
         table.totals[seat] = situation.totals[seat]
+
+
+@njit(cache=True)
+def known_round(situation, table, seats):
+    """Begin the round on `table` as the estimating seat knows it at its turn: its own hand,
+    the turned-up card and trump, the score pad, and the earlier bids made. The other seats'
+    records hold no cards."""
+    begin_situation_round(situation, table, seats)
     me = seats[situation.seat]
     me.hand = situation.hand
     me.dealt = situation.hand
     turn_up_known(table, situation.trump_card, situation.trump)
-    for position in range(situation.seat):
-        if table.bidding == BIDDING_OPEN:
-            apply_bid(table, seats, situation.bids[bidder_at(table, position)])
-        else:
-            table.n_bids += 1
+    make_earlier_bids(table, seats, situation.bids, situation.seat)
 
 
 @njit(cache=True)
@@ -98,9 +108,7 @@ def deal_uniformly(seed, sample, situation, memory, scratch):
 def start_sample_round(situation, hands, table, seats):
     """Begin the round on the table with the sample's hands, the known trump and the score
     pad the estimating seat sees."""
-    begin_round(table, seats, situation.round_size, dealer_seat(table.n_players))
-    for seat in range(MAX_PLAYERS):
-        table.totals[seat] = situation.totals[seat]
+    begin_situation_round(situation, table, seats)
     set_hands(table, seats, hands, situation.trump_card, situation.trump)
 
 
@@ -132,19 +140,26 @@ ESTIMATE_DTYPE = np.dtype(
 
 
 @njit(cache=True)
+def new_known_memory(rules, situation):
+    """An ESTIMATE_DTYPE storage array holding the round as the estimating seat knows it at
+    its turn (known_round) and the bids fixed in advance."""
+    memory_storage = np.zeros(1, dtype=ESTIMATE_DTYPE)
+    memory = memory_storage[0]
+    set_rules(memory.known_table, rules)
+    known_round(situation, memory.known_table, memory.known_seats)
+    for seat in range(MAX_PLAYERS):
+        memory.fixed_bids[seat] = situation.bids[seat]
+    return memory_storage
+
+
+@njit(cache=True)
 def new_estimate_memory(seed, rules, situation, policies, model, infer):
     """A thread's (engine workspace storage, ESTIMATE_DTYPE storage, posterior work storage):
     the round as the seat knows it and, with inference, the sampler prepared from the pilot
     stream (seed, 0, round size, PILOT), identical in every thread."""
     workspace_storage = new_workspace(rules, policies)
-    memory_storage = np.zeros(1, dtype=ESTIMATE_DTYPE)
+    memory_storage = new_known_memory(rules, situation)
     memory = memory_storage[0]
-    memory.known_table.n_players = rules.n_players
-    memory.known_table.bidding = rules.bidding
-    memory.known_table.even_bids = rules.even_bids
-    known_round(situation, memory.known_table, memory.known_seats)
-    for seat in range(MAX_PLAYERS):
-        memory.fixed_bids[seat] = situation.bids[seat]
     work_storage = new_work()
     if infer:
         generator = np.empty(1, dtype=np.uint64)
@@ -186,29 +201,20 @@ def estimate_sample(sample_key, candidates, situation, inference, memories, resu
 def seat_legal_bids(rules, situation):
     """Mask of the bids the estimating seat may make (the even-bids restriction of the
     dealer depends only on the earlier bids and the score pad, which are known)."""
-    storage = np.zeros(1, dtype=TABLE_DTYPE)
-    table = storage[0]
-    table.n_players = rules.n_players
-    table.bidding = rules.bidding
-    table.even_bids = rules.even_bids
-    seats = np.zeros(MAX_PLAYERS, dtype=SEAT_DTYPE)
-    known_round(situation, table, seats)
-    return legal_actions(table, seats)
+    memory_storage = new_known_memory(rules, situation)
+    memory = memory_storage[0]
+    return legal_actions(memory.known_table, memory.known_seats)
 
 
 @njit(cache=True)
 def observed_seats(rules, situation, models):
     """How many other seats' bids or trump choice the posterior sampler conditions on in
     this situation (rules, situation, models: one-record arrays)."""
-    memory_storage = np.zeros(1, dtype=ESTIMATE_DTYPE)
+    memory_storage = new_known_memory(rules[0], situation[0])
     memory = memory_storage[0]
-    table = memory.known_table
-    table.n_players = rules[0].n_players
-    table.bidding = rules[0].bidding
-    table.even_bids = rules[0].even_bids
-    known_round(situation[0], table, memory.known_seats)
+    me = memory.known_seats[situation[0].seat]
     generator = np.zeros(1, dtype=np.uint64)  # the pilot's draws do not change the count
-    return prepare(memory.known_seats[situation[0].seat], table, models[0], new_work()[0], generator)
+    return prepare(me, memory.known_table, models[0], new_work()[0], generator)
 
 
 @njit(cache=True, parallel=True)

@@ -8,7 +8,7 @@ from numba import njit, prange
 
 from kernels.policies.dispatch import decide
 from kernels.rng import STREAM_DECISIONS, seed_stream
-from kernels.round_state import begin_round, deal_round, play_out
+from kernels.round_state import begin_round, deal_round, play_out, set_rules
 from kernels.rules import dealer_of_round, first_dealer, game_winners, round_score
 from kernels.state import MAX_PARAMS, MAX_PLAYERS, MAX_PLAYS_PER_ROUND, NO_BID, WORKSPACE_DTYPE
 
@@ -27,10 +27,7 @@ def new_workspace(rules, policies):
 def init_workspace(workspace, rules, policies):
     """Set a workspace record up for games under `rules` with `policies` seated (the
     environments keep one workspace per game inside their own records)."""
-    table = workspace.table
-    table.n_players = rules.n_players
-    table.bidding = rules.bidding
-    table.even_bids = rules.even_bids
+    set_rules(workspace.table, rules)
     policy_ids, params = policies
     for seat in range(MAX_PLAYERS):
         workspace.fixed_bids[seat] = NO_BID

@@ -56,6 +56,15 @@ ALL_SUITS = 0b1111  # the legal mask of the dealer's trump choice
 
 
 @njit(cache=True)
+def set_rules(table, rules):
+    """The table plays under `rules`: any record with n_players, bidding and even_bids (a
+    RULES_DTYPE record, or another table)."""
+    table.n_players = rules.n_players
+    table.bidding = rules.bidding
+    table.even_bids = rules.even_bids
+
+
+@njit(cache=True)
 def begin_round(table, seats, round_size, dealer):
     """Reset the table's per-round fields (the score pad, totals, carries over) and wait for
     the deal."""
@@ -219,21 +228,25 @@ def bidding_view(table, position, view, bidders):
     the other modes nobody sees them while bidding, so they need not be known). `bidders`
     (SEAT_DTYPE records) receives those bids, which legal_bids reads. Returns the mask of the
     bids legal at that position."""
-    view.n_players = table.n_players
-    view.bidding = table.bidding
-    view.even_bids = table.even_bids
+    set_rules(view, table)
     for seat in range(MAX_PLAYERS):
         view.totals[seat] = table.totals[seat]
     begin_round(view, bidders, table.round_size, table.dealer)
-    view.trump_card = table.trump_card
-    view.trump = table.trump
-    view.phase = PHASE_BID
+    turn_up_known(view, table.trump_card, table.trump)
+    make_earlier_bids(view, bidders, table.bids, position)
+    return legal_bids(view, bidders, position)
+
+
+@njit(cache=True)
+def make_earlier_bids(table, seats, bids, position):
+    """Make the bids of bidding positions 0..position-1 (bids[seat] for each seat) on a table
+    in its bidding, as they were seen: shown under open bidding; under the other modes nobody
+    sees them while bidding, so they need not be known and are only counted."""
     for earlier in range(position):
         if table.bidding == BIDDING_OPEN:
-            apply_bid(view, bidders, table.bids[bidder_at(table, earlier)])
+            apply_bid(table, seats, bids[bidder_at(table, earlier)])
         else:
-            view.n_bids += 1
-    return legal_bids(view, bidders, position)
+            table.n_bids += 1
 
 
 @njit(cache=True)

@@ -70,12 +70,7 @@ def test_one_card_estimate_agrees_with_enumeration(case):
 
 def known_memory(situation):
     """The estimate kernel's memory of one thread, with the round as the seat knows it."""
-    memory = np.zeros(1, dtype=E.ESTIMATE_DTYPE)
-    table = memory[0]["known_table"]
-    for field in ("n_players", "bidding", "even_bids"):
-        table[field] = situation.rules.to_record()[0][field]
-    E.known_round(situation.to_record()[0], memory[0]["known_table"], memory[0]["known_seats"])
-    return memory
+    return E.new_known_memory(situation.rules.to_record()[0], situation.to_record()[0])
 
 
 def test_pool_leaves_out_the_hand_and_the_turned_up_card():
