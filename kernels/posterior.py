@@ -131,29 +131,29 @@ def new_model(
     every seat heuristic); params: a parameter row per seat or one row for all (default: the
     heuristic's defaults); spread 0 is the exact model. trump_miss defaults to 0 for the
     exact model and DEFAULT_TRUMP_MISS for the tolerant one."""
-    model = np.zeros(1, dtype=MODEL_DTYPE)
-    defaults = [default for _, default in heuristic.PARAMETERS]
-    for seat in range(MAX_PLAYERS):
-        if seat >= n_players:
-            model["kind"][0, seat] = OPPONENT_UNINFORMATIVE
-        else:
-            model["kind"][0, seat] = OPPONENT_HEURISTIC if kinds is None else kinds[seat]
-        row = defaults if params is None else (params[seat] if np.ndim(params) == 2 else params)
-        model["params"][0, seat, : len(row)] = row
     if spread < 0:
         raise ValueError("spread must be >= 0")
-    model["spread"] = spread
-    model["trump_miss"] = (0.0 if spread == 0 else DEFAULT_TRUMP_MISS) if trump_miss is None else trump_miss
     if acceptances < 2:
         raise ValueError("acceptances must be >= 2 (Haldane's estimator)")
-    model["acceptances"] = acceptances
     if pilot < 1:
         raise ValueError("pilot must be >= 1 (it orders the seats and sizes the fixed estimator)")
     if expected_accepts <= 0 or max_tries < 1:
         raise ValueError("expected_accepts must be > 0 and max_tries >= 1")
+    rows = np.zeros((MAX_PLAYERS, MAX_PARAMS))
+    defaults = [default for _, default in heuristic.PARAMETERS]
+    for seat in range(MAX_PLAYERS):
+        row = defaults if params is None else (params[seat] if np.ndim(params) == 2 else params)
+        rows[seat, : len(row)] = row
+    model = np.zeros(1, dtype=MODEL_DTYPE)
+    set_model(model[0], n_players, rows, spread)  # every seat the heuristic, default tuning
+    if kinds is not None:
+        model["kind"][0, :n_players] = kinds[:n_players]
+    if trump_miss is not None:
+        model["trump_miss"] = trump_miss
     model["estimator"] = estimator
     model["expected_accepts"] = expected_accepts
     model["max_tries"] = max_tries
+    model["acceptances"] = acceptances
     model["max_proposals"] = max_proposals
     model["pilot"] = pilot
     model["control"] = control
@@ -163,8 +163,8 @@ def new_model(
 @njit(cache=True)
 def set_model(model, n_players, params, spread):
     """Model every seat as the heuristic with its row of `params` (spread 0: exactly; > 0:
-    with that much bid noise, the tolerant model), with the sampler's default tuning (the
-    jitted counterpart of new_model's defaults, for policies that infer)."""
+    with that much bid noise, the tolerant model), with the sampler's default tuning (what
+    new_model starts from; policies that infer call it in their kernels)."""
     for seat in range(MAX_PLAYERS):
         model.kind[seat] = OPPONENT_HEURISTIC if seat < n_players else OPPONENT_UNINFORMATIVE
         for k in range(MAX_PARAMS):
