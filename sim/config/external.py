@@ -30,6 +30,7 @@ from numba.core.dispatcher import Dispatcher
 from kernels.policies import dispatch
 from kernels.state import DECIDE_BID, DECIDE_TRUMP, MAX_PARAMS
 from sim.config.errors import BotError, ConfigError
+from sim.config.python_policy import PythonBot, is_python_policy, load_python_bot
 
 BOT_FUNCTIONS = ("bid", "choose_trump", "play")
 FIRST_EXTERNAL_ID = 100  # ids of external bots in one run: 100, 101, ...
@@ -44,9 +45,10 @@ class ExternalBot:
     parameters: tuple[tuple[str, float], ...]
 
 
-def load_bot(path: str) -> ExternalBot:
+def load_bot(path: str) -> ExternalBot | PythonBot:
     """Import `module:Object` (the current directory is importable, after the standard library
-    and installed packages) and check its functions."""
+    and installed packages): a numba bot (its three jitted functions checked) or a Python
+    policy (sim.config.python_policy)."""
     module_name, _, object_name = path.partition(":")
     if not module_name or not object_name:
         raise ConfigError(f"external policy {path!r} must be module:Object")
@@ -69,10 +71,15 @@ def load_bot(path: str) -> ExternalBot:
         raise BotError(f"importing policy module {module_name!r} failed: {type(error).__name__}: {error}") from None
     if bot is None:
         raise ConfigError(f"module {module_name!r} has no {object_name!r}")
+    if is_python_policy(bot):
+        return load_python_bot(path, bot)
     for name in BOT_FUNCTIONS:
         function = getattr(bot, name, None)
         if not isinstance(function, Dispatcher):
-            raise ConfigError(f"{path}.{name} must be a numba-jitted function (@numba.njit); see README: external bots")
+            raise ConfigError(
+                f"{path} must be a Python policy (a method act or act_one) or a numba bot "
+                f"({name} must be a numba-jitted function); see README: bots"
+            )
     parameters = tuple((str(key), float(value)) for key, value in getattr(bot, "PARAMETERS", ()))
     if len(parameters) > MAX_PARAMS:
         raise ConfigError(f"{path} has {len(parameters)} parameters; at most {MAX_PARAMS}")

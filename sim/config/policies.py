@@ -14,6 +14,7 @@ from kernels.state import MAX_PARAMS
 from sim.config.errors import ConfigError
 from sim.config.external import ExternalBot, external_ids, load_bot
 from sim.config.limits import MAX_BOT_PARAMETER, check_parameter
+from sim.config.python_policy import PythonBot
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,7 @@ class PolicyKind:
     counts: tuple[str, ...] = ()  # parameters that must be whole numbers >= 0
     bot: ExternalBot | None = None  # set for bots from outside the package (module:Object)
     ranges: tuple[tuple[str, tuple[float, float]], ...] = ()  # valid [low, high] per parameter
+    python: PythonBot | None = None  # set for Python policies (module:Object with act/act_one)
 
     def range_of(self, key: str) -> tuple[float, float]:
         return dict(self.ranges).get(key, (-MAX_BOT_PARAMETER, MAX_BOT_PARAMETER))
@@ -69,6 +71,11 @@ class Policy:
 
 def _external_kind(path: str) -> PolicyKind:
     bot = load_bot(path)
+    if isinstance(bot, PythonBot):
+        fallback = parse_policy(bot.fallback)
+        if fallback.kind.bot is not None or fallback.kind.python is not None:
+            raise ConfigError(f"{path}.FALLBACK must be a built-in policy, got {bot.fallback!r}")
+        return PolicyKind(path, -1, bot.parameters, f"Python policy {path}", python=bot)
     return PolicyKind(path, -1, bot.parameters, f"external bot {path}", bot=bot)
 
 
@@ -130,6 +137,17 @@ def parse_policies(text: str | list[str], players: int) -> list[Policy]:
     return [parse_policy(name) for name in names]
 
 
+def fallback_of(policy: Policy) -> Policy:
+    """The built-in policy that plays a Python policy's delegated decisions (the policy itself
+    for any other)."""
+    return parse_policy(policy.kind.python.fallback) if policy.kind.python is not None else policy
+
+
+def python_seats(policies: list[Policy]) -> list[int]:
+    """The seats played by Python policies."""
+    return [seat for seat, policy in enumerate(policies) if policy.kind.python is not None]
+
+
 def external_bots(policies: list[Policy]) -> list[ExternalBot]:
     return [policy.kind.bot for policy in policies if policy.kind.bot is not None]
 
@@ -140,6 +158,9 @@ def policy_arrays(policies: list[Policy]) -> tuple[np.ndarray, np.ndarray]:
     params = np.zeros((6, MAX_PARAMS), dtype=np.float64)
     bot_ids = external_ids(external_bots(policies))
     for seat, policy in enumerate(policies):
+        # A Python policy's seat is seated with its fallback, which plays the decisions the
+        # bot does not take (and those it delegates) inside the kernels.
+        policy = fallback_of(policy)
         ids[seat] = bot_ids[policy.kind.name] if policy.kind.bot is not None else policy.kind.policy_id
         params[seat, : len(policy.params)] = policy.params
     return ids, params

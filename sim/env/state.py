@@ -24,7 +24,7 @@ def policy_records(policies: str | list[str] | list[Policy], players: int) -> tu
     if len(policies) != players:
         raise ConfigError(f"got {len(policies)} policies for {players} players")
     for policy in policies:
-        if policy.kind.bot is not None:
+        if policy.kind.bot is not None or policy.kind.python is not None:
             raise ConfigError(f"the environments run built-in policies only, not the external bot {policy.label}")
     return policy_arrays(policies)
 

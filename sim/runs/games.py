@@ -14,7 +14,7 @@ from kernels.rules import draw_first_dealer as _draw_first_dealer
 from sim.config.errors import BotError, ConfigError
 from sim.config.external import engine_with_bots
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy, external_bots, parse_policies, policy_arrays
+from sim.config.policies import Policy, external_bots, parse_policies, policy_arrays, python_seats
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 
@@ -161,6 +161,8 @@ def run_games(
         policies = parse_policies(policies, rules.players)
     if len(policies) != rules.players:
         raise ConfigError(f"got {len(policies)} policies for {rules.players} players")
+    if python_seats(policies):
+        raise ConfigError("Python policies cannot play in run_games yet")
     if game_ids is None:
         games = check_count(games, "games", 1, MAX_GAMES)
         first_game = check_count(first_game, "first_game", 0, MAX_GAMES)

@@ -1,0 +1,266 @@
+"""Python policies: plain-Python bots (numpy, torch, anything) acting on the documented
+observation and action mask (docs/env.md), many decisions per call.
+
+`--policy module:Object[:key=value,...]` names one: a class (instantiated once per run and
+process, with its PARAMETERS as keyword floats) or an instance, with either method
+
+    act(self, observations, masks[, context]) -> actions       # a batch of decisions
+    act_one(self, observation, mask[, context]) -> action       # one decision (convenience)
+
+observations: float32 [n, OBSERVATION_SIZE], masks: bool [n, N_ACTIONS] (the legal actions of
+each row); the answer: one integer per row, a legal action (masks[i, action] is True) or
+DELEGATE (-1) to hand that decision to the bot's built-in FALLBACK policy. `context` (passed
+when the method takes a third argument) is a Decisions: the game index, seat, decision kind
+and round size of every row, so a bot may keep memory per game.
+
+Optional attributes of the class (or instance):
+
+    PARAMETERS = (("name", default), ...)   # options `module:Object:name=value`, at most 8
+    DECISIONS = ("trump", "bid", "card")    # the decisions the bot is asked; the others are
+                                            # played by FALLBACK inside the kernels (fast)
+    FALLBACK = "heuristic"                  # a built-in policy, `name[:key=value,...]`
+    game_over(self, games, seats, totals)   # called after games end (to free per-game memory)
+
+A run with a Python bot is a pure function of its configuration and seed when the bot is
+deterministic (its answers depend only on what it is shown): the batch a row arrives in and
+the thread count never change the game.
+"""
+from __future__ import annotations
+
+import inspect
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kernels import observation as obs
+from kernels.state import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, MAX_PARAMS
+from sim.config.cards import SUIT_NAMES, format_card
+from sim.config.errors import BotError, ConfigError
+
+DELEGATE = -1  # an answer that hands the decision to the bot's FALLBACK policy
+DECISION_KINDS = {"trump": DECIDE_TRUMP, "bid": DECIDE_BID, "card": DECIDE_CARD}
+DECISION_NAMES = {kind: name for name, kind in DECISION_KINDS.items()}
+DEFAULT_FALLBACK = "heuristic"
+
+
+def action_name(action: int) -> str:
+    """`play AS`, `bid 2`, `trump hearts`."""
+    if not 0 <= action < obs.N_ACTIONS:
+        raise ValueError(f"action {action} is outside 0..{obs.N_ACTIONS - 1}")
+    if action < obs.ACTION_BID0:
+        return f"play {format_card(action - obs.ACTION_CARD0)}"
+    if action < obs.ACTION_SUIT0:
+        return f"bid {action - obs.ACTION_BID0}"
+    return f"trump {SUIT_NAMES[action - obs.ACTION_SUIT0]}"
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """What a batch of decisions is, row by row (int64 arrays [n]; scalars for act_one)."""
+
+    games: np.ndarray  # game index in the run (unique within a run; tournaments: the row's game id)
+    seats: np.ndarray  # the seat deciding, 0..players-1
+    kinds: np.ndarray  # DECISION_KINDS: 0 trump, 1 bid, 2 card
+    round_sizes: np.ndarray  # cards per hand in the round
+
+    def row(self, i: int) -> Decisions:
+        """Row i with scalar fields (the context act_one gets)."""
+        return Decisions(*(int(field[i]) for field in (self.games, self.seats, self.kinds, self.round_sizes)))
+
+    def describe(self, i: int) -> str:
+        return (
+            f"seat {int(self.seats[i])}, {DECISION_NAMES[int(self.kinds[i])]} decision, "
+            f"game {int(self.games[i])}, round of {int(self.round_sizes[i])} card"
+            + ("" if int(self.round_sizes[i]) == 1 else "s")
+        )
+
+
+@dataclass(frozen=True)
+class PythonBot:
+    """A loaded Python policy: its `module:Object` path and what it declares."""
+
+    path: str
+    target: object  # the class or instance named by the path
+    parameters: tuple[tuple[str, float], ...]
+    decisions: frozenset[int]  # DECISION_KINDS the bot is asked
+    fallback: str  # built-in policy text for the decisions it does not take or delegates
+    batched: bool  # act (True) or act_one (False)
+    takes_context: bool
+    source: str  # the bot's file, for error messages
+
+    def instantiate(self, params: tuple[float, ...]) -> object:
+        """The object that answers: a new instance of the class with `params` as keywords, or
+        the instance itself."""
+        if not inspect.isclass(self.target):
+            return self.target
+        keywords = {name: value for (name, _), value in zip(self.parameters, params)}
+        try:
+            return self.target(**keywords)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            raise BotError(f"policy {self.path}: creating it failed: {_error_text(error, self.source)}") from None
+
+
+def _method(target: object, name: str):
+    method = getattr(target, name, None)
+    return method if callable(method) else None
+
+
+def _positional_count(function) -> int:
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return 2
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    parameters = [p for p in signature.parameters.values() if p.kind in kinds]
+    if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in signature.parameters.values()):
+        return 3
+    return len(parameters)
+
+
+def is_python_policy(target: object) -> bool:
+    return _method(target, "act") is not None or _method(target, "act_one") is not None
+
+
+def load_python_bot(path: str, target: object) -> PythonBot:
+    """Check what `target` (the object named by `path`) declares; ConfigError if malformed."""
+    batched = _method(target, "act") is not None
+    name = "act" if batched else "act_one"
+    function = getattr(target, name)
+    # Unbound on a class: self counts; bound on an instance: it does not.
+    count = _positional_count(function) - (1 if inspect.isclass(target) else 0)
+    if count not in (2, 3):
+        raise ConfigError(f"{path}.{name} must take (observations, masks) or (observations, masks, context)")
+    raw_parameters = getattr(target, "PARAMETERS", ())
+    try:
+        parameters = tuple((str(key), float(value)) for key, value in raw_parameters)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{path}.PARAMETERS must be ((name, default), ...)") from None
+    if len(parameters) > MAX_PARAMS:
+        raise ConfigError(f"{path} has {len(parameters)} parameters; at most {MAX_PARAMS}")
+    if parameters and not inspect.isclass(target):
+        raise ConfigError(f"{path} has PARAMETERS but is an instance: name the class so they can be passed")
+    decision_names = getattr(target, "DECISIONS", tuple(DECISION_KINDS))
+    if isinstance(decision_names, str):
+        decision_names = (decision_names,)
+    unknown = [d for d in decision_names if d not in DECISION_KINDS]
+    if unknown or not decision_names:
+        raise ConfigError(f"{path}.DECISIONS must name some of {', '.join(DECISION_KINDS)}, got {decision_names!r}")
+    fallback = getattr(target, "FALLBACK", DEFAULT_FALLBACK)
+    if not isinstance(fallback, str) or not fallback.strip():
+        raise ConfigError(f"{path}.FALLBACK must name a built-in policy, got {fallback!r}")
+    try:
+        source = inspect.getsourcefile(target if inspect.isclass(target) else type(target)) or ""
+    except TypeError:
+        source = ""
+    return PythonBot(
+        path,
+        target,
+        parameters,
+        frozenset(DECISION_KINDS[d] for d in decision_names),
+        fallback,
+        batched,
+        count == 3,
+        source,
+    )
+
+
+def _error_text(error: BaseException, source: str) -> str:
+    """`TypeError: message (bot.py:12)`: the exception and the deepest line of the bot's own
+    file in its traceback (the last frame when the bot's file is unknown)."""
+    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    frames = traceback.extract_tb(error.__traceback__)
+    own = [frame for frame in frames if source and Path(frame.filename) == Path(source)]
+    where = (own or frames[-1:])
+    place = f" ({Path(where[-1].filename).name}:{where[-1].lineno})" if where else ""
+    return f"{type(error).__name__}: {message}{place}"
+
+
+def _legal_text(mask: np.ndarray) -> str:
+    return ", ".join(action_name(int(a)) for a in np.flatnonzero(mask))
+
+
+class BotCaller:
+    """Asks one bot instance for a batch of decisions and checks every answer; any failure is
+    one BotError line naming the bot, the seat, the decision, the game and round, the answer
+    and the legal set."""
+
+    def __init__(self, bot: PythonBot, instance: object, label: str) -> None:
+        self.bot = bot
+        self.instance = instance
+        self.label = label
+        self._function = getattr(instance, "act" if bot.batched else "act_one")
+
+    def ask(self, observations: np.ndarray, masks: np.ndarray, context: Decisions) -> np.ndarray:
+        """int64 actions [n]: legal actions, or DELEGATE."""
+        n = observations.shape[0]
+        if self.bot.batched:
+            answers = self._call_batch(observations, masks, context)
+        else:
+            answers = np.empty(n, dtype=np.int64)
+            for i in range(n):
+                answer = self._call((observations[i], masks[i], context.row(i)), context.describe(i))
+                answers[i] = self._one_answer(answer, context, i)
+        self.check(answers, masks, context)
+        return answers
+
+    def _call(self, arguments: tuple, where: str):
+        try:
+            return self._function(*(arguments if self.bot.takes_context else arguments[:2]))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            raise BotError(f"policy {self.label} raised {_error_text(error, self.bot.source)} ({where})") from None
+
+    def _call_batch(self, observations, masks, context) -> np.ndarray:
+        n = observations.shape[0]
+        try:
+            answers = self._function(*((observations, masks, context) if self.bot.takes_context else (observations, masks)))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            # Ask row by row for the first row that fails alone, to name its seat and game.
+            for i in range(n):
+                one = slice(i, i + 1)
+                row = Decisions(context.games[one], context.seats[one], context.kinds[one], context.round_sizes[one])
+                self._call((observations[one], masks[one], row), context.describe(i))
+            text = _error_text(error, self.bot.source)
+            raise BotError(f"policy {self.label} raised {text} (on a batch of {n} decisions; no row fails alone)") from None
+        try:
+            array = np.asarray(answers)
+        except Exception:  # noqa: BLE001 - anything the bot returned that numpy cannot read
+            array = np.asarray(None)
+        if array.shape != (n,) or not (np.issubdtype(array.dtype, np.integer) or _whole_floats(array)):
+            raise BotError(
+                f"policy {self.label} returned {type(answers).__name__} of shape {getattr(array, 'shape', '?')} "
+                f"and dtype {getattr(array, 'dtype', '?')} for {n} decisions; act must return {n} integers "
+                f"(first: {context.describe(0)})"
+            )
+        return array.astype(np.int64)
+
+    def _one_answer(self, answer, context: Decisions, i: int) -> int:
+        if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, (int, np.integer)):
+            raise BotError(
+                f"policy {self.label} returned {answer!r} ({context.describe(i)}); act_one must return an integer action"
+            )
+        return int(answer)
+
+    def check(self, answers: np.ndarray, masks: np.ndarray, context: Decisions) -> None:
+        in_range = (answers >= 0) & (answers < masks.shape[1])
+        legal = in_range & masks[np.arange(answers.shape[0]), np.where(in_range, answers, 0)]
+        bad = ~(legal | (answers == DELEGATE))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            value = int(answers[i])
+            name = action_name(value) if 0 <= value < obs.N_ACTIONS else "not an action"
+            raise BotError(
+                f"policy {self.label} chose {value} ({name}) ({context.describe(i)}); "
+                f"legal: {_legal_text(masks[i])}"
+            )
+
+
+def _whole_floats(array: np.ndarray) -> bool:
+    return np.issubdtype(array.dtype, np.floating) and bool(np.all(np.isfinite(array))) and bool(np.all(array == np.round(array)))
