@@ -64,7 +64,7 @@ def test_same_deals_as_built_in_runs():
     [
         ("no_such_module:Bot", "cannot import policy module 'no_such_module'"),
         ("greedy_bot:Missing", "module 'greedy_bot' has no 'Missing'"),
-        ("broken_bots:NotJitted", "broken_bots:NotJitted must be a Python policy (a method act or act_one) or a numba bot (bid must be a numba-jitted function)"),
+        ("broken_bots:NotJitted", "broken_bots:NotJitted must be a Python policy or a numba bot"),
         ("greedy_bot:GreedyBot:speed=3", "has no parameter 'speed=3'"),
     ],
 )

@@ -77,8 +77,8 @@ def load_bot(path: str) -> ExternalBot | PythonBot:
         function = getattr(bot, name, None)
         if not isinstance(function, Dispatcher):
             raise ConfigError(
-                f"{path} must be a Python policy (a method act or act_one) or a numba bot "
-                f"({name} must be a numba-jitted function); see README: bots"
+                f"{path} must be a Python policy or a numba bot (a Python policy has a method act or act_one; "
+                f"in a numba bot, {name} must be a numba-jitted function); see README: bots"
             )
     parameters = tuple((str(key), float(value)) for key, value in getattr(bot, "PARAMETERS", ()))
     if len(parameters) > MAX_PARAMS:
