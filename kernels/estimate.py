@@ -170,23 +170,32 @@ def new_estimate_memory(seed, rules, situation, policies, model, infer):
 
 
 @njit(cache=True)
+def deal_sample(sample_key, situation, inference, memories):
+    """Deal sample `sample_key` into memories' ESTIMATE_DTYPE record (.hands): from the
+    posterior (its first proposal, from the stream (seed, sample, round size, DEAL), which the
+    engine workspace's generator is left on) or uniformly. Returns (weight, proposals)."""
+    seed, sample = sample_key
+    model, infer = inference
+    workspace_storage, memory_storage, work_storage = memories
+    workspace = workspace_storage[0]
+    memory = memory_storage[0]
+    if infer:
+        generator = workspace.scratch.generator
+        seed_stream(generator, seed, sample, situation.round_size, STREAM_DEAL)
+        return sample_deal(model, work_storage[0], memory.hands, generator)
+    return deal_uniformly(seed, sample, situation, memory, workspace.scratch), 0
+
+
+@njit(cache=True)
 def estimate_sample(sample_key, candidates, situation, inference, memories, results):
     """Deal sample `sample_key` once and, when its weight is not 0, play it for every
     candidate bid: tricks[k] receives the estimating seat's tricks when it bids
     candidates[k]. results = (tricks, weights, proposals) rows of this sample."""
-    seed, sample = sample_key
-    model, infer = inference
-    workspace_storage, memory_storage, work_storage = memories
+    workspace_storage, memory_storage, _ = memories
     tricks, weight_out, proposals_out = results
     workspace = workspace_storage[0]  # the callers' storages keep these records alive
     memory = memory_storage[0]
-    hands = memory.hands
-    if infer:
-        generator = workspace.scratch.generator
-        seed_stream(generator, seed, sample, situation.round_size, STREAM_DEAL)
-        weight, proposals = sample_deal(model, work_storage[0], hands, generator)
-    else:
-        weight, proposals = deal_uniformly(seed, sample, situation, memory, workspace.scratch), 0
+    weight, proposals = deal_sample(sample_key, situation, inference, memories)
     weight_out[0] = weight
     proposals_out[0] = proposals
     if weight == 0.0:
@@ -194,7 +203,7 @@ def estimate_sample(sample_key, candidates, situation, inference, memories, resu
     fixed_bids = memory.fixed_bids
     for k in range(candidates.shape[0]):
         fixed_bids[situation.seat] = candidates[k]
-        tricks[k] = play_sample_round(sample_key, fixed_bids, hands, situation, workspace)
+        tricks[k] = play_sample_round(sample_key, fixed_bids, memory.hands, situation, workspace)
 
 
 @njit(cache=True)

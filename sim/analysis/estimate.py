@@ -9,13 +9,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
 from kernels import posterior
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, NO_CARD, NO_SUIT, RANKS_PER_SUIT
 from kernels.estimate import SITUATION_DTYPE, estimate_tricks, observed_seats, seat_legal_bids
+from kernels.estimate_steps import likelihood_work
 from kernels.policies import heuristic
 from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
 from kernels.state import MAX_PLAYERS, NO_BID
@@ -30,7 +31,16 @@ from sim.config.cards import (
 )
 from sim.config.errors import ConfigError
 from sim.config.limits import check_totals
-from sim.config.policies import Policy, parse_policy, policy_arrays, split_policy_list
+from sim.analysis.estimate_bots import BotEstimate, BotInference, evaluated_decisions
+from sim.config.policies import (
+    Policy,
+    fallback_of,
+    parse_policy,
+    policy_arrays,
+    policy_of,
+    python_seats,
+    split_policy_list,
+)
 from sim.config.rules import Rules, is_whole_number, max_round
 from sim.config.seeds import check_seed
 from sim.runs.games import call_kernel, in_slices, set_threads
@@ -164,16 +174,25 @@ def check_earlier_bids(bids: list[int], position: int, round_size: int, bidding:
             raise ConfigError(f"earlier bid {bid} (position {index}) is outside 0..{round_size}")
 
 
-def parse_opponents(text: str | Sequence[str], players: int) -> list[Policy]:
-    """One policy for every opponent, or one per opponent in bidding order."""
-    names = split_policy_list(text) if isinstance(text, str) else list(text)
-    if len(names) == 1:
-        names = names * (players - 1)
-    if len(names) != players - 1:
+PolicyLike: TypeAlias = "str | Policy | object"  # text, a Policy, or a Python policy object (class or instance)
+
+
+def parse_opponents(opponents: str | Sequence[PolicyLike] | object, players: int) -> list[Policy]:
+    """One policy for every opponent, or one per opponent in bidding order: text (a comma
+    list), or a policy or a sequence of them (text, Policy, Python policy objects)."""
+    if isinstance(opponents, str):
+        items = split_policy_list(opponents)
+    elif isinstance(opponents, Sequence):
+        items = list(opponents)
+    else:
+        items = [opponents]
+    if len(items) == 1:
+        items = items * (players - 1)
+    if len(items) != players - 1:
         raise ConfigError(
-            f"got {len(names)} opponent policies for {players - 1} opponents: give one, or one per opponent"
+            f"got {len(items)} opponent policies for {players - 1} opponents: give one, or one per opponent"
         )
-    return [parse_policy(name) for name in names]
+    return [policy_of(item) for item in items]
 
 
 # --- the situation ----------------------------------------------------------------------
@@ -217,11 +236,13 @@ class Situation:
         """The posterior sampler's model of the other seats (kernels.posterior.MODEL_DTYPE):
         a `heuristic` opponent bids like the heuristic with its parameters, an `mc` opponent
         is modelled by the heuristic with its defaults (mc bids from heuristic rollouts), and
-        any other (`random`, an external bot) says nothing by its bid. spread 0 is the exact
-        model, > 0 the tolerant one (docs/estimate.md)."""
+        any other (`random`, an external bot) says nothing by its bid. A Python policy is
+        modelled by its fallback here: the seats whose observed decision its bot answers are
+        made uninformative by bot_inference. spread 0 is the exact model, > 0 the tolerant
+        one (docs/estimate.md)."""
         kinds, rows = [], []
         defaults = [default for _, default in heuristic.PARAMETERS]
-        for policy in self.policies:
+        for policy in map(fallback_of, self.policies):
             informative = policy.name in ("heuristic", "mc")
             kinds.append(posterior.OPPONENT_HEURISTIC if informative else posterior.OPPONENT_UNINFORMATIVE)
             rows.append(list(policy.params) if policy.name == "heuristic" else defaults)
@@ -229,6 +250,39 @@ class Situation:
         kinds += [posterior.OPPONENT_UNINFORMATIVE] * padding
         rows += [defaults] * padding
         return posterior.new_model(self.rules.players, kinds=kinds, params=rows, spread=spread)
+
+    def wizard_turned(self) -> bool:
+        return self.trump_card != NO_CARD and FIRST_WIZARD <= self.trump_card < FIRST_JESTER
+
+    def bot_inference(self, seed: int, spread: float, infer: bool) -> BotInference:
+        """The deals with Python policies at the table (sim.analysis.estimate_bots): the
+        posterior sampler's model with the seats whose observed decision a bot answers made
+        uninformative, the acceptance tables of those answers, and the built-in policies that
+        answer when such a bot delegates (its fallback; mc's bid modelled by the heuristic)."""
+        policies = list(self.policies)
+        seats, decisions = evaluated_decisions(
+            policies, self.position, infer and self.rules.bidding == "open", infer and self.wizard_turned()
+        )
+        sampler_model = self.opponent_model(spread)
+        likelihood_model = sampler_model.copy()
+        sampler_model["kind"][0, seats] = posterior.OPPONENT_UNINFORMATIVE
+        likelihood_model["kind"][0, seats] = posterior.OPPONENT_HEURISTIC
+        # Seated as in play (policy_arrays seats a Python policy's fallback), except that an
+        # evaluated seat's mc fallback answers as the heuristic, which models mc's bids.
+        answering = [
+            parse_policy("heuristic") if seat in seats and fallback_of(policy).name == "mc" else policy
+            for seat, policy in enumerate(policies)
+        ]
+        records = (self.rules.to_record(), self.to_record())
+        return BotInference(
+            bool(infer),
+            sampler_model,
+            likelihood_work(seed, *records, likelihood_model),
+            policy_arrays(answering),
+            seats,
+            decisions,
+            int(sampler_model["max_proposals"][0]),
+        )
 
     def legal_bids(self) -> np.ndarray:
         """Bool per bid 0..round_size: whether the seat may make it (docs/rules.md §4)."""
@@ -246,8 +300,8 @@ def make_situation(
     position: int = 0,
     bids: str | Sequence[int] = (),
     totals: str | Sequence[int] = (),
-    opponents: str | Sequence[str] = "heuristic",
-    policy: str = "heuristic",
+    opponents: str | Sequence[PolicyLike] | object = "heuristic",
+    policy: PolicyLike = "heuristic",
     bidding: str = "open",
     even_bids: str = "allowed",
 ) -> Situation:
@@ -272,7 +326,7 @@ def make_situation(
     if len(pad) != players:
         raise ConfigError(f"totals: give one per bidding position ({players}), got {len(pad)}")
     opponent_policies = parse_opponents(opponents, players)
-    seat_policy = parse_policy(policy)
+    seat_policy = policy_of(policy)
     return Situation(
         rules,
         tuple(sorted(cards)),
@@ -533,18 +587,28 @@ def run_estimate(
     tricks = np.zeros((samples, candidates.shape[0]), dtype=np.int8)
     weights = np.zeros(samples, dtype=np.float64)
     proposals = np.zeros(samples, dtype=np.int64)
-    model = situation.opponent_model(spread)
     rules_record, situation_record = situation.rules.to_record(), situation.to_record()
-    observed = int(observed_seats(rules_record, situation_record, model)) if infer else 0
     policies, arrays = list(situation.policies), policy_arrays(list(situation.policies))
+    if python_seats(policies):
+        # Python policies at the table: their bots are asked between kernel steps.
+        inference = situation.bot_inference(seed, spread, infer)
+        model = inference.sampler_model
+        observed = int(observed_seats(rules_record, situation_record, model)) if infer else 0
+        observed += inference.evaluated_seats.shape[0]
+        BotEstimate(seed, (rules_record, situation_record), policies, candidates, inference).run(
+            (tricks, weights, proposals)
+        )
+    else:
+        model = situation.opponent_model(spread)
+        observed = int(observed_seats(rules_record, situation_record, model)) if infer else 0
 
-    def estimate_slice(start: int, stop: int) -> None:
-        results = (tricks[start:stop], weights[start:stop], proposals[start:stop])
-        call_kernel(estimate_tricks, policies, seed, start, rules_record, situation_record, arrays, candidates,
-                    (model, bool(infer)), results)  # fmt: skip
+        def estimate_slice(start: int, stop: int) -> None:
+            results = (tricks[start:stop], weights[start:stop], proposals[start:stop])
+            call_kernel(estimate_tricks, policies, seed, start, rules_record, situation_record, arrays, candidates,
+                        (model, bool(infer)), results)  # fmt: skip
 
-    # In slices of about a quarter second, so Ctrl-C stops it promptly; samples do not depend on the split.
-    in_slices(samples, FIRST_SLICE_SAMPLES, estimate_slice)
+        # In slices of about a quarter second, so Ctrl-C stops it promptly; samples do not depend on the split.
+        in_slices(samples, FIRST_SLICE_SAMPLES, estimate_slice)
     if not weights.any():
         raise ConfigError(
             f"no deal of the unseen cards fits the earlier bids (or the dealer's trump choice) under the exact "

@@ -14,7 +14,7 @@ from kernels.state import MAX_PARAMS
 from sim.config.errors import ConfigError
 from sim.config.external import ExternalBot, external_ids, load_bot
 from sim.config.limits import MAX_BOT_PARAMETER, check_parameter
-from sim.config.python_policy import PythonBot
+from sim.config.python_policy import PythonBot, is_python_policy, load_python_bot
 
 
 @dataclass(frozen=True)
@@ -69,14 +69,34 @@ class Policy:
         return self.kind.name + (":" + ",".join(changed) if changed else "")
 
 
+def _python_kind(bot: PythonBot) -> PolicyKind:
+    fallback = parse_policy(bot.fallback)
+    if fallback.kind.bot is not None or fallback.kind.python is not None:
+        raise ConfigError(f"{bot.path}.FALLBACK must be a built-in policy, got {bot.fallback!r}")
+    return PolicyKind(bot.path, -1, bot.parameters, f"Python policy {bot.path}", python=bot)
+
+
 def _external_kind(path: str) -> PolicyKind:
     bot = load_bot(path)
     if isinstance(bot, PythonBot):
-        fallback = parse_policy(bot.fallback)
-        if fallback.kind.bot is not None or fallback.kind.python is not None:
-            raise ConfigError(f"{path}.FALLBACK must be a built-in policy, got {bot.fallback!r}")
-        return PolicyKind(path, -1, bot.parameters, f"Python policy {path}", python=bot)
+        return _python_kind(bot)
     return PolicyKind(path, -1, bot.parameters, f"external bot {path}", bot=bot)
+
+
+def policy_of(value: str | Policy | object) -> Policy:
+    """A policy given as text (parse_policy), a parsed Policy, or a Python policy object (a
+    class or an instance with act or act_one; named `module:Class` after its class, with its
+    default parameters)."""
+    if isinstance(value, Policy):
+        return value
+    if isinstance(value, str):
+        return parse_policy(value)
+    if not is_python_policy(value):
+        raise ConfigError(f"a policy must be text (name or module:Object) or a Python policy object, got {value!r}")
+    cls = value if isinstance(value, type) else type(value)
+    bot = load_python_bot(f"{cls.__module__}:{cls.__qualname__}", value)
+    kind = _python_kind(bot)
+    return Policy(kind, tuple(default for _, default in kind.parameters))
 
 
 def parse_policy(text: str) -> Policy:

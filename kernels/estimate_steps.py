@@ -1,0 +1,294 @@
+"""estimate, one caller decision at a time: the rollouts and the posterior's proposals when
+some seats are played (or modelled) by a policy outside the kernels (a Python policy).
+
+Rollouts. One GAME_STATE_DTYPE record (kernels.game_state) per (sample, candidate bid),
+positioned at the sample's deal of the estimate's known round exactly as
+kernels.estimate.play_sample_round starts it (start_sample_round, the sample's DECISIONS
+stream, the earlier bids and the candidate fixed). `advance_rollout` plays the fixed bids and
+the seated built-in policies inside the kernel and stops at every decision the caller answers
+(asks[seat] has the bit of the decision kind); the caller's answers come back through
+`step_rollouts` (DELEGATED: the seat's seated policy decides). Every decision is taken in the
+order of kernels.round_state.play_out and a seated policy draws from the same stream, so a
+rollout whose caller delegates every decision is the built-in rollout, draw for draw.
+
+Proposals. With inference, an earlier bidder (or the dealer's trump choice) modelled by a
+caller's policy is not conditioned on by the posterior sampler (kernels.posterior sees it as
+uninformative); `propose_deals` draws a sample's deals one after another from its DEAL stream,
+each with that seat's observation and mask of the decision it made (its bid, or the trump it
+chose, on the sampled hand) and a uniform number for the caller's rejection step, and with
+the answer the seat's fallback policy would give (for the decisions the caller delegates).
+"""
+import numpy as np
+from numba import njit, prange
+
+from kernels.bits import at
+from kernels.cards import N_CARDS
+from kernels.estimate import deal_sample, new_estimate_memory, new_known_memory, start_sample_round
+from kernels.game_state import APPLIED, apply_answer, apply_flat_action, observe
+from kernels.games import seated_policies
+from kernels.observation import encode_observation, flat_action, write_action_mask
+from kernels.policies.dispatch import decide
+from kernels.posterior import new_work, prepare, sample_deal
+from kernels.rng import STREAM_DECISIONS, STREAM_PILOT, seed_stream, uniform
+from kernels.round_state import ALL_SUITS, begin_round, checked, current_seat, legal_actions, set_rules, turn_up
+from kernels.state import (
+    DECIDE_BID,
+    MAX_PLAYERS,
+    NO_BID,
+    NO_SEAT,
+    PHASE_BID,
+    SEAT_DTYPE,
+    TABLE_DTYPE,
+)
+
+DELEGATED = -1  # a caller's answer: the seat's seated (fallback) policy decides
+NO_ANSWER = -2  # step_rollouts: this rollout is over (nothing to apply)
+ROLLOUTS_PER_BLOCK = 64  # rollouts a thread takes at a time
+
+
+# --- rollouts ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def play_seated(state, seat):
+    """The policy seated at `seat` (a built-in one) takes the decision; it is applied."""
+    workspace = state.workspace
+    table = workspace.table
+    seats = workspace.seats
+    legal = legal_actions(table, seats)
+    generator = workspace.scratch.generator
+    answer = decide(seated_policies(workspace), table.phase, seats[at(seat)], table, legal, generator)
+    apply_answer(state, checked(answer, legal))
+
+
+@njit(cache=True)
+def advance_rollout(state, asks):
+    """Play on until the caller must answer (returns the seat to act) or the round is over
+    (NO_SEAT): a fixed bid (workspace.fixed_bids) is made as it stands, a decision whose kind
+    asks[seat] does not have is taken by the seated policy."""
+    workspace = state.workspace
+    table = workspace.table
+    while state.over == 0:
+        seat = current_seat(table)
+        fixed_bid = workspace.fixed_bids[at(seat)]
+        if table.phase == PHASE_BID and fixed_bid != NO_BID:
+            apply_answer(state, fixed_bid)
+        elif (asks[at(seat)] >> table.phase) & 1:
+            return seat
+        else:
+            play_seated(state, seat)
+    return NO_SEAT
+
+
+@njit(cache=True)
+def start_rollout(state, rollout, situation, hands, asks):
+    """Position `state` (set up by kernels.game_state.init_state for the estimate's rules and
+    seated policies) at sample `sample`'s deal `hands` of the situation's round, the seat
+    bidding `candidate`, and play on to the caller's first decision (returned, as
+    advance_rollout). rollout = (seed, sample, game id, candidate)."""
+    seed, sample, game, candidate = rollout
+    workspace = state.workspace
+    start_sample_round(situation, hands, workspace.table, workspace.seats)
+    state.seed = seed
+    state.game = game
+    state.round_sizes[0] = situation.round_size
+    state.n_rounds = 1
+    state.round_index = 0
+    state.rounds_ended = 0
+    state.over = 0
+    for card in range(N_CARDS):
+        state.card_trick[card] = 0
+    for seat in range(MAX_PLAYERS):
+        workspace.fixed_bids[seat] = situation.bids[seat]
+    workspace.fixed_bids[situation.seat] = candidate
+    seed_stream(workspace.scratch.generator, seed, sample, situation.round_size, STREAM_DECISIONS)
+    return advance_rollout(state, asks)
+
+
+@njit(cache=True)
+def step_rollout(state, asks, action):
+    """Apply the caller's answer to the seat to act (a flat action, or DELEGATED) and play on
+    to its next decision (returned, as advance_rollout)."""
+    if action == DELEGATED:
+        play_seated(state, current_seat(state.workspace.table))
+    elif apply_flat_action(state, action) != APPLIED:
+        raise ValueError("an illegal answer reached estimate's rollouts")
+    return advance_rollout(state, asks)
+
+
+@njit(cache=True)
+def report_turn(state, seat, i, outputs):
+    """outputs = (observations, masks, seats to act, decisions) of rollout i: its seat to act
+    (NO_SEAT once over) and, when there is one, that seat's observation, mask and decision."""
+    observations, masks, to_act, decisions = outputs
+    to_act[i] = seat
+    if seat != NO_SEAT:
+        decisions[i] = state.workspace.table.phase
+        observe(state, seat, observations[i], masks[i])
+
+
+@njit(cache=True, parallel=True)
+def start_rollouts(states, rollouts, situation, asks, outputs):
+    """start_rollout for every record of `states`; rollouts = (seed, samples [n], game ids [n],
+    candidates [n], hands [n, MAX_PLAYERS]); situation a one-record array; outputs as in
+    report_turn. Rollouts are independent: the blocking never changes a result."""
+    seed, samples, games, candidates, hands = rollouts
+    n = states.shape[0]
+    for block in prange((n + ROLLOUTS_PER_BLOCK - 1) // ROLLOUTS_PER_BLOCK):
+        block_situation = situation[0]
+        block_asks = asks.copy()  # thread-local: a shared array's reference count is contended
+        for i in range(block * ROLLOUTS_PER_BLOCK, min(n, (block + 1) * ROLLOUTS_PER_BLOCK)):
+            rollout = (seed, samples[i], games[i], candidates[i])
+            seat = start_rollout(states[i], rollout, block_situation, hands[i], block_asks)
+            report_turn(states[i], seat, i, outputs)
+
+
+@njit(cache=True, parallel=True)
+def step_rollouts(states, asks, actions, outputs):
+    """step_rollout for every rollout i with actions[i] != NO_ANSWER; outputs as in
+    report_turn."""
+    n = states.shape[0]
+    for block in prange((n + ROLLOUTS_PER_BLOCK - 1) // ROLLOUTS_PER_BLOCK):
+        block_asks = asks.copy()
+        for i in range(block * ROLLOUTS_PER_BLOCK, min(n, (block + 1) * ROLLOUTS_PER_BLOCK)):
+            if actions[i] != NO_ANSWER:
+                seat = step_rollout(states[i], block_asks, actions[i])
+                report_turn(states[i], seat, i, outputs)
+
+
+# --- proposals for the caller's likelihoods ----------------------------------------------
+
+# One thread's memory for proposals: the evaluated seats' views of the table when they
+# decided, and a seat record and card history to encode their observations.
+PROPOSAL_DTYPE = np.dtype(
+    [
+        ("views", TABLE_DTYPE, (MAX_PLAYERS,)),
+        ("legal", np.int64, (MAX_PLAYERS,)),
+        ("bidders", SEAT_DTYPE, (MAX_PLAYERS,)),
+        ("record", SEAT_DTYPE, (1,)),
+        ("card_trick", np.int64, (N_CARDS,)),  # no card played when anyone bids or names trump
+    ]
+)
+
+
+@njit(cache=True)
+def trump_view(table, view, bidders):
+    """Rebuild in `view` the table as the dealer saw it when it named trump after a turned-up
+    Wizard: the round begun again with the same dealer, turned-up card and score pad. Returns
+    the mask of the legal answers (every suit)."""
+    set_rules(view, table)
+    for seat in range(MAX_PLAYERS):
+        view.totals[seat] = table.totals[seat]
+    begin_round(view, bidders, table.round_size, table.dealer)
+    turn_up(view, table.trump_card)
+    return ALL_SUITS
+
+
+@njit(cache=True)
+def new_proposal_memory(known_table, evaluated, likelihood_work):
+    """The views of the evaluated seats (evaluated = (seats [m], decisions [m])): a bidder's
+    is the one the posterior rebuilds for its likelihood (prepared in likelihood_work), the
+    dealer's trump choice's is trump_view."""
+    seats, decisions = evaluated
+    storage = np.zeros(1, dtype=PROPOSAL_DTYPE)
+    memory = storage[0]
+    for j in range(seats.shape[0]):
+        seat = seats[j]
+        if decisions[j] == DECIDE_BID:
+            memory.views[seat] = likelihood_work.views[seat]
+            memory.legal[seat] = likelihood_work.legal[seat]
+        else:
+            memory.legal[seat] = trump_view(known_table, memory.views[seat], memory.bidders)
+    return storage
+
+
+@njit(cache=True)
+def likelihood_work(seed, rules, situation, model):
+    """A POSTERIOR_WORK_DTYPE storage prepared for the situation with `model` (one-record
+    arrays; the pilot from (seed, 0, round size, PILOT)): its bid_weight and trump_weight
+    tables hold the posterior's acceptance of every answer a seat modelled as
+    OPPONENT_HEURISTIC could give, and its views each bidder's table when it bid."""
+    memory = new_known_memory(rules[0], situation[0])[0]
+    work_storage = new_work()
+    generator = np.empty(1, dtype=np.uint64)
+    seed_stream(generator, seed, 0, situation[0].round_size, STREAM_PILOT)
+    prepare(memory.known_seats[situation[0].seat], memory.known_table, model[0], work_storage[0], generator)
+    return work_storage
+
+
+@njit(cache=True)
+def propose_sample(sample_key, pending, situation, inference, memories, outputs):
+    """Draw outputs' k proposals of sample `sample_key`, whose stream stands at pending =
+    (proposals made so far, generator state; 0 proposals: the start of its DEAL stream, as
+    kernels.estimate.deal_sample). For each, the hands, the sampler's weight and proposals,
+    and per evaluated seat j: a uniform number, the decision's observation and mask, and the
+    answer of the seat's fallback policy (model_policies). The generator state is left in
+    pending for the next call."""
+    done, states = pending
+    model, infer, model_policies, evaluated = inference
+    workspace_storage, memory_storage, work_storage, proposal_storage = memories
+    deal_memories = (workspace_storage, memory_storage, work_storage)
+    hands_out, weights, proposals, uniforms, fallback, observations, masks = outputs
+    workspace = workspace_storage[0]
+    memory = memory_storage[0]
+    proposal = proposal_storage[0]
+    record = proposal.record[0]
+    generator = workspace.scratch.generator
+    seats, decisions = evaluated
+    for t in range(weights.shape[0]):
+        if t == 0 and done == 0:
+            weight, drawn = deal_sample(sample_key, situation, (model, infer), deal_memories)
+        else:
+            if t == 0:
+                generator[0] = states[0]
+            weight, drawn = sample_deal(model, work_storage[0], memory.hands, generator)
+        weights[t] = weight
+        proposals[t] = drawn
+        for seat in range(MAX_PLAYERS):
+            hands_out[t, seat] = memory.hands[seat]
+        for j in range(seats.shape[0]):
+            seat = seats[j]
+            uniforms[t, j] = uniform(generator)
+            view = proposal.views[seat]
+            record.seat = seat
+            record.hand = memory.hands[seat]
+            record.dealt = memory.hands[seat]
+            record.bid = NO_BID
+            legal = proposal.legal[seat]
+            encode_observation(view, record, proposal.card_trick, observations[t, j])
+            write_action_mask(view.phase, legal, masks[t, j])
+            answer = checked(decide(model_policies, decisions[j], record, view, legal, generator), legal)
+            fallback[t, j] = flat_action(decisions[j], answer)
+    states[0] = generator[0]
+
+
+@njit(cache=True, parallel=True)
+def propose_deals(seed, rules, situation, inference, pending, outputs):
+    """propose_sample for every pending sample i: pending = (samples [p], proposals made so
+    far [p], generator states [p]); inference = (sampler model (a one-record
+    kernels.posterior.MODEL_DTYPE array, the evaluated seats uninformative), infer flag
+    (False: one uniform deal, nothing evaluated), likelihood work (likelihood_work, for the
+    evaluated seats' views), fallback policies (ids, parameter rows) of the evaluated seats,
+    evaluated = (seats [m], decisions [m])); outputs = (hands [p, k, MAX_PLAYERS], weights
+    [p, k], proposals [p, k], uniforms [p, k, m], fallback answers [p, k, m], observations
+    [p, k, m, OBSERVATION_SIZE], masks [p, k, m, N_ACTIONS]). The sampler's pilot comes from
+    (seed, 0, round size, PILOT) in every block, as in kernels.estimate.estimate_tricks: a
+    sample's proposals are a pure function of the seed, its index and how many it has made."""
+    samples, done, states = pending
+    sampler_models, infer, likelihood, model_policies, evaluated = inference
+    hands, weights, proposals, uniforms, fallback, observations, masks = outputs
+    n = samples.shape[0]
+    for block in prange((n + ROLLOUTS_PER_BLOCK - 1) // ROLLOUTS_PER_BLOCK):
+        block_situation = situation[0]
+        model = sampler_models[0]
+        workspace_storage, memory_storage, work_storage = new_estimate_memory(
+            seed, rules[0], block_situation, model_policies, model, infer
+        )
+        proposal_storage = new_proposal_memory(memory_storage[0].known_table, evaluated, likelihood[0])
+        block_inference = (model, infer, model_policies, evaluated)
+        memories = (workspace_storage, memory_storage, work_storage, proposal_storage)
+        for i in range(block * ROLLOUTS_PER_BLOCK, min(n, (block + 1) * ROLLOUTS_PER_BLOCK)):
+            sample_outputs = (hands[i], weights[i], proposals[i], uniforms[i], fallback[i], observations[i], masks[i])
+            sample_pending = (done[i], states[i : i + 1])
+            propose_sample((seed, samples[i]), sample_pending, block_situation, block_inference, memories,
+                           sample_outputs)  # fmt: skip

@@ -1,0 +1,327 @@
+"""estimate with Python policies at the table (docs/estimate.md, "Python policies").
+
+The samples are estimated a slice at a time, in two stages, both batched over the slice:
+
+1. Deals. Each sample's deal comes from the posterior sampler (kernels.posterior) for the
+   seats the kernels model and, when an earlier bidder (or the dealer's trump choice) is
+   modelled by a Python policy, by rejection on that bot's own answer: a deal proposed by the
+   sampler (which leaves that seat's hand uniform) is kept with probability
+   l(bot's answer on the sampled hand), the acceptance the posterior gives the heuristic's
+   answer in the same place (kernels.posterior: the exact model's 0/1, or the tolerant
+   model's spread and trump_miss); otherwise the sample proposes again, from its own stream.
+   Every pending sample's proposals of a pass go to each bot in one call.
+2. Rollouts. Every kept sample is played once per candidate bid (kernels.estimate_steps): the
+   built-in seats inside the kernels, a Python seat's decisions by its bot, one call per bot
+   per step over every rollout waiting for it.
+
+A sample is a pure function of the seed, its index and the bots' answers, so a deterministic
+bot gives the same estimate whatever the threads and the slicing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernels import estimate_steps as steps
+from kernels import observation as obs
+from kernels import vector_env
+from kernels.game_state import GAME_STATE_DTYPE
+from kernels.state import DECIDE_BID, DECIDE_TRUMP, MAX_PLAYERS, NO_SEAT
+from sim.config.errors import BotError, ConfigError
+from sim.config.policies import Policy, policy_arrays
+from sim.config.python_policy import DELEGATE, BotCaller, Decisions
+from sim.runs.games import call_kernel
+
+ROLLOUTS_PER_BATCH = 4096  # rollouts stepped together (about 30 MB of states and observations)
+PROPOSALS_PER_PASS = 8192  # bot rows of one proposal pass (about 30 MB of observations)
+INFERENCE_GAME_STRIDE = 1 << 15  # > any sample's proposals (kernels.posterior's cap is 20,000)
+
+
+def rollout_games(samples: np.ndarray, columns: np.ndarray, candidates: int) -> np.ndarray:
+    """The game id a bot is told for the rollout of sample i bidding candidates[k]:
+    i x (number of candidates) + k."""
+    return samples * candidates + columns
+
+
+def inference_games(samples: np.ndarray, attempts: np.ndarray) -> np.ndarray:
+    """The game id a bot is told for the a-th deal proposed for sample i (inference):
+    -1 - (i x 2^15 + a), negative so that it never names a rollout."""
+    return -1 - (samples * INFERENCE_GAME_STRIDE + attempts)
+
+
+class BotSeats:
+    """The Python policies at the table: one instance per distinct policy (label), the seats
+    it plays and the decision kinds it is asked (asks[seat]: bit d for DECISION_KINDS d)."""
+
+    def __init__(self, policies: list[Policy]) -> None:
+        self.asks = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        by_label: dict[str, tuple[BotCaller, list[int]]] = {}
+        for seat, policy in enumerate(policies):
+            bot = policy.kind.python
+            if bot is None:
+                continue
+            if policy.label not in by_label:
+                by_label[policy.label] = (BotCaller(bot, bot.instantiate(policy.params), policy.label), [])
+            by_label[policy.label][1].append(seat)
+            for kind in bot.decisions:
+                self.asks[seat] |= 1 << kind
+        self.callers = [(caller, np.array(seats, dtype=np.int64)) for caller, seats in by_label.values()]
+
+    def ask(self, context: Decisions, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Every row's answer (legal flat actions or DELEGATE), one call per bot."""
+        answers = np.empty(context.seats.shape[0], dtype=np.int64)
+        for caller, seats in self.callers:
+            mine = np.isin(context.seats, seats)
+            if mine.all():  # one bot for every row: no copies
+                answers[:] = caller.ask(observations, masks, context)
+                continue
+            rows = np.flatnonzero(mine)
+            if rows.size:
+                fields = (context.games, context.seats, context.kinds, context.round_sizes)
+                answers[rows] = caller.ask(observations[rows], masks[rows], Decisions(*(f[rows] for f in fields)))
+        return answers
+
+    def games_over(self, games: np.ndarray, seats: np.ndarray, totals: np.ndarray) -> None:
+        """Tell each bot with a game_over method which of its games ended (games, seats and
+        that seat's total on the pad, one row per game and seat it played)."""
+        for caller, caller_seats in self.callers:
+            game_over = getattr(caller.instance, "game_over", None)
+            if not callable(game_over):
+                continue
+            rows = np.flatnonzero(np.isin(seats, caller_seats))
+            if not rows.size:
+                continue
+            try:
+                game_over(games[rows], seats[rows], totals[rows])
+            except KeyboardInterrupt:
+                raise
+            except BaseException as error:
+                raise BotError(f"policy {caller.label}: game_over raised {type(error).__name__}: {error}") from None
+
+
+@dataclass(frozen=True)
+class BotInference:
+    """How the deals are drawn. sampler_model: the posterior's model of the seats (the
+    evaluated ones uninformative); likelihood: a POSTERIOR_WORK_DTYPE storage whose tables
+    give the acceptance of each answer of the evaluated seats; fallback: (policy ids,
+    parameter rows) answering for an evaluated seat when its bot delegates; evaluated: the
+    seats whose observed decision (DECIDE_BID or DECIDE_TRUMP) a bot answers."""
+
+    infer: bool
+    sampler_model: np.ndarray
+    likelihood: np.ndarray
+    fallback: tuple[np.ndarray, np.ndarray]
+    evaluated_seats: np.ndarray
+    evaluated_decisions: np.ndarray
+    max_proposals: int
+
+    def acceptance_table(self) -> np.ndarray:
+        """float [m, N_ACTIONS]: the acceptance of each flat answer of evaluated seat j."""
+        work = self.likelihood[0]
+        table = np.zeros((self.evaluated_seats.shape[0], obs.N_ACTIONS))
+        for j, (seat, decision) in enumerate(zip(self.evaluated_seats, self.evaluated_decisions)):
+            if decision == DECIDE_BID:
+                table[j, obs.ACTION_BID0 : obs.ACTION_BID0 + obs.N_BIDS] = work["bid_weight"][seat]
+            else:
+                table[j, obs.ACTION_SUIT0 : obs.ACTION_SUIT0 + 4] = work["trump_weight"][seat]
+        return table
+
+
+@dataclass
+class SampleDeals:
+    hands: np.ndarray  # int64 [n, MAX_PLAYERS]
+    weights: np.ndarray
+    proposals: np.ndarray
+
+
+class BotEstimate:
+    """Fills estimate's results (tricks, weights, proposals) for samples in slices."""
+
+    def __init__(self, seed: int, records: tuple[np.ndarray, np.ndarray], policies: list[Policy],
+                 candidates: np.ndarray, inference: BotInference) -> None:  # fmt: skip
+        self.seed = seed
+        self.rules_record, self.situation_record = records
+        self.policies = policies
+        self.candidates = candidates
+        self.inference = inference
+        self.seat = int(self.situation_record["seat"][0])
+        self.round_size = int(self.situation_record["round_size"][0])
+        self.bots = BotSeats(policies)
+        self.acceptance = inference.acceptance_table()
+        self.accepted_any = False
+        self.proposed = 0
+        self.states = np.zeros(0, dtype=GAME_STATE_DTYPE)
+
+    @property
+    def samples_per_slice(self) -> int:
+        return max(1, ROLLOUTS_PER_BATCH // self.candidates.shape[0])
+
+    def run(self, results: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        tricks, weights, proposals = results
+        total = weights.shape[0]
+        for start in range(0, total, self.samples_per_slice):
+            stop = min(total, start + self.samples_per_slice)
+            deals = self.deal(np.arange(start, stop, dtype=np.int64))
+            weights[start:stop] = deals.weights
+            proposals[start:stop] = deals.proposals
+            kept = np.flatnonzero(deals.weights > 0)
+            if kept.size:
+                tricks[start + kept] = self.play(start + kept, deals.hands[kept])
+
+    # --- deals ---------------------------------------------------------------------------
+
+    def deal(self, samples: np.ndarray) -> SampleDeals:
+        """Each sample's deal, its weight and the proposals it took."""
+        n = samples.shape[0]
+        inference = self.inference
+        m = inference.evaluated_seats.shape[0]
+        deals = SampleDeals(np.zeros((n, MAX_PLAYERS), np.int64), np.zeros(n), np.zeros(n, np.int64))
+        attempts = np.zeros(n, dtype=np.int64)  # deals proposed so far
+        spent = np.zeros(n, dtype=np.int64)  # their proposals
+        generators = np.zeros(n, dtype=np.uint64)
+        pending = np.arange(n)
+        while pending.size:
+            p = pending.size
+            k = 1 if m == 0 else int(np.clip(PROPOSALS_PER_PASS // (p * m), 1, inference.max_proposals))
+            out = self.propose(samples[pending], attempts[pending], generators, pending, k)
+            hands, weights, drawn, uniforms, fallback, observations, masks = out
+            if m == 0:  # nothing for a bot to answer: the sampler's deal is the sample's
+                deals.hands[pending], deals.weights[pending] = hands[:, 0], weights[:, 0]
+                deals.proposals[pending] = drawn[:, 0]
+                break
+            attempt_ids = attempts[pending][:, None] + np.arange(k)
+            answers = self.bots.ask(
+                Decisions(
+                    np.repeat(inference_games(samples[pending][:, None], attempt_ids).ravel(), m),
+                    np.tile(inference.evaluated_seats, p * k),
+                    np.tile(inference.evaluated_decisions, p * k),
+                    np.full(p * k * m, self.round_size, dtype=np.int64),
+                ),
+                observations.reshape(p * k * m, obs.OBSERVATION_SIZE),
+                masks.reshape(p * k * m, obs.N_ACTIONS),
+            ).reshape(p, k, m)
+            answers = np.where(answers == DELEGATE, fallback, answers)
+            accepted = (uniforms < self.acceptance[np.arange(m), answers]).all(axis=2) & (weights > 0)
+            cumulative = spent[pending][:, None] + np.cumsum(drawn + m, axis=1)
+            settled = accepted | (weights == 0) | (cumulative >= inference.max_proposals)
+            first = settled.argmax(axis=1)
+            done = settled.any(axis=1)
+            rows, where = pending[done], first[done]
+            chosen = np.flatnonzero(done)
+            deals.hands[rows] = hands[chosen, where]
+            deals.weights[rows] = np.where(accepted[chosen, where], weights[chosen, where], 0.0)
+            deals.proposals[rows] = cumulative[chosen, where]
+            self.accepted_any |= bool(accepted[chosen, where].any())
+            used = np.where(done, cumulative[np.arange(p), first], cumulative[:, -1])
+            self.proposed += int((used - spent[pending]).sum())
+            attempts[pending] += k
+            spent[pending] = cumulative[:, -1]
+            pending = pending[~done]
+            self.give_up_if_hopeless()
+        return deals
+
+    def propose(self, samples, attempts, generators, pending, k):
+        """k proposals of each pending sample (kernels.estimate_steps.propose_deals)."""
+        inference = self.inference
+        p, m = samples.shape[0], inference.evaluated_seats.shape[0]
+        out = (
+            np.zeros((p, k, MAX_PLAYERS), np.int64),
+            np.zeros((p, k)),
+            np.zeros((p, k), np.int64),
+            np.zeros((p, k, m)),
+            np.zeros((p, k, m), np.int64),
+            np.zeros((p, k, m, obs.OBSERVATION_SIZE), np.float32),
+            np.zeros((p, k, m, obs.N_ACTIONS), np.bool_),
+        )
+        states = generators[pending]
+        kernel_inference = (inference.sampler_model, inference.infer, inference.likelihood, inference.fallback,
+                            (inference.evaluated_seats, inference.evaluated_decisions))  # fmt: skip
+        call_kernel(steps.propose_deals, self.policies, self.seed, self.rules_record, self.situation_record,
+                    kernel_inference, (samples, attempts, states), out)  # fmt: skip
+        generators[pending] = states
+        return out
+
+    def give_up_if_hopeless(self) -> None:
+        """The exact model with a bid the bots never make on any deal: stop after the
+        sampler's cap of proposals has been spent without one deal kept."""
+        if not self.accepted_any and self.proposed >= self.inference.max_proposals:
+            raise ConfigError(
+                f"no deal of the unseen cards fits the earlier bids (or the dealer's trump choice) under the "
+                f"opponent model: {self.proposed:,} deals proposed, none kept (a Python policy's answers on the "
+                "sampled hands never matched what was shown); use the tolerant model (spread 0.7 to 1)"
+            )
+
+    # --- rollouts --------------------------------------------------------------------------
+
+    def rollout_states(self, n: int) -> np.ndarray:
+        """n GAME_STATE records set up for the rules and the seated (fallback) policies."""
+        if self.states.shape[0] < n:
+            self.states = np.zeros(n, dtype=GAME_STATE_DTYPE)
+            round_sizes = np.array([self.round_size], dtype=np.int64)
+            vector_env.init_states(self.states, self.rules_record, policy_arrays(self.policies), self.seed,
+                                   round_sizes, np.zeros(MAX_PLAYERS, np.int64), 0)  # fmt: skip
+        return self.states[:n]
+
+    def play(self, samples: np.ndarray, hands: np.ndarray) -> np.ndarray:
+        """int8 [len(samples), candidates]: the seat's tricks in each rollout."""
+        k = self.candidates.shape[0]
+        n = samples.shape[0] * k
+        states = self.rollout_states(n)
+        rollout_samples = np.repeat(samples, k)
+        columns = np.tile(np.arange(k, dtype=np.int64), samples.shape[0])
+        games = rollout_games(rollout_samples, columns, k)
+        outputs = (
+            np.zeros((n, obs.OBSERVATION_SIZE), np.float32),
+            np.zeros((n, obs.N_ACTIONS), np.bool_),
+            np.zeros(n, np.int64),
+            np.zeros(n, np.int64),
+        )
+        observations, masks, to_act, decisions = outputs
+        rollouts = (self.seed, rollout_samples, games, self.candidates[columns], np.repeat(hands, k, axis=0))
+        call_kernel(steps.start_rollouts, self.policies, states, rollouts, self.situation_record, self.bots.asks,
+                    outputs)  # fmt: skip
+        actions = np.empty(n, dtype=np.int64)
+        round_sizes = np.full(n, self.round_size, dtype=np.int64)
+        while True:
+            waiting = to_act != NO_SEAT
+            if not waiting.any():
+                break
+            if waiting.all():
+                context = Decisions(games, to_act, decisions, round_sizes)
+                answers = self.bots.ask(context, observations, masks)
+            else:
+                rows = np.flatnonzero(waiting)
+                context = Decisions(games[rows], to_act[rows], decisions[rows], round_sizes[rows])
+                answers = np.full(n, steps.NO_ANSWER, dtype=np.int64)
+                answers[rows] = self.bots.ask(context, observations[rows], masks[rows])
+            np.copyto(actions, np.where(answers == DELEGATE, steps.DELEGATED, answers))
+            call_kernel(steps.step_rollouts, self.policies, states, self.bots.asks, actions, outputs)
+        summary = states["last_round"]
+        bot_seats = np.flatnonzero(self.bots.asks)
+        self.bots.games_over(
+            np.repeat(games, bot_seats.size),
+            np.tile(bot_seats, n),
+            summary["totals"][:, bot_seats].ravel(),
+        )
+        return summary["tricks"][:, self.seat].reshape(samples.shape[0], k).astype(np.int8)
+
+
+def evaluated_decisions(policies: list[Policy], position: int, bids_seen: bool, wizard_turned: bool):
+    """(seats, decisions): the other seats whose decision the seat saw (an earlier bid when
+    bids are shown, the dealer's trump choice after a turned-up Wizard) and a Python policy
+    answers (it takes that kind of decision). In estimate's layout seat = bidding position
+    and the dealer is the last seat."""
+    dealer = len(policies) - 1
+    seats, decisions = [], []
+    for seat, policy in enumerate(policies):
+        bot = policy.kind.python
+        if bot is None or seat == position:
+            continue
+        if bids_seen and seat < position and DECIDE_BID in bot.decisions:
+            seats.append(seat)
+            decisions.append(DECIDE_BID)
+        elif wizard_turned and seat == dealer and DECIDE_TRUMP in bot.decisions:
+            seats.append(seat)
+            decisions.append(DECIDE_TRUMP)
+    return np.array(seats, dtype=np.int64), np.array(decisions, dtype=np.int64)
