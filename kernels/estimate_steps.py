@@ -127,33 +127,66 @@ def report_turn(state, seat, i, outputs):
         observe(state, seat, observations[i], masks[i])
 
 
+@njit(cache=True)
+def start_block(states, rollouts, situation, asks, outputs, rows):
+    """start_rollout for rollouts rows = (first, stop); rollouts = (seed, samples [n], game
+    ids [n], candidates [n], hands [n, MAX_PLAYERS]); situation a one-record array; outputs as
+    in report_turn."""
+    seed, samples, games, candidates, hands = rollouts
+    block_situation = situation[0]
+    block_asks = asks.copy()  # thread-local: a shared array's reference count is contended
+    for i in range(rows[0], rows[1]):
+        rollout = (seed, samples[i], games[i], candidates[i])
+        seat = start_rollout(states[i], rollout, block_situation, hands[i], block_asks)
+        report_turn(states[i], seat, i, outputs)
+
+
+@njit(cache=True)
+def step_block(states, asks, actions, outputs, rows):
+    """step_rollout for every rollout i of rows = (first, stop) with actions[i] !=
+    NO_ANSWER; outputs as in report_turn."""
+    block_asks = asks.copy()
+    for i in range(rows[0], rows[1]):
+        if actions[i] != NO_ANSWER:
+            seat = step_rollout(states[i], block_asks, actions[i])
+            report_turn(states[i], seat, i, outputs)
+
+
+@njit(cache=True, inline="always")
+def block_rows(block, n):
+    return block * ROLLOUTS_PER_BLOCK, min(n, (block + 1) * ROLLOUTS_PER_BLOCK)
+
+
+@njit(cache=True, inline="always")
+def n_blocks(n):
+    return (n + ROLLOUTS_PER_BLOCK - 1) // ROLLOUTS_PER_BLOCK
+
+
+# Each batch operation comes in two forms: in parallel over blocks of rollouts, and on the
+# calling thread (for a small batch waking the thread pool costs more than the work).
+# Rollouts are independent, so neither the form nor the blocking changes a result.
+
+
 @njit(cache=True, parallel=True)
 def start_rollouts(states, rollouts, situation, asks, outputs):
-    """start_rollout for every record of `states`; rollouts = (seed, samples [n], game ids [n],
-    candidates [n], hands [n, MAX_PLAYERS]); situation a one-record array; outputs as in
-    report_turn. Rollouts are independent: the blocking never changes a result."""
-    seed, samples, games, candidates, hands = rollouts
-    n = states.shape[0]
-    for block in prange((n + ROLLOUTS_PER_BLOCK - 1) // ROLLOUTS_PER_BLOCK):
-        block_situation = situation[0]
-        block_asks = asks.copy()  # thread-local: a shared array's reference count is contended
-        for i in range(block * ROLLOUTS_PER_BLOCK, min(n, (block + 1) * ROLLOUTS_PER_BLOCK)):
-            rollout = (seed, samples[i], games[i], candidates[i])
-            seat = start_rollout(states[i], rollout, block_situation, hands[i], block_asks)
-            report_turn(states[i], seat, i, outputs)
+    for block in prange(n_blocks(states.shape[0])):
+        start_block(states, rollouts, situation, asks, outputs, block_rows(block, states.shape[0]))
+
+
+@njit(cache=True)
+def start_rollouts_serial(states, rollouts, situation, asks, outputs):
+    start_block(states, rollouts, situation, asks, outputs, (0, states.shape[0]))
 
 
 @njit(cache=True, parallel=True)
 def step_rollouts(states, asks, actions, outputs):
-    """step_rollout for every rollout i with actions[i] != NO_ANSWER; outputs as in
-    report_turn."""
-    n = states.shape[0]
-    for block in prange((n + ROLLOUTS_PER_BLOCK - 1) // ROLLOUTS_PER_BLOCK):
-        block_asks = asks.copy()
-        for i in range(block * ROLLOUTS_PER_BLOCK, min(n, (block + 1) * ROLLOUTS_PER_BLOCK)):
-            if actions[i] != NO_ANSWER:
-                seat = step_rollout(states[i], block_asks, actions[i])
-                report_turn(states[i], seat, i, outputs)
+    for block in prange(n_blocks(states.shape[0])):
+        step_block(states, asks, actions, outputs, block_rows(block, states.shape[0]))
+
+
+@njit(cache=True)
+def step_rollouts_serial(states, asks, actions, outputs):
+    step_block(states, asks, actions, outputs, (0, states.shape[0]))
 
 
 # --- proposals for the caller's likelihoods ----------------------------------------------
@@ -262,33 +295,46 @@ def propose_sample(sample_key, pending, situation, inference, memories, outputs)
     states[0] = generator[0]
 
 
-@njit(cache=True, parallel=True)
-def propose_deals(seed, rules, situation, inference, pending, outputs):
-    """propose_sample for every pending sample i: pending = (samples [p], proposals made so
-    far [p], generator states [p]); inference = (sampler model (a one-record
-    kernels.posterior.MODEL_DTYPE array, the evaluated seats uninformative), infer flag
-    (False: one uniform deal, nothing evaluated), likelihood work (likelihood_work, for the
-    evaluated seats' views), fallback policies (ids, parameter rows) of the evaluated seats,
-    evaluated = (seats [m], decisions [m])); outputs = (hands [p, k, MAX_PLAYERS], weights
-    [p, k], proposals [p, k], uniforms [p, k, m], fallback answers [p, k, m], observations
-    [p, k, m, OBSERVATION_SIZE], masks [p, k, m, N_ACTIONS]). The sampler's pilot comes from
-    (seed, 0, round size, PILOT) in every block, as in kernels.estimate.estimate_tricks: a
-    sample's proposals are a pure function of the seed, its index and how many it has made."""
+@njit(cache=True)
+def propose_block(seed, rules, situation, inference, pending, outputs, rows):
+    """propose_sample for every pending sample i of rows = (first, stop): pending = (samples
+    [p], deals proposed so far [p], generator states [p]); inference = (sampler model (a
+    one-record kernels.posterior.MODEL_DTYPE array, the evaluated seats uninformative), infer
+    flag (False: one uniform deal, nothing evaluated), likelihood work (likelihood_work, for
+    the evaluated seats' views), fallback policies (ids, parameter rows) of the evaluated
+    seats, evaluated = (seats [m], decisions [m])); outputs = (hands [p, k, MAX_PLAYERS],
+    weights [p, k], proposals [p, k], uniforms [p, k, m], fallback answers [p, k, m],
+    observations [p, k, m, OBSERVATION_SIZE], masks [p, k, m, N_ACTIONS]). The sampler's
+    pilot comes from (seed, 0, round size, PILOT) in every block, as in
+    kernels.estimate.estimate_tricks: a sample's proposals are a pure function of the seed,
+    its index and how many it has made."""
     samples, done, states = pending
     sampler_models, infer, likelihood, model_policies, evaluated = inference
     hands, weights, proposals, uniforms, fallback, observations, masks = outputs
-    n = samples.shape[0]
-    for block in prange((n + ROLLOUTS_PER_BLOCK - 1) // ROLLOUTS_PER_BLOCK):
-        block_situation = situation[0]
-        model = sampler_models[0]
-        workspace_storage, memory_storage, work_storage = new_estimate_memory(
-            seed, rules[0], block_situation, model_policies, model, infer
-        )
-        proposal_storage = new_proposal_memory(memory_storage[0].known_table, evaluated, likelihood[0])
-        block_inference = (model, infer, model_policies, evaluated)
-        memories = (workspace_storage, memory_storage, work_storage, proposal_storage)
-        for i in range(block * ROLLOUTS_PER_BLOCK, min(n, (block + 1) * ROLLOUTS_PER_BLOCK)):
-            sample_outputs = (hands[i], weights[i], proposals[i], uniforms[i], fallback[i], observations[i], masks[i])
-            sample_pending = (done[i], states[i : i + 1])
-            propose_sample((seed, samples[i]), sample_pending, block_situation, block_inference, memories,
-                           sample_outputs)  # fmt: skip
+    block_situation = situation[0]
+    model = sampler_models[0]
+    workspace_storage, memory_storage, work_storage = new_estimate_memory(
+        seed, rules[0], block_situation, model_policies, model, infer
+    )
+    proposal_storage = new_proposal_memory(memory_storage[0].known_table, evaluated, likelihood[0])
+    block_inference = (model, infer, model_policies, evaluated)
+    memories = (workspace_storage, memory_storage, work_storage, proposal_storage)
+    for i in range(rows[0], rows[1]):
+        sample_outputs = (hands[i], weights[i], proposals[i], uniforms[i], fallback[i], observations[i], masks[i])
+        sample_pending = (done[i], states[i : i + 1])
+        propose_sample((seed, samples[i]), sample_pending, block_situation, block_inference, memories, sample_outputs)
+
+
+@njit(cache=True, parallel=True)
+def propose_deals(seed, rules, situation, inference, pending, outputs):
+    # A parallel loop cannot take a tuple nesting tuples: the nested ones cross it unpacked.
+    sampler_models, infer, likelihood, model_policies, evaluated = inference
+    n = pending[0].shape[0]
+    for block in prange(n_blocks(n)):
+        block_inference = (sampler_models, infer, likelihood, model_policies, evaluated)
+        propose_block(seed, rules, situation, block_inference, pending, outputs, block_rows(block, n))
+
+
+@njit(cache=True)
+def propose_deals_serial(seed, rules, situation, inference, pending, outputs):
+    propose_block(seed, rules, situation, inference, pending, outputs, (0, pending[0].shape[0]))

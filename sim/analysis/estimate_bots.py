@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from kernels import estimate_steps as steps
@@ -36,6 +37,15 @@ from sim.runs.games import call_kernel
 ROLLOUTS_PER_BATCH = 4096  # rollouts stepped together (about 30 MB of states and observations)
 PROPOSALS_PER_PASS = 8192  # bot rows of one proposal pass (about 30 MB of observations)
 INFERENCE_GAME_STRIDE = 1 << 15  # > any sample's proposals (kernels.posterior's cap is 20,000)
+# Below this many rollouts (or proposals) per thread a batch runs on the calling thread: waking
+# the thread pool costs about a millisecond on a busy machine (as sim.env.VectorEnv).
+PARALLEL_MIN_PER_THREAD = 64
+
+
+def batch_kernel(parallel, serial, n: int):
+    """The parallel kernel for a batch of n items, or its serial form for a small batch."""
+    threads = numba.get_num_threads()
+    return parallel if threads > 1 and n >= PARALLEL_MIN_PER_THREAD * threads else serial
 
 
 def rollout_games(samples: np.ndarray, columns: np.ndarray, candidates: int) -> np.ndarray:
@@ -237,7 +247,8 @@ class BotEstimate:
         states = generators[pending]
         kernel_inference = (inference.sampler_model, inference.infer, inference.likelihood, inference.fallback,
                             (inference.evaluated_seats, inference.evaluated_decisions))  # fmt: skip
-        call_kernel(steps.propose_deals, self.policies, self.seed, self.rules_record, self.situation_record,
+        kernel = batch_kernel(steps.propose_deals, steps.propose_deals_serial, p * k)
+        call_kernel(kernel, self.policies, self.seed, self.rules_record, self.situation_record,
                     kernel_inference, (samples, attempts, states), out)  # fmt: skip
         generators[pending] = states
         return out
@@ -279,7 +290,8 @@ class BotEstimate:
         )
         observations, masks, to_act, decisions = outputs
         rollouts = (self.seed, rollout_samples, games, self.candidates[columns], np.repeat(hands, k, axis=0))
-        call_kernel(steps.start_rollouts, self.policies, states, rollouts, self.situation_record, self.bots.asks,
+        start = batch_kernel(steps.start_rollouts, steps.start_rollouts_serial, n)
+        call_kernel(start, self.policies, states, rollouts, self.situation_record, self.bots.asks,
                     outputs)  # fmt: skip
         actions = np.empty(n, dtype=np.int64)
         round_sizes = np.full(n, self.round_size, dtype=np.int64)
@@ -288,7 +300,7 @@ class BotEstimate:
             if not waiting.any():
                 break
             if waiting.all():
-                context = Decisions(games, to_act, decisions, round_sizes)
+                context = Decisions(games, to_act.copy(), decisions.copy(), round_sizes)  # bots may keep it
                 answers = self.bots.ask(context, observations, masks)
             else:
                 rows = np.flatnonzero(waiting)
@@ -296,7 +308,8 @@ class BotEstimate:
                 answers = np.full(n, steps.NO_ANSWER, dtype=np.int64)
                 answers[rows] = self.bots.ask(context, observations[rows], masks[rows])
             np.copyto(actions, np.where(answers == DELEGATE, steps.DELEGATED, answers))
-            call_kernel(steps.step_rollouts, self.policies, states, self.bots.asks, actions, outputs)
+            step = batch_kernel(steps.step_rollouts, steps.step_rollouts_serial, n)
+            call_kernel(step, self.policies, states, self.bots.asks, actions, outputs)
         summary = states["last_round"]
         bot_seats = np.flatnonzero(self.bots.asks)
         self.bots.games_over(

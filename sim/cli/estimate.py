@@ -99,10 +99,17 @@ def estimate_command(
         str, typer.Option(help="Score pad by bidding position, e.g. 40,-10,0,20 (default 0s; for --even-bids leader).")
     ] = "",
     opponents: Annotated[
-        str, typer.Option(help="Opponents' policy, or one per opponent in bidding order.")
+        str,
+        typer.Option(
+            help="Opponents' policy, or one per opponent in bidding order: a built-in policy, or module:Object "
+            "(a Python policy or a numba bot; a Python bidder's own answers are what inference conditions on).",
+        ),
     ] = "heuristic",
     policy: Annotated[
-        str, typer.Option(help="The policy this seat plays with (it plays to make each bid).")
+        str,
+        typer.Option(
+            help="The policy this seat plays with (it plays to make each bid): a built-in policy or module:Object."
+        ),
     ] = "heuristic",
     samples: Annotated[int, typer.Option(help="Sampled deals of the unseen cards.")] = 100_000,
     seed: Annotated[int, typer.Option(help="Seed of the sampled deals and random decisions.")] = 0,
@@ -159,7 +166,7 @@ def estimate_command(
         )
     except ConfigError as error:
         fail(str(error))
-    except BotError as error:  # an external bot raised, exited or answered illegally
+    except BotError as error:  # a bot (numba or Python) raised, exited or answered illegally
         print(f"wizard-sim: error: {error}", file=sys.stderr)
         raise typer.Exit(code=1)
     except KeyboardInterrupt:  # the kernels run in short slices, so Ctrl-C lands promptly
