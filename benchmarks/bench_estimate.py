@@ -21,6 +21,13 @@ Speed, three parts:
    (exact model). A pilot run measures the ESS fraction; samples = 100,000 / fraction (+2%).
    Target: under 5 s warm on 2 cores.
 
+--python: estimate with a numpy Python policy (NumpyModel below: a fixed linear score of the
+observation per action, as a learned model would run, and a rule for its bids) next to the
+built-in heuristic, on the same real deals (4 players, the seat bidding last after 3 earlier
+bids, rounds of 1, 5 and 10 cards): the model as the opponents (its own bids on the deal,
+inferred on under the exact and the tolerant model), and as the seat's own play. Samples/s
+and effective samples/s, all threads, best of --repeats.
+
 --calibration: 4-player round-1 heuristic self-play (play is forced, so whether a card takes
 the trick depends on the cards alone), pooled by suit symmetry over a 5 turned up: for
 several situation classes ("a Wizard bidding second after a first bid of 1", ...) the
@@ -46,9 +53,11 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import sim  # noqa: E402
+from kernels import observation as obs  # noqa: E402
 from sim.analysis.estimate import run_estimate  # noqa: E402
 from sim.config.cards import format_card, format_hand  # noqa: E402
 from sim.config.errors import ConfigError  # noqa: E402
+from sim.env import WizardGame  # noqa: E402
 
 HAND = "W AS KH 7H JD 10D 4C 9S 2S J"
 SITUATION = dict(trump="3H", players=4, position=0)
@@ -158,6 +167,86 @@ def headline_figures(repeats: int, pilot: int = 10_000) -> dict:
             "position": 3, "pilot_samples": pilot, "pilot_ess_fraction": round(fraction, 4), **row}
 
 
+# -- Python policies -------------------------------------------------------------------------------
+class NumpyModel:
+    """A numpy policy standing in for a learned model: cards and trump by a fixed random linear
+    score of the observation ([n, 852] x [852, 85], the best legal action); bids by a rule,
+    the nearest legal bid to its Wizards + trumps of rank Q or higher + other aces."""
+
+    def __init__(self) -> None:
+        self.weights = np.random.default_rng(0).standard_normal((obs.OBSERVATION_SIZE, obs.N_ACTIONS)).astype(np.float32)
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        answers = np.empty(observations.shape[0], dtype=np.int64)
+        bidding = masks[:, obs.ACTION_BID0 : obs.ACTION_BID0 + obs.N_BIDS].any(axis=1)
+        if bidding.all():  # the model's bids are asked alone (inference): no copies
+            return obs.ACTION_BID0 + self.bids(observations, masks)
+        if bidding.any():
+            answers[bidding] = obs.ACTION_BID0 + self.bids(observations[bidding], masks[bidding])
+            scored = np.flatnonzero(~bidding)
+            scores = np.where(masks[scored], observations[scored] @ self.weights, -np.inf)
+            answers[scored] = scores.argmax(axis=1)
+            return answers
+        return np.where(masks, observations @ self.weights, -np.inf).argmax(axis=1)
+
+    @staticmethod
+    def bids(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        hand = observations[:, obs.OBS_HAND : obs.OBS_HAND + 60] > 0
+        trump = observations[:, obs.OBS_TRUMP : obs.OBS_TRUMP + 5].argmax(axis=1)  # 4: no trump
+        suited = hand[:, :52].reshape(-1, 4, 13)
+        high_trumps = np.where(trump < 4, suited[np.arange(len(trump)), np.minimum(trump, 3), 10:].sum(axis=1), 0)
+        aces = suited[:, :, 12].sum(axis=1) - np.where(trump < 4, suited[np.arange(len(trump)), np.minimum(trump, 3), 12], 0)
+        target = hand[:, 52:56].sum(axis=1) + high_trumps + aces
+        legal = masks[:, obs.ACTION_BID0 : obs.ACTION_BID0 + obs.N_BIDS]
+        distance = np.abs(np.arange(obs.N_BIDS) - target[:, None]) + np.where(legal, 0, 99)
+        return distance.argmin(axis=1)
+
+
+def model_situation(round_size: int, position: int, seed: int = SITUATION_SEED, game: int = 0) -> dict:
+    """real_situation's deal with NumpyModel's own bids (and trump choice) before the seat."""
+    state = WizardGame(sim.Rules(players=PLAYERS, rounds=[round_size])).new_state(seed, game)
+    model = NumpyModel()
+    bids = []
+    while len(bids) < position:
+        seat = state.current_player()
+        action = int(model.act(state.observation(seat)[None], state.legal_action_mask()[None])[0])
+        if state.decision() == 1:  # DECIDE_BID
+            bids.append(action - obs.ACTION_BID0)
+        state.apply_action(action)
+    return {**real_situation(round_size, position, seed, game), "bids": tuple(bids)}
+
+
+def python_figures(samples: dict[int, int], builtin_samples: dict[int, int], repeats: int) -> list[dict]:
+    """Per round size: the built-in heuristic table, NumpyModel opponents (exact and
+    tolerant models), and NumpyModel as the seat's own play against heuristic opponents."""
+    rows = []
+    for round_size in ROUND_SIZES:
+        builtin_situation = real_situation(round_size, 3)
+        cases = [
+            ("heuristic table", builtin_situation, builtin_samples[round_size], 0.0, {}),
+            ("heuristic table", builtin_situation, builtin_samples[round_size], 1.0, {}),
+            ("model opponents", model_situation(round_size, 3), samples[round_size], 0.0, {"opponents": NumpyModel}),
+            ("model opponents", model_situation(round_size, 3), samples[round_size], 1.0, {"opponents": NumpyModel}),
+            ("model own play", builtin_situation, samples[round_size], 0.0, {"policy": NumpyModel}),
+        ]
+        for name, situation, count, spread, policies in cases:
+            row = timed_estimate({**situation, **policies}, count, repeats, spread)
+            rows.append({"round_size": round_size, "table": name, "bids": list(situation["bids"]), "spread": spread,
+                         **row, "samples_per_s": round(count / row["seconds"])})
+    return rows
+
+
+def print_python(rows: list[dict], repeats: int) -> None:
+    print(f"Python policies (NumpyModel) next to the heuristic, 4 players, the seat bidding last, "
+          f"{numba.config.NUMBA_NUM_THREADS} threads, best of {repeats}:")
+    print(f"{'r':>2} {'table':<16} {'bids':<8} {'spread':>6} {'samples':>8} {'ESS':>9} {'accept':>7} {'wall s':>7} "
+          f"{'samples/s':>10} {'ESS/s':>9}")
+    for row in rows:
+        print(f"{row['round_size']:>2} {row['table']:<16} {','.join(map(str, row['bids'])):<8} {row['spread']:>6g} "
+              f"{row['samples']:>8,} {row['effective_samples']:>9,.0f} {row['acceptance']:>7.3f} {row['seconds']:>7.3f} "
+              f"{row['samples_per_s']:>10,} {row['effective_per_s']:>9,}")
+
+
 # -- calibration against self-play ----------------------------------------------------------------
 def self_play_round_one(games: int, seed: int, chunk: int = 1_000_000) -> dict[str, np.ndarray]:
     """4-player heuristic self-play of round 1: per game and bidding position the card held,
@@ -252,8 +341,20 @@ def main() -> None:
     parser.add_argument("--calibration", action="store_true", help="run the self-play calibration instead")
     parser.add_argument("--games", type=int, default=4_000_000, help="calibration: round-1 self-play games")
     parser.add_argument("--calibration-samples", type=int, default=200_000, help="calibration: estimate samples")
+    parser.add_argument("--python", action="store_true", help="run the Python-policy comparison instead")
+    parser.add_argument("--python-samples", type=int, nargs=3, default=(20_000, 4_000, 2_000),
+                        metavar=("R1", "R5", "R10"), help="--python: samples with the model per round size")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
+
+    if args.python:
+        rows = python_figures(dict(zip(ROUND_SIZES, args.python_samples)), dict(zip(ROUND_SIZES, args.infer_samples)),
+                              args.repeats)  # fmt: skip
+        if args.json:
+            print(json.dumps(rows))
+        else:
+            print_python(rows, args.repeats)
+        return
 
     if args.calibration:
         result = calibration(args.games, args.calibration_samples)
