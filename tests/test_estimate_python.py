@@ -5,6 +5,7 @@ is what inference conditions on (exact posteriors by enumeration, 1-card rounds)
 estimate whatever the threads and the batching; one-line errors, exit 1 from the command line."""
 import importlib
 import itertools
+import json
 import math
 from pathlib import Path
 
@@ -85,7 +86,7 @@ def test_a_delegating_bidder_inferred_by_rejection_agrees_with_the_heuristic_mod
     options = dict(trump="3H", position=2, bids="1,0", samples=4000, seed=11, spread=spread)
     bots = run_estimate(HAND, opponents="python_bidders:Delegator,heuristic,heuristic", **options)
     builtin = run_estimate(HAND, **options)
-    assert bots.observed_seats == builtin.observed_seats == 2
+    assert bots.observed_seats == builtin.observed_seats == 2 and bots.bot_observed_seats == 1
     assert 0 < bots.acceptance < 1 and bots.effective_samples > 0.8 * 4000
     assert not np.array_equal(bots.tricks, builtin.tricks)
     for bid in bots.candidates:
@@ -163,7 +164,7 @@ def test_inference_conditions_on_the_bots_own_rule(case, bot_seats, spread):
     exact = exact_win(situation, bot_seats, spread)
     uniform = exact_win(situation, [], spread)
     result = run_estimate(hand, samples=20_000, seed=7, spread=spread, **options)
-    assert result.observed_seats == len(bot_seats)
+    assert result.observed_seats == result.bot_observed_seats == len(bot_seats)
     p_win = result.stats[1].p_make
     effective = result.effective_samples
     sigma = math.sqrt(max(exact * (1 - exact), 1 / effective) / effective)
@@ -223,6 +224,16 @@ def test_policy_objects_in_the_python_api(bots):
                      policy=bots.Delegator, samples=200, seed=1)  # fmt: skip
     assert frame.attrs["policy"] == "python_bidders:Delegator"
     assert frame.attrs["opponents"] == ["python_bidders:WizardBidder", "heuristic"]
+
+
+def test_cli_with_a_python_opponent_model():
+    arguments = ["estimate", "--hand", "KH", "--trump", "5H", "--players", "3", "--position", "1", "--bids", "0",
+                 "--opponents", "python_bidders:WizardBidder,heuristic", "--samples", "500"]  # fmt: skip
+    payload = json.loads(runner.invoke(app, [*arguments, "--json"]).stdout)
+    assert payload["opponents"] == ["python_bidders:WizardBidder", "heuristic"]
+    assert payload["observed_seats"] == payload["bot_observed_seats"] == 1
+    table = runner.invoke(app, arguments)
+    assert table.exit_code == 0 and "1 answered by their Python policy" in table.stdout
 
 
 # --- errors ------------------------------------------------------------------------------

@@ -412,7 +412,8 @@ class BidEstimate:
     i when it bids candidates[k] (the legal bids); every candidate saw the same deals.
     weights[i] is sample i's importance weight (all 1 without inference; 0: the sampler gave
     up on it and it was not played) and proposals[i] the candidate hands the sampler tried
-    for it; `observed_seats` is how many seats' bids or trump choice it conditioned on."""
+    for it; `observed_seats` is how many seats' bids or trump choice it conditioned on, of
+    which `bot_observed_seats` through a Python policy's own answers."""
 
     situation: Situation
     seed: int
@@ -423,6 +424,7 @@ class BidEstimate:
     infer: bool
     spread: float
     observed_seats: int
+    bot_observed_seats: int = 0
 
     @property
     def samples(self) -> int:
@@ -547,6 +549,7 @@ class BidEstimate:
             "recommended_bid": recommended,
             **self.context(),
             "observed_seats": self.observed_seats,
+            "bot_observed_seats": self.bot_observed_seats,
             "few_effective_samples": self.few_effective_samples,
         }
 
@@ -589,12 +592,13 @@ def run_estimate(
     proposals = np.zeros(samples, dtype=np.int64)
     rules_record, situation_record = situation.rules.to_record(), situation.to_record()
     policies, arrays = list(situation.policies), policy_arrays(list(situation.policies))
+    bot_observed = 0
     if python_seats(policies):
         # Python policies at the table: their bots are asked between kernel steps.
         inference = situation.bot_inference(seed, spread, infer)
         model = inference.sampler_model
-        observed = int(observed_seats(rules_record, situation_record, model)) if infer else 0
-        observed += inference.evaluated_seats.shape[0]
+        bot_observed = inference.evaluated_seats.shape[0]
+        observed = (int(observed_seats(rules_record, situation_record, model)) if infer else 0) + bot_observed
         BotEstimate(seed, (rules_record, situation_record), policies, candidates, inference).run(
             (tricks, weights, proposals)
         )
@@ -615,7 +619,8 @@ def run_estimate(
             f"heuristic model (every one of {samples:,} samples gave up after {int(proposals.max()):,} tries): "
             "real players do not bid exactly like the heuristic; use the tolerant model (spread 0.7 to 1)"
         )
-    return BidEstimate(situation, seed, candidates, tricks, weights, proposals, bool(infer), spread, observed)
+    return BidEstimate(situation, seed, candidates, tricks, weights, proposals, bool(infer), spread, observed,
+                       bot_observed)  # fmt: skip
 
 
 def estimate(
