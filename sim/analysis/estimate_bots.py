@@ -19,6 +19,7 @@ bot gives the same estimate whatever the threads and the slicing.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numba
@@ -159,8 +160,9 @@ class BotEstimate:
         self.round_size = int(self.situation_record["round_size"][0])
         self.bots = BotSeats(policies)
         self.acceptance = inference.acceptance_table()
-        self.accepted_any = False
-        self.proposed = 0
+        self.accepted = 0  # deals kept, over the run (they size the passes)
+        self.attempted = 0  # deals proposed before each settled, over the run
+        self.proposed = 0  # the sampler's proposals (incl. the bots' answers), over the run
         self.states = np.zeros(0, dtype=GAME_STATE_DTYPE)
 
     @property
@@ -193,7 +195,7 @@ class BotEstimate:
         pending = np.arange(n)
         while pending.size:
             p = pending.size
-            k = 1 if m == 0 else int(np.clip(PROPOSALS_PER_PASS // (p * m), 1, inference.max_proposals))
+            k = 1 if m == 0 else self.proposals_per_sample(p * m)
             out = self.propose(samples[pending], attempts[pending], generators, pending, k)
             hands, weights, drawn, uniforms, fallback, observations, masks = out
             if m == 0:  # nothing for a bot to answer: the sampler's deal is the sample's
@@ -222,7 +224,8 @@ class BotEstimate:
             deals.hands[rows] = hands[chosen, where]
             deals.weights[rows] = np.where(accepted[chosen, where], weights[chosen, where], 0.0)
             deals.proposals[rows] = cumulative[chosen, where]
-            self.accepted_any |= bool(accepted[chosen, where].any())
+            self.accepted += int(accepted[chosen, where].sum())
+            self.attempted += int(np.where(done, first + 1, k).sum())
             used = np.where(done, cumulative[np.arange(p), first], cumulative[:, -1])
             self.proposed += int((used - spent[pending]).sum())
             attempts[pending] += k
@@ -230,6 +233,13 @@ class BotEstimate:
             pending = pending[~done]
             self.give_up_if_hopeless()
         return deals
+
+    def proposals_per_sample(self, rows: int) -> int:
+        """Deals to propose at once for each pending sample: about twice the deals a sample
+        needs at the acceptance seen so far, within PROPOSALS_PER_PASS bot rows (how many are
+        proposed at once never changes which deal a sample keeps: the first one accepted)."""
+        acceptance = (self.accepted + 1) / (self.attempted + 1)
+        return int(np.clip(math.ceil(2 / acceptance), 1, max(1, PROPOSALS_PER_PASS // rows)))
 
     def propose(self, samples, attempts, generators, pending, k):
         """k proposals of each pending sample (kernels.estimate_steps.propose_deals)."""
@@ -256,7 +266,7 @@ class BotEstimate:
     def give_up_if_hopeless(self) -> None:
         """The exact model with a bid the bots never make on any deal: stop after the
         sampler's cap of proposals has been spent without one deal kept."""
-        if not self.accepted_any and self.proposed >= self.inference.max_proposals:
+        if not self.accepted and self.proposed >= self.inference.max_proposals:
             raise ConfigError(
                 f"no deal of the unseen cards fits the earlier bids (or the dealer's trump choice) under the "
                 f"opponent model: {self.proposed:,} deals proposed, none kept (a Python policy's answers on the "
