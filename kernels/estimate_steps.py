@@ -13,10 +13,11 @@ rollout whose caller delegates every decision is the built-in rollout, draw for 
 
 Proposals. With inference, an earlier bidder (or the dealer's trump choice) modelled by a
 caller's policy is not conditioned on by the posterior sampler (kernels.posterior sees it as
-uninformative); `propose_deals` draws a sample's deals one after another from its DEAL stream,
-each with that seat's observation and mask of the decision it made (its bid, or the trump it
-chose, on the sampled hand) and a uniform number for the caller's rejection step, and with
-the answer the seat's fallback policy would give (for the decisions the caller delegates).
+uninformative): `propose_deals` draws a sample's deals one after another from its DEAL stream,
+each with, per such seat, a uniform number for the caller's rejection step and a generator
+state for its fallback's answer; `observe_decisions` gives the seat's observation and mask of
+the decision it made (its bid, or the trump it chose) on the sampled hand, and the answer its
+fallback policy would give there (for the decisions the caller's policy delegates).
 """
 import numpy as np
 from numba import njit, prange
@@ -29,7 +30,7 @@ from kernels.games import seated_policies
 from kernels.observation import encode_observation, flat_action, write_action_mask
 from kernels.policies.dispatch import decide
 from kernels.posterior import new_work, prepare, sample_deal
-from kernels.rng import STREAM_DECISIONS, STREAM_PILOT, seed_stream, uniform
+from kernels.rng import STREAM_DECISIONS, STREAM_PILOT, next_u64, seed_stream, uniform
 from kernels.round_state import ALL_SUITS, begin_round, checked, current_seat, legal_actions, set_rules, turn_up
 from kernels.state import (
     DECIDE_BID,
@@ -252,25 +253,20 @@ def likelihood_work(seed, rules, situation, model):
 @njit(cache=True)
 def propose_sample(sample_key, pending, situation, inference, memories, outputs):
     """Draw outputs' k proposals of sample `sample_key`, whose stream stands at pending =
-    (proposals made so far, generator state; 0 proposals: the start of its DEAL stream, as
-    kernels.estimate.deal_sample). For each, the hands, the sampler's weight and proposals,
-    and per evaluated seat j: a uniform number, the decision's observation and mask, and the
-    answer of the seat's fallback policy (model_policies). The generator state is left in
-    pending for the next call."""
+    (deals proposed so far, generator state; none: the start of its DEAL stream, as
+    kernels.estimate.deal_sample). For each: the hands, the sampler's weight and proposals,
+    and per evaluated seat j a uniform number (the caller's rejection step) and the state of
+    a generator for its fallback policy's answer (observe_decisions). The generator state is
+    left in pending for the next call."""
     done, states = pending
-    model, infer, model_policies, evaluated = inference
-    workspace_storage, memory_storage, work_storage, proposal_storage = memories
-    deal_memories = (workspace_storage, memory_storage, work_storage)
-    hands_out, weights, proposals, uniforms, fallback, observations, masks = outputs
-    workspace = workspace_storage[0]
+    model, infer, m = inference
+    workspace_storage, memory_storage, work_storage = memories
+    hands_out, weights, proposals, uniforms, fallback_states = outputs
     memory = memory_storage[0]
-    proposal = proposal_storage[0]
-    record = proposal.record[0]
-    generator = workspace.scratch.generator
-    seats, decisions = evaluated
+    generator = workspace_storage[0].scratch.generator
     for t in range(weights.shape[0]):
         if t == 0 and done == 0:
-            weight, drawn = deal_sample(sample_key, situation, (model, infer), deal_memories)
+            weight, drawn = deal_sample(sample_key, situation, (model, infer), memories)
         else:
             if t == 0:
                 generator[0] = states[0]
@@ -279,19 +275,9 @@ def propose_sample(sample_key, pending, situation, inference, memories, outputs)
         proposals[t] = drawn
         for seat in range(MAX_PLAYERS):
             hands_out[t, seat] = memory.hands[seat]
-        for j in range(seats.shape[0]):
-            seat = seats[j]
+        for j in range(m):
             uniforms[t, j] = uniform(generator)
-            view = proposal.views[seat]
-            record.seat = seat
-            record.hand = memory.hands[seat]
-            record.dealt = memory.hands[seat]
-            record.bid = NO_BID
-            legal = proposal.legal[seat]
-            encode_observation(view, record, proposal.card_trick, observations[t, j])
-            write_action_mask(view.phase, legal, masks[t, j])
-            answer = checked(decide(model_policies, decisions[j], record, view, legal, generator), legal)
-            fallback[t, j] = flat_action(decisions[j], answer)
+            fallback_states[t, j] = next_u64(generator)
     states[0] = generator[0]
 
 
@@ -300,41 +286,79 @@ def propose_block(seed, rules, situation, inference, pending, outputs, rows):
     """propose_sample for every pending sample i of rows = (first, stop): pending = (samples
     [p], deals proposed so far [p], generator states [p]); inference = (sampler model (a
     one-record kernels.posterior.MODEL_DTYPE array, the evaluated seats uninformative), infer
-    flag (False: one uniform deal, nothing evaluated), likelihood work (likelihood_work, for
-    the evaluated seats' views), fallback policies (ids, parameter rows) of the evaluated
-    seats, evaluated = (seats [m], decisions [m])); outputs = (hands [p, k, MAX_PLAYERS],
-    weights [p, k], proposals [p, k], uniforms [p, k, m], fallback answers [p, k, m],
-    observations [p, k, m, OBSERVATION_SIZE], masks [p, k, m, N_ACTIONS]). The sampler's
-    pilot comes from (seed, 0, round size, PILOT) in every block, as in
+    flag (False: one uniform deal, nothing evaluated), seated policies (ids, parameter rows),
+    evaluated seats m); outputs = (hands [p, k, MAX_PLAYERS], weights [p, k], proposals
+    [p, k], uniforms [p, k, m], fallback generator states [p, k, m]). The sampler's pilot
+    comes from (seed, 0, round size, PILOT) in every block, as in
     kernels.estimate.estimate_tricks: a sample's proposals are a pure function of the seed,
     its index and how many it has made."""
     samples, done, states = pending
-    sampler_models, infer, likelihood, model_policies, evaluated = inference
-    hands, weights, proposals, uniforms, fallback, observations, masks = outputs
+    sampler_models, infer, policies, m = inference
+    hands, weights, proposals, uniforms, fallback_states = outputs
     block_situation = situation[0]
     model = sampler_models[0]
-    workspace_storage, memory_storage, work_storage = new_estimate_memory(
-        seed, rules[0], block_situation, model_policies, model, infer
-    )
-    proposal_storage = new_proposal_memory(memory_storage[0].known_table, evaluated, likelihood[0])
-    block_inference = (model, infer, model_policies, evaluated)
-    memories = (workspace_storage, memory_storage, work_storage, proposal_storage)
+    memories = new_estimate_memory(seed, rules[0], block_situation, policies, model, infer)
     for i in range(rows[0], rows[1]):
-        sample_outputs = (hands[i], weights[i], proposals[i], uniforms[i], fallback[i], observations[i], masks[i])
+        sample_outputs = (hands[i], weights[i], proposals[i], uniforms[i], fallback_states[i])
         sample_pending = (done[i], states[i : i + 1])
-        propose_sample((seed, samples[i]), sample_pending, block_situation, block_inference, memories, sample_outputs)
+        propose_sample((seed, samples[i]), sample_pending, block_situation, (model, infer, m), memories, sample_outputs)
 
 
 @njit(cache=True, parallel=True)
 def propose_deals(seed, rules, situation, inference, pending, outputs):
     # A parallel loop cannot take a tuple nesting tuples: the nested ones cross it unpacked.
-    sampler_models, infer, likelihood, model_policies, evaluated = inference
+    sampler_models, infer, policies, m = inference
     n = pending[0].shape[0]
     for block in prange(n_blocks(n)):
-        block_inference = (sampler_models, infer, likelihood, model_policies, evaluated)
+        block_inference = (sampler_models, infer, policies, m)
         propose_block(seed, rules, situation, block_inference, pending, outputs, block_rows(block, n))
 
 
 @njit(cache=True)
 def propose_deals_serial(seed, rules, situation, inference, pending, outputs):
     propose_block(seed, rules, situation, inference, pending, outputs, (0, pending[0].shape[0]))
+
+
+@njit(cache=True)
+def observe_block(records, likelihood, answering, evaluated, rows, outputs, block):
+    """observe_decisions for rows block = (first, stop)."""
+    rules, situation = records
+    seat, decision = evaluated
+    hands, states = rows
+    observations, masks, fallback = outputs
+    known = new_known_memory(rules[0], situation[0])[0]
+    proposal_storage = new_proposal_memory(known.known_table, (np.full(1, seat), np.full(1, decision)), likelihood[0])
+    proposal = proposal_storage[0]
+    record = proposal.record[0]
+    view = proposal.views[seat]
+    legal = proposal.legal[seat]
+    generator = np.empty(1, dtype=np.uint64)
+    for i in range(block[0], block[1]):
+        record.seat = seat
+        record.hand = hands[i, seat]
+        record.dealt = hands[i, seat]
+        record.bid = NO_BID
+        encode_observation(view, record, proposal.card_trick, observations[i])
+        write_action_mask(view.phase, legal, masks[i])
+        generator[0] = states[i]
+        answer = checked(decide(answering, decision, record, view, legal, generator), legal)
+        fallback[i] = flat_action(decision, answer)
+
+
+@njit(cache=True, parallel=True)
+def observe_decisions(records, likelihood, answering, evaluated, rows, outputs):
+    """For proposals rows = (hands [R, MAX_PLAYERS], fallback generator states [R]): the
+    observation and mask of evaluated = (seat, decision) (DECIDE_BID: its bid, in the view the
+    posterior rebuilt in likelihood, a likelihood_work storage; DECIDE_TRUMP: the dealer's
+    trump choice, in trump_view) on its hand, and the flat answer its fallback gives
+    (answering = seated (ids, parameter rows); a random fallback draws from the row's
+    generator state). records = (rules, situation) one-record arrays; outputs =
+    (observations [R, OBSERVATION_SIZE], masks [R, N_ACTIONS], fallback answers [R])."""
+    n = rows[1].shape[0]
+    for block in prange(n_blocks(n)):
+        observe_block(records, likelihood, answering, evaluated, rows, outputs, block_rows(block, n))
+
+
+@njit(cache=True)
+def observe_decisions_serial(records, likelihood, answering, evaluated, rows, outputs):
+    observe_block(records, likelihood, answering, evaluated, rows, outputs, (0, rows[1].shape[0]))

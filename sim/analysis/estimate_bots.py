@@ -36,7 +36,7 @@ from sim.config.python_policy import DELEGATE, BotCaller, Decisions
 from sim.runs.games import call_kernel
 
 ROLLOUTS_PER_BATCH = 4096  # rollouts stepped together (about 30 MB of states and observations)
-PROPOSALS_PER_PASS = 8192  # bot rows of one proposal pass (about 30 MB of observations)
+PROPOSALS_PER_PASS = 8192  # deals proposed in one pass (a bot is asked about those still kept)
 INFERENCE_GAME_STRIDE = 1 << 15  # > any sample's proposals (kernels.posterior's cap is 20,000)
 # Below this many rollouts (or proposals) per thread a batch runs on the calling thread: waking
 # the thread pool costs about a millisecond on a busy machine (as sim.env.VectorEnv).
@@ -160,6 +160,9 @@ class BotEstimate:
         self.round_size = int(self.situation_record["round_size"][0])
         self.bots = BotSeats(policies)
         self.acceptance = inference.acceptance_table()
+        m = inference.evaluated_seats.shape[0]
+        self.asked = np.zeros(m, dtype=np.int64)  # per evaluated seat: deals it was asked about
+        self.kept_by_seat = np.zeros(m, dtype=np.int64)  # and kept (they order the seats)
         self.accepted = 0  # deals kept, over the run (they size the passes)
         self.attempted = 0  # deals proposed before each settled, over the run
         self.proposed = 0  # the sampler's proposals (incl. the bots' answers), over the run
@@ -186,8 +189,7 @@ class BotEstimate:
     def deal(self, samples: np.ndarray) -> SampleDeals:
         """Each sample's deal, its weight and the proposals it took."""
         n = samples.shape[0]
-        inference = self.inference
-        m = inference.evaluated_seats.shape[0]
+        m = self.inference.evaluated_seats.shape[0]
         deals = SampleDeals(np.zeros((n, MAX_PLAYERS), np.int64), np.zeros(n), np.zeros(n, np.int64))
         attempts = np.zeros(n, dtype=np.int64)  # deals proposed so far
         spent = np.zeros(n, dtype=np.int64)  # their proposals
@@ -195,28 +197,21 @@ class BotEstimate:
         pending = np.arange(n)
         while pending.size:
             p = pending.size
-            k = 1 if m == 0 else self.proposals_per_sample(p * m)
-            out = self.propose(samples[pending], attempts[pending], generators, pending, k)
-            hands, weights, drawn, uniforms, fallback, observations, masks = out
+            k = 1 if m == 0 else self.proposals_per_sample(p)
+            hands, weights, drawn, uniforms, fallback_states = self.propose(
+                samples[pending], attempts[pending], generators, pending, k
+            )
             if m == 0:  # nothing for a bot to answer: the sampler's deal is the sample's
                 deals.hands[pending], deals.weights[pending] = hands[:, 0], weights[:, 0]
                 deals.proposals[pending] = drawn[:, 0]
                 break
-            attempt_ids = attempts[pending][:, None] + np.arange(k)
-            answers = self.bots.ask(
-                Decisions(
-                    np.repeat(inference_games(samples[pending][:, None], attempt_ids).ravel(), m),
-                    np.tile(inference.evaluated_seats, p * k),
-                    np.tile(inference.evaluated_decisions, p * k),
-                    np.full(p * k * m, self.round_size, dtype=np.int64),
-                ),
-                observations.reshape(p * k * m, obs.OBSERVATION_SIZE),
-                masks.reshape(p * k * m, obs.N_ACTIONS),
-            ).reshape(p, k, m)
-            answers = np.where(answers == DELEGATE, fallback, answers)
-            accepted = (uniforms < self.acceptance[np.arange(m), answers]).all(axis=2) & (weights > 0)
+            games = inference_games(samples[pending][:, None], attempts[pending][:, None] + np.arange(k))
+            accepted = self.accepted_by_bots(
+                games.ravel(), hands.reshape(p * k, MAX_PLAYERS), weights.ravel() > 0,
+                uniforms.reshape(p * k, m), fallback_states.reshape(p * k, m),
+            ).reshape(p, k)  # fmt: skip
             cumulative = spent[pending][:, None] + np.cumsum(drawn + m, axis=1)
-            settled = accepted | (weights == 0) | (cumulative >= inference.max_proposals)
+            settled = accepted | (weights == 0) | (cumulative >= self.inference.max_proposals)
             first = settled.argmax(axis=1)
             done = settled.any(axis=1)
             rows, where = pending[done], first[done]
@@ -224,22 +219,55 @@ class BotEstimate:
             deals.hands[rows] = hands[chosen, where]
             deals.weights[rows] = np.where(accepted[chosen, where], weights[chosen, where], 0.0)
             deals.proposals[rows] = cumulative[chosen, where]
-            self.accepted += int(accepted[chosen, where].sum())
-            self.attempted += int(np.where(done, first + 1, k).sum())
             used = np.where(done, cumulative[np.arange(p), first], cumulative[:, -1])
             self.proposed += int((used - spent[pending]).sum())
+            self.accepted += int(accepted[chosen, where].sum())
+            self.attempted += int(np.where(done, first + 1, k).sum())
             attempts[pending] += k
             spent[pending] = cumulative[:, -1]
             pending = pending[~done]
             self.give_up_if_hopeless()
         return deals
 
-    def proposals_per_sample(self, rows: int) -> int:
+    def accepted_by_bots(self, games, hands, alive, uniforms, fallback_states) -> np.ndarray:
+        """Whether each proposed deal (row) is kept: every evaluated seat's bot (or, where it
+        delegates, its fallback) answers, on the seat's sampled hand, something whose
+        acceptance exceeds the row's uniform number. Seat by seat, the least accepting
+        first, only on the rows still kept (whatever the order, a row's verdict is the same)."""
+        inference = self.inference
+        records = (self.rules_record, self.situation_record)
+        kept = alive.copy()
+        for j in np.argsort(self.seat_acceptance, kind="stable"):
+            rows = np.flatnonzero(kept)
+            if not rows.size:
+                break
+            seat, decision = int(inference.evaluated_seats[j]), int(inference.evaluated_decisions[j])
+            r = rows.size
+            outputs = (np.zeros((r, obs.OBSERVATION_SIZE), np.float32), np.zeros((r, obs.N_ACTIONS), np.bool_),
+                       np.zeros(r, np.int64))  # fmt: skip
+            kernel = batch_kernel(steps.observe_decisions, steps.observe_decisions_serial, r)
+            call_kernel(kernel, self.policies, records, inference.likelihood, inference.fallback, (seat, decision),
+                        (hands[rows], fallback_states[rows, j]), outputs)  # fmt: skip
+            observations, masks, fallback = outputs
+            context = Decisions(games[rows], np.full(r, seat), np.full(r, decision), np.full(r, self.round_size))
+            answers = self.bots.ask(context, observations, masks)
+            answers = np.where(answers == DELEGATE, fallback, answers)
+            keep = uniforms[rows, j] < self.acceptance[j, answers]
+            kept[rows] = keep
+            self.asked[j] += r
+            self.kept_by_seat[j] += int(keep.sum())
+        return kept
+
+    @property
+    def seat_acceptance(self) -> np.ndarray:
+        return (self.kept_by_seat + 1) / (self.asked + 2)
+
+    def proposals_per_sample(self, pending: int) -> int:
         """Deals to propose at once for each pending sample: about twice the deals a sample
-        needs at the acceptance seen so far, within PROPOSALS_PER_PASS bot rows (how many are
+        needs at the acceptance seen so far, within PROPOSALS_PER_PASS deals (how many are
         proposed at once never changes which deal a sample keeps: the first one accepted)."""
         acceptance = (self.accepted + 1) / (self.attempted + 1)
-        return int(np.clip(math.ceil(2 / acceptance), 1, max(1, PROPOSALS_PER_PASS // rows)))
+        return int(np.clip(math.ceil(2 / acceptance), 1, max(1, PROPOSALS_PER_PASS // pending)))
 
     def propose(self, samples, attempts, generators, pending, k):
         """k proposals of each pending sample (kernels.estimate_steps.propose_deals)."""
@@ -250,16 +278,13 @@ class BotEstimate:
             np.zeros((p, k)),
             np.zeros((p, k), np.int64),
             np.zeros((p, k, m)),
-            np.zeros((p, k, m), np.int64),
-            np.zeros((p, k, m, obs.OBSERVATION_SIZE), np.float32),
-            np.zeros((p, k, m, obs.N_ACTIONS), np.bool_),
+            np.zeros((p, k, m), np.uint64),
         )
         states = generators[pending]
-        kernel_inference = (inference.sampler_model, inference.infer, inference.likelihood, inference.fallback,
-                            (inference.evaluated_seats, inference.evaluated_decisions))  # fmt: skip
+        kernel_inference = (inference.sampler_model, inference.infer, inference.fallback, m)
         kernel = batch_kernel(steps.propose_deals, steps.propose_deals_serial, p * k)
-        call_kernel(kernel, self.policies, self.seed, self.rules_record, self.situation_record,
-                    kernel_inference, (samples, attempts, states), out)  # fmt: skip
+        call_kernel(kernel, self.policies, self.seed, self.rules_record, self.situation_record, kernel_inference,
+                    (samples, attempts, states), out)  # fmt: skip
         generators[pending] = states
         return out
 
