@@ -217,6 +217,15 @@ def test_bots_see_rollout_games_and_hear_when_they_end(bots):
     over = np.concatenate([games for games, _, _ in recorder.over])
     assert sorted(over.tolist()) == list(range(150))
     assert result.samples == 50
+    # With inference the bot is also asked for its first bid on proposed deals: games of one decision.
+    recorder = bots.Recorder()
+    run_estimate("AS KS", trump="2H", players=3, position=1, bids="1", opponents=[recorder, "heuristic"],
+                 samples=50, seed=1)  # fmt: skip
+    questions = [c for c in recorder.contexts if (c.games < 0).all()]
+    asked = np.concatenate([c.games for c in questions])
+    assert len(set(asked.tolist())) == asked.size and set(np.concatenate([c.kinds for c in questions]).tolist()) == {1}
+    over = np.concatenate([games for games, _, _ in recorder.over])
+    assert set(asked.tolist()) <= set(over.tolist())
 
 
 def test_policy_objects_in_the_python_api(bots):

@@ -251,6 +251,9 @@ class BotEstimate:
             observations, masks, fallback = outputs
             context = Decisions(games[rows], np.full(r, seat), np.full(r, decision), np.full(r, self.round_size))
             answers = self.bots.ask(context, observations, masks)
+            # Each question is a game of one decision: over once answered (the pad unchanged).
+            pad = np.full(r, int(self.situation_record["totals"][0, seat]))
+            self.bots.games_over(context.games, context.seats, pad)
             answers = np.where(answers == DELEGATE, fallback, answers)
             keep = uniforms[rows, j] < self.acceptance[j, answers]
             kept[rows] = keep
