@@ -242,7 +242,7 @@ def test_cli_with_a_python_opponent_model():
     assert payload["opponents"] == ["python_bidders:WizardBidder", "heuristic"]
     assert payload["observed_seats"] == payload["bot_observed_seats"] == 1
     table = runner.invoke(app, arguments)
-    assert table.exit_code == 0 and "1 answered by their Python policy" in table.stdout
+    assert table.exit_code == 0 and "1 of them through a Python policy's own answers" in table.stdout
 
 
 # --- errors ------------------------------------------------------------------------------

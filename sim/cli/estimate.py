@@ -61,11 +61,10 @@ def sampling_line(result: BidEstimate) -> str:
     if not result.infer:
         return f"Deals: uniform over the unseen cards (--no-infer), {result.samples:,} samples."
     model = "exact heuristic" if result.spread == 0 else f"heuristic with spread {result.spread:g}"
-    if result.bot_observed_seats:
-        model = "exact" if result.spread == 0 else f"spread {result.spread:g}"
-        model += f"; {result.bot_observed_seats} answered by their Python policy"
+    bots = result.bot_observed_seats
+    model += " model" + (f"; {bots} of them through a Python policy's own answers" if bots else "")
     return (
-        f"Deals: posterior given {result.observed_seats} observed seat(s) ({model} model): "
+        f"Deals: posterior given {result.observed_seats} observed seat(s) ({model}): "
         f"{result.effective_samples:,.0f} effective samples of {result.samples:,}, acceptance {percent(result.acceptance)}."
     )
 
