@@ -633,8 +633,8 @@ def estimate(
     position: int = 0,
     bids: str | Sequence[int] = (),
     totals: str | Sequence[int] = (),
-    opponents: str | Sequence[str] = "heuristic",
-    policy: str = "heuristic",
+    opponents: str | Sequence[PolicyLike] | object = "heuristic",
+    policy: PolicyLike = "heuristic",
     samples: int = 100_000,
     seed: int = 0,
     bidding: str = "open",
@@ -651,7 +651,8 @@ def estimate(
     Jester was turned up (nothing is needed in the last round). position: 0 = left of the
     dealer .. players-1 = the dealer; bids: the bids of positions 0..position-1 (open
     bidding only); totals: the score pad by bidding position (default all 0).
-    opponents: one policy or one per opponent in bidding order; policy: the seat's play.
+    opponents: one policy or one per opponent in bidding order; policy: the seat's play. A
+    policy is text (`heuristic`, `module:Object`), a Policy, or a Python policy object.
     infer: deal the unseen cards from their posterior given the earlier bids and the
     dealer's trump choice (False: uniformly); spread: 0 models the opponents' bids as exactly
     the heuristic's, > 0 as the heuristic's with that much noise (docs/estimate.md).

@@ -9,7 +9,8 @@ The samples are estimated a slice at a time, in two stages, both batched over th
    l(bot's answer on the sampled hand), the acceptance the posterior gives the heuristic's
    answer in the same place (kernels.posterior: the exact model's 0/1, or the tolerant
    model's spread and trump_miss); otherwise the sample proposes again, from its own stream.
-   Every pending sample's proposals of a pass go to each bot in one call.
+   A pass proposes deals for every pending sample; each such seat's bot is asked, in one
+   call, about those the seats before it kept.
 2. Rollouts. Every kept sample is played once per candidate bid (kernels.estimate_steps): the
    built-in seats inside the kernels, a Python seat's decisions by its bot, one call per bot
    per step over every rollout waiting for it.
