@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from sim.cli.estimate import estimate_command
+from sim.cli.play import play_command
 from sim.cli.progress import GameProgress
 from sim.cli.report import report_command
 from sim.cli.verify import verify_command
@@ -490,3 +491,4 @@ def tournament_command(
 
 app.command("report", cls=OneLineErrors)(report_command)
 app.command("verify", cls=OneLineErrors)(verify_command)
+app.command("play", cls=OneLineErrors)(play_command)
