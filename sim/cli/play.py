@@ -337,7 +337,7 @@ def play_command(
         fail(str(error))
     except Quit:
         where = f"; saved to {save_path}, continue with: wizard-sim play --resume {save_path}" if save_path else ""
-        console.print(f"game left{where}")
+        console.print(f"game left{where}", soft_wrap=True)
         raise typer.Exit(code=0)
     except KeyboardInterrupt:
         where = f"; saved to {save_path}" if save_path and session is not None else ""
