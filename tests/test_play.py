@@ -316,3 +316,30 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, tmp_path):
     assert result.exit_code == 130
     assert result.stderr.strip() == f"wizard-sim: interrupted; saved to {save}"
     assert json.loads(save.read_text())["answers"] == []
+
+
+@pytest.mark.parametrize("bidding", ["hidden", "delayed"])
+def test_hidden_bids_are_not_shown_before_the_mode_shows_them(bidding):
+    """Bots' bids are announced without their value; in delayed bidding the table says
+    `hidden` until the round is scored (the score pad then shows every bid)."""
+    config = PlayConfig.build(sim.Rules(3, (3,), bidding=bidding, first_dealer=0), 0, "heuristic", 9, 0)
+    texts, _ = policy_answers(config)
+    result = play(["--players", 3, "--rounds", 3, "--first-dealer", 0, "--bidding", bidding, "--seed", 9], texts)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "(heuristic) bids" not in out and "(heuristic) has bid" in out
+    assert ("hidden" in out) == (bidding == "delayed")
+
+
+def test_a_turned_up_wizard_is_announced_before_the_dealer_names_trump():
+    for seed in range(200):
+        config = PlayConfig.build(sim.Rules(3, (4,), first_dealer=1), 0, "heuristic", seed, 0)
+        session = PlaySession(config)
+        (start,) = session.advance()[:1]
+        if 52 <= start.trump_card < 56:
+            break
+    else:
+        pytest.fail("no turned-up Wizard in 200 seeds")
+    result = play(["--players", 3, "--rounds", 4, "--first-dealer", 1, "--seed", seed], ["q"])
+    out = result.stdout
+    assert out.index("the dealer chooses trump") < out.index("seat 1 (heuristic) names trump")

@@ -147,10 +147,13 @@ class RoundEnd:
 
 @dataclass(frozen=True)
 class RoundStart:
-    """A new round is dealt: its size and dealer."""
+    """A round is dealt (or, on resuming, in progress): its size, dealer, the turned-up card
+    (NO_CARD: none) and trump (a suit, NO_SUIT, or DEALER_CHOOSES_TRUMP) at that moment."""
 
     round_size: int
     dealer: int
+    trump_card: int
+    trump: int
 
 
 Event = Move | TrickEnd | RoundEnd | RoundStart
@@ -167,11 +170,13 @@ class PlaySession:
         self.answers: list[int] = []
         self._policies = config.kernel_policies(parse_policy("heuristic"))
         self._trick: list[tuple[int, int]] = []
+        self._announce = True  # the next advance() starts with the round in progress
         for index, action in enumerate(answers):
             self.advance()
             if self.is_over() or not is_whole_number(action) or not self.state.legal_action_mask()[action]:
                 raise ConfigError(f"answer {index} ({action!r}) of the saved game is not a legal move of this game")
             self.answer(int(action))
+        self._announce = not self.is_over()
 
     # --- moving the game -------------------------------------------------------------------
 
@@ -183,7 +188,8 @@ class PlaySession:
 
     def advance(self) -> list[Event]:
         """Play the built-in seats until the person acts or the game is over."""
-        events: list[Event] = self._round_start() if self._round_begins() else []
+        events: list[Event] = self._round_start() if self._announce else []
+        self._announce = False
         while not self.is_over() and not self.person_to_act():
             events += self._apply(self._policy_action(self._policies, self.state))
         return events
@@ -196,13 +202,9 @@ class PlaySession:
         self.answers.append(int(action))
         return events
 
-    def _round_begins(self) -> bool:
-        table = self.state.records()[0]
-        return not self.is_over() and int(table["n_bids"]) == 0 and int(table["phase"]) in (DECIDE_TRUMP, DECIDE_BID)
-
     def _round_start(self) -> list[Event]:
         table = self.state.records()[0]
-        return [RoundStart(int(table["round_size"]), int(table["dealer"]))]
+        return [RoundStart(*(int(table[key]) for key in ("round_size", "dealer", "trump_card", "trump")))]
 
     @staticmethod
     def _policy_action(policies: tuple[np.ndarray, np.ndarray], state: WizardState) -> int:

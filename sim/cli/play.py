@@ -77,15 +77,14 @@ def who(session: PlaySession, seat: int) -> str:
 def render_event(session: PlaySession, event: Event) -> None:
     rules = session.config.rules
     if isinstance(event, RoundStart):
-        table = session.state.records()[0]
         number = rules.round_sizes.index(event.round_size) + 1
         console.rule(
             f"Round {number} of {len(rules.round_sizes)}: {event.round_size} card{'s' if event.round_size > 1 else ''} each, "
             f"dealer {who(session, event.dealer)}"
         )
-        turned = int(table["trump_card"])
+        turned = event.trump_card
         up = "nothing turned up (every card is dealt)" if turned == NO_CARD else f"turned up {card_text(turned)}"
-        console.print(f"{up}: {trump_text(int(table['trump']))}")
+        console.print(f"{up}: {trump_text(event.trump)}")
     elif isinstance(event, Move):
         if event.decision == DECIDE_TRUMP:
             console.print(f"{who(session, event.seat)} names trump: {SUIT_NAMES[event.answer]}")
@@ -98,17 +97,17 @@ def render_event(session: PlaySession, event: Event) -> None:
         plays = ", ".join(f"{card_text(card)} seat {seat}" for seat, card in event.plays)
         console.print(f"[bold]{who(session, event.winner)} takes the trick[/] ({plays})")
     elif isinstance(event, RoundEnd):
-        console.print(score_pad(session))
+        history = session.state.history
+        console.print(score_pad(session, history[: next(k for k, r in enumerate(history) if r is event.summary) + 1]))
 
 
-def score_pad(session: PlaySession) -> Table:
-    """Every finished round: per seat bid/tricks, the round's score and the total after it."""
+def score_pad(session: PlaySession, history: list[dict]) -> Table:
+    """The finished rounds: per seat bid/tricks, the round's score and the total after it."""
     config = session.config
     pad = Table(title="Score pad (bid/tricks  score  total)")
-    pad.add_column("round", justify="right")
+    pad.add_column("cards", justify="right")
     for seat in range(config.rules.players):
         pad.add_column("you" if seat == config.seat else f"seat {seat} {config.label(seat)}", justify="right")
-    history = session.state.history
     for index, summary in enumerate(history):
         cells = [
             f"{bid}/{tricks}  {score:+d}  [bold]{total}[/]"
@@ -174,8 +173,10 @@ def prompt_text(session: PlaySession) -> str:
     if decision == DECIDE_TRUMP:
         return "Name trump (C, D, H, S): "
     if decision == DECIDE_BID:
+        round_size = int(session.state.records()[0]["round_size"])
         legal = [action - ACTION_BID0 for action in session.state.legal_actions()]
-        return f"Your bid ({legal[0]}-{legal[-1]}): "
+        barred = "".join(f", not {bid}" for bid in range(round_size + 1) if bid not in legal)
+        return f"Your bid (0-{round_size}{barred}): "
     return "Your card: "
 
 
@@ -320,7 +321,7 @@ def play_command(
         if session.answers:
             console.print(f"resumed after {len(session.answers)} of your decisions")
             if session.state.history:
-                console.print(score_pad(session))
+                console.print(score_pad(session, session.state.history))
         while True:
             for event in session.advance():
                 render_event(session, event)
