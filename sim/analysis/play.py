@@ -315,9 +315,9 @@ class PlaySession:
         """estimate's figures for the person's bid in this exact situation (hand, turned-up
         card, trump, position, earlier bids, score pad, the opponents' policies); `policy`
         plays the person's cards in the simulation. An `mc` seat is simulated by `heuristic`,
-        its rollout policy (estimate models an mc bidder by the heuristic already; playing
-        mc in every sample took 13-46 s for 1,000 samples of a 10- to 15-card round). The
-        exact opponent model first; when no sampled deal fits it, the tolerant one."""
+        its rollout policy (estimate models an mc bidder by the heuristic already; mc playing
+        1,000 samples of a 10-card hand took 16 s, docs/play.md). The exact opponent model
+        first; when no sampled deal fits it, the tolerant one."""
         config = self.config
         players = config.rules.players
         table, seats, _ = self.state.records()

@@ -264,31 +264,31 @@ def save(session: PlaySession, path: Optional[str]) -> None:
 
 
 def play_command(
-    players: Annotated[Optional[int], typer.Option(help="Players, 3..6. [default: 4]", show_default=False)] = None,
-    seat: Annotated[Optional[int], typer.Option(help="The seat you play, 0..players-1. [default: 0]", show_default=False)] = None,
+    players: Annotated[Optional[int], typer.Option(help="Players, 3..6.", show_default="4")] = None,
+    seat: Annotated[Optional[int], typer.Option(help="The seat you play, 0..players-1.", show_default="0")] = None,
     opponents: Annotated[
         Optional[str],
-        typer.Option(help="The other seats' built-in policy, or a comma list with one per other seat in seat order, e.g. heuristic,mc,random. [default: heuristic]", show_default=False),
+        typer.Option(help="The other seats' built-in policy, or a comma list with one per other seat in seat order, e.g. heuristic,mc,random.", show_default="heuristic"),
     ] = None,
     rounds: Annotated[
-        Optional[str], typer.Option(help="Round sizes to play, e.g. 7, 1-5 or 1,3,5. [default: all, a full game]", show_default=False)
+        Optional[str], typer.Option(help="Round sizes to play, e.g. 7, 1-5 or 1,3,5.", show_default="all, a full game")
     ] = None,
-    bidding: Annotated[Optional[str], typer.Option(help="open | hidden | delayed. [default: open]", show_default=False)] = None,
+    bidding: Annotated[Optional[str], typer.Option(help="open | hidden | delayed.", show_default="open")] = None,
     even_bids: Annotated[
-        Optional[str], typer.Option("--even-bids", help="allowed | forbidden | leader. [default: allowed]", show_default=False)
+        Optional[str], typer.Option("--even-bids", help="allowed | forbidden | leader.", show_default="allowed")
     ] = None,
-    first_dealer: Annotated[Optional[str], typer.Option("--first-dealer", help="draw | SEAT. [default: draw]", show_default=False)] = None,
+    first_dealer: Annotated[Optional[str], typer.Option("--first-dealer", help="draw | SEAT.", show_default="draw")] = None,
     seed: Annotated[
-        Optional[int], typer.Option(help="Run seed: game G of seed S is dealt as game G of simulate --seed S. [default: drawn at random]", show_default=False)
+        Optional[int], typer.Option(help="Run seed: game G of seed S is dealt as game G of simulate --seed S.", show_default="drawn at random")
     ] = None,
-    game: Annotated[Optional[int], typer.Option(help="Game index within the seed's run. [default: 0]", show_default=False)] = None,
+    game: Annotated[Optional[int], typer.Option(help="Game index within the seed's run.", show_default="0")] = None,
     hint: Annotated[
         bool, typer.Option("--hint/--no-hint", help="Show a hint before each decision (? shows one at any time).")
     ] = False,
     hint_policy: Annotated[
         str, typer.Option("--hint-policy", help="The policy whose card (and trump) choice is the hint; it also plays your cards in the bid hint's estimate.")
     ] = "heuristic",
-    hint_samples: Annotated[int, typer.Option("--hint-samples", help="Sampled deals of the bid hint (estimate).")] = 1000,
+    hint_samples: Annotated[int, typer.Option("--hint-samples", help="Sampled deals of the bid hint (estimate): 0.1-0.6 s in a 15-card round on 2 cores at 20,000.")] = 20_000,
     save_file: Annotated[
         Optional[str], typer.Option("--save", help="Save the game to FILE after every decision (resume with --resume FILE).", show_default=False)
     ] = None,
@@ -298,9 +298,11 @@ def play_command(
 ) -> None:
     """Play a seat of a game in the terminal against built-in policies.
 
-    Cards are typed in card notation (AS, 10H or TH, JH is the Jack of hearts, W a Wizard,
-    J a Jester), bids as numbers, trump as a suit (C, D, H, S or the name). ? shows a hint,
-    q (or the end of input) quits; with --save the game is saved after every decision.
+    Type cards in card notation: AS, 10H or TH, JH (the Jack of hearts), W (a Wizard), J (a Jester).
+
+    Bids are numbers, trump a suit (C, D, H, S or its name). ? shows a hint; q or end of input quits.
+
+    With --save FILE the game is saved after every decision; --resume FILE continues it.
 
     Example: wizard-sim play --players 4 --opponents heuristic,mc,random --rounds 1-5 --hint --save game.json
     """
