@@ -343,3 +343,11 @@ def test_a_turned_up_wizard_is_announced_before_the_dealer_names_trump():
     result = play(["--players", 3, "--rounds", 4, "--first-dealer", 1, "--seed", seed], ["q"])
     out = result.stdout
     assert out.index("the dealer chooses trump") < out.index("seat 1 (heuristic) names trump")
+
+
+def test_a_new_game_never_overwrites_a_file(tmp_path):
+    existing = tmp_path / "mine.json"
+    existing.write_text("precious")
+    result = play(["--players", 3, "--rounds", 1, "--seed", 1, "--save", existing], ["q"])
+    assert result.exit_code == 2 and f"{existing} exists: continue that game with --resume" in result.stderr
+    assert existing.read_text() == "precious"

@@ -2,6 +2,7 @@
 (registered in sim/cli/main.py; the game itself is sim.analysis.play.PlaySession)."""
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated, Optional
 
@@ -155,7 +156,10 @@ def render_table(session: PlaySession) -> None:
 def hint_text(session: PlaySession, policy: Policy, samples: int) -> str:
     """The hint for the decision at hand: estimate's recommended bid, or the policy's choice."""
     if session.decision() == DECIDE_BID:
-        result = session.bid_hint(policy, samples)
+        try:
+            result = session.bid_hint(policy, samples)
+        except ConfigError as error:  # no sampled deal fits even the tolerant model: no hint, the game goes on
+            return f"no bid hint: {error}"
         best = result.stats[result.recommended_bid]
         model = "" if result.spread == 0 else f", tolerant opponent model (spread {result.spread:g})"
         return (
@@ -231,9 +235,11 @@ def winners_line(session: PlaySession) -> str:
 # --- the command ---------------------------------------------------------------------------
 
 
-def new_session(given: dict, resume: Optional[str]) -> PlaySession:
+def new_session(given: dict, resume: Optional[str], save_path: Optional[str]) -> PlaySession:
     """A new game from the options, or the game saved in `resume` (whose options then come
-    from the file: giving one of them as well is an error)."""
+    from the file: giving one of them as well is an error). --save never overwrites another file."""
+    if save_path is not None and save_path != resume and os.path.lexists(save_path):
+        raise ConfigError(f"{save_path} exists: continue that game with --resume {save_path}, or save to another file")
     if resume is not None:
         clash = [option for option, value in given.items() if value is not None]
         if clash:
@@ -315,7 +321,7 @@ def play_command(
     try:
         policy = builtin_policy(hint_policy)
         samples = check_count(hint_samples, "hint-samples", 2, MAX_HINT_SAMPLES)
-        session = new_session(given, resume)
+        session = new_session(given, resume, save_path)
         save(session, save_path)
         config = session.config
         seats = ", ".join(f"seat {s} {config.label(s)}" for s in range(config.rules.players))
