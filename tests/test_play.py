@@ -203,8 +203,7 @@ def test_save_and_resume_give_the_same_game(tmp_path):
     assert f"resumed after {half} of your decisions" in second.stdout
     whole = play(arguments_of(options, seed, game), texts)
     # the final tables agree (the resumed game saved to the same file)
-    final = lambda out: out[out.index("Final scores"):]  # noqa: E731
-    assert final(second.stdout) == final(whole.stdout)
+    assert second.stdout[second.stdout.index("Final scores"):] == whole.stdout[whole.stdout.index("Final scores"):]
     assert load_session(save).answers == actions
 
 
@@ -237,7 +236,7 @@ def test_the_bid_hint_is_estimate_of_the_situation():
     """The bid hint is estimate's answer for the same hand, trump, position, earlier bids and
     score pad (here: seat 1 bids second in round 3, after round 2 was scored)."""
     config = PlayConfig.build(sim.Rules(3, (2, 3), first_dealer=2), 1, "heuristic", 3, 0)
-    texts, session = find_state(config, lambda s: s.decision() == DECIDE_BID and len(s.state.history) == 1)
+    _, session = find_state(config, lambda s: s.decision() == DECIDE_BID and len(s.state.history) == 1)
     hint = session.bid_hint(HEURISTIC, 300)
     table, seats, _ = session.state.records()
     dealer = int(table["dealer"])
@@ -283,14 +282,14 @@ def test_bad_options_are_one_line_and_exit_2(arguments, message):
 
 
 def test_bad_save_files_are_one_line_and_exit_2(tmp_path):
+    config = PlayConfig.build(sim.Rules(3, (1,)), 0, "heuristic", 1, 0).to_json()
+    illegal = {"format": "wizard-sim play", "format_version": 1, "answers": [84], "config": config}
     cases = {
         "not-json.json": ("{", "not a wizard-sim play save file (not JSON)"),
         "other.json": (json.dumps({"format": "wizard-sim run"}), "not a wizard-sim play save file"),
-        "illegal.json": (
-            json.dumps({"format": "wizard-sim play", "format_version": 1, "answers": [84],
-                        "config": PlayConfig.build(sim.Rules(3, (1,)), 0, "heuristic", 1, 0).to_json()}),
-            "answer 0 (84) of the saved game is not a legal move",
-        ),  # fmt: skip
+        "illegal.json": (json.dumps(illegal), "answer 0 (84) of the saved game is not a legal move"),
+        "old.json": (json.dumps(illegal | {"format_version": 0}), "has save format version 0, expected 1"),
+        "broken.json": (json.dumps({"format": "wizard-sim play", "format_version": 1}), "not a valid wizard-sim play save"),
     }
     for name, (text, message) in cases.items():
         path = tmp_path / name

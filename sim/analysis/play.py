@@ -20,14 +20,7 @@ from kernels import round_state
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD
 from kernels.observation import flat_action
 from kernels.policies.dispatch import decide
-from kernels.state import (
-    BIDDING_OPEN,
-    DECIDE_BID,
-    DECIDE_CARD,
-    DECIDE_TRUMP,
-    LED_FREE,
-    LED_NONE,
-)
+from kernels.state import BIDDING_OPEN, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.analysis.estimate import BidEstimate, parse_suit, run_estimate
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card
 from sim.config.errors import ConfigError
@@ -267,10 +260,8 @@ class PlaySession:
             raise ConfigError(f"{format_card(card)} is not in your hand")
         action = ACTION_CARD0 + card
         if not self.state.legal_action_mask()[action]:
-            led = int(self.state.records()[0]["led_suit"])
-            raise ConfigError(
-                f"you must follow {SUIT_NAMES[led]}" if led not in (LED_NONE, LED_FREE) else f"{text} cannot be played now"
-            )
+            # Only a led suit restricts a card in hand (docs/rules.md §5).
+            raise ConfigError(f"you must follow {SUIT_NAMES[int(self.state.records()[0]['led_suit'])]}")
         return action
 
     def bid_action(self, text: str) -> int:
@@ -283,7 +274,8 @@ class PlaySession:
         bid = int(text)
         action = ACTION_BID0 + bid
         if not self.state.legal_action_mask()[action]:
-            why = "the dealer leads the score pad alone" if self.config.rules.even_bids == "leader" else "even bids are forbidden"
+            leader = self.config.rules.even_bids == "leader"
+            why = "the dealer leads the score pad alone" if leader else "even bids are forbidden"
             raise ConfigError(f"you may not bid {bid}: the bids would add up to {round_size} tricks and {why}")
         return action
 
@@ -320,20 +312,20 @@ class PlaySession:
         order = [(dealer + 1 + position) % players for position in range(players)]  # seats by bidding position
         position = order.index(config.seat)
         trump_card = int(table["trump_card"])
-        options = dict(
-            trump=None if trump_card < 0 else trump_card,
-            trump_suit=int(table["trump"]) if FIRST_WIZARD <= trump_card < FIRST_JESTER else None,
-            players=players,
-            position=position,
-            bids=[int(table["bids"][seat]) for seat in order[:position]] if table["bidding"] == BIDDING_OPEN else [],
-            totals=[int(table["totals"][seat]) for seat in order],
-            opponents=[simulated_label(config.opponents[seat]) for seat in order if seat != config.seat],
-            policy=simulated_label(policy),
-            bidding=config.rules.bidding,
-            even_bids=config.rules.even_bids,
-            samples=samples,
-            seed=config.seed,
-        )
+        options = {
+            "trump": None if trump_card < 0 else trump_card,
+            "trump_suit": int(table["trump"]) if FIRST_WIZARD <= trump_card < FIRST_JESTER else None,
+            "players": players,
+            "position": position,
+            "bids": [int(table["bids"][seat]) for seat in order[:position]] if table["bidding"] == BIDDING_OPEN else [],
+            "totals": [int(table["totals"][seat]) for seat in order],
+            "opponents": [simulated_label(config.opponents[seat]) for seat in order if seat != config.seat],
+            "policy": simulated_label(policy),
+            "bidding": config.rules.bidding,
+            "even_bids": config.rules.even_bids,
+            "samples": samples,
+            "seed": config.seed,
+        }
         hand = int(seats[config.seat]["hand"])
         try:
             return run_estimate(hand, **options)
@@ -386,7 +378,8 @@ def load_session(path: str | Path) -> PlaySession:
     if not (isinstance(data, dict) and data.get("format") == SAVE_FORMAT):
         raise ConfigError(f"{path} is not a wizard-sim play save file")
     if data.get("format_version") != SAVE_FORMAT_VERSION:
-        raise ConfigError(f"{path} has save format version {data.get('format_version')!r}, expected {SAVE_FORMAT_VERSION}")
+        version = data.get("format_version")
+        raise ConfigError(f"{path} has save format version {version!r}, expected {SAVE_FORMAT_VERSION}")
     try:
         config = PlayConfig.from_json(data["config"])
         answers = list(data["answers"])

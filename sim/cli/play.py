@@ -72,7 +72,9 @@ def trump_text(trump: int) -> str:
 
 
 def who(session: PlaySession, seat: int) -> str:
-    return "[bold]you[/] (seat " + str(seat) + ")" if seat == session.config.seat else f"seat {seat} ({session.config.label(seat)})"
+    if seat == session.config.seat:
+        return f"[bold]you[/] (seat {seat})"
+    return f"seat {seat} ({session.config.label(seat)})"
 
 
 def render_event(session: PlaySession, event: Event) -> None:
@@ -80,7 +82,8 @@ def render_event(session: PlaySession, event: Event) -> None:
     if isinstance(event, RoundStart):
         number = rules.round_sizes.index(event.round_size) + 1
         console.rule(
-            f"Round {number} of {len(rules.round_sizes)}: {event.round_size} card{'s' if event.round_size > 1 else ''} each, "
+            f"Round {number} of {len(rules.round_sizes)}: "
+            f"{event.round_size} card{'s' if event.round_size > 1 else ''} each, "
             f"dealer {who(session, event.dealer)}"
         )
         turned = event.trump_card
@@ -91,7 +94,7 @@ def render_event(session: PlaySession, event: Event) -> None:
             console.print(f"{who(session, event.seat)} names trump: {SUIT_NAMES[event.answer]}")
         elif event.decision == DECIDE_BID:
             shown = rules.bidding == "open" or event.seat == session.config.seat
-            console.print(f"{who(session, event.seat)} bids {event.answer}" if shown else f"{who(session, event.seat)} has bid")
+            console.print(f"{who(session, event.seat)} " + (f"bids {event.answer}" if shown else "has bid"))
         else:
             console.print(f"{who(session, event.seat)} plays {card_text(event.answer)}")
     elif isinstance(event, TrickEnd):
@@ -112,7 +115,7 @@ def score_pad(session: PlaySession, history: list[dict]) -> Table:
     for index, summary in enumerate(history):
         cells = [
             f"{bid}/{tricks}  {score:+d}  [bold]{total}[/]"
-            for bid, tricks, score, total in zip(summary["bids"], summary["tricks"], summary["scores"], summary["totals"])
+            for bid, tricks, score, total in zip(*(summary[key] for key in ("bids", "tricks", "scores", "totals")))
         ]
         pad.add_row(str(summary["round_size"]), *cells, style="reverse" if index == len(history) - 1 else None)
     return pad
@@ -227,7 +230,7 @@ def results_table(session: PlaySession) -> Table:
 
 def winners_line(session: PlaySession) -> str:
     winners = [row for row in session.results() if row["winner"]]
-    names = " and ".join("you" if row["seat"] == session.config.seat else f"seat {row['seat']} ({row['player']})" for row in winners)
+    names = " and ".join("you" if row["player"] == "you" else f"seat {row['seat']} ({row['player']})" for row in winners)
     verb = "win" if len(winners) > 1 or winners[0]["seat"] == session.config.seat else "wins"
     return f"{names} {verb} with {winners[0]['total']} points" + (" (shared)" if len(winners) > 1 else "")
 
@@ -349,6 +352,7 @@ def play_command(
         console.print(f"game left{where}", soft_wrap=True)
         raise typer.Exit(code=0)
     except KeyboardInterrupt:
+        console.print()  # end the prompt's line
         where = f"; saved to {save_path}" if save_path and session is not None else ""
         print(f"wizard-sim: interrupted{where}", file=sys.stderr)
         raise typer.Exit(code=130)
