@@ -289,6 +289,7 @@ def test_bad_save_files_are_one_line_and_exit_2(tmp_path):
         "other.json": (json.dumps({"format": "wizard-sim run"}), "not a wizard-sim play save file"),
         "illegal.json": (json.dumps(illegal), "answer 0 (84) of the saved game is not a legal move"),
         "old.json": (json.dumps(illegal | {"format_version": 0}), "has save format version 0, expected 1"),
+        "range.json": (json.dumps(illegal | {"answers": [999]}), "answer 0 (999) of the saved game is not a legal move"),
         "broken.json": (json.dumps({"format": "wizard-sim play", "format_version": 1}), "not a valid wizard-sim play save"),
     }
     for name, (text, message) in cases.items():

@@ -18,7 +18,7 @@ import numpy as np
 
 from kernels import round_state
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD
-from kernels.observation import flat_action
+from kernels.observation import answer_of, flat_action
 from kernels.policies.dispatch import decide
 from kernels.state import BIDDING_OPEN, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.analysis.estimate import BidEstimate, parse_suit, run_estimate
@@ -28,7 +28,7 @@ from sim.config.limits import MAX_GAMES, check_count
 from sim.config.policies import Policy, is_external, parse_policy, policy_arrays, split_policy_list
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
-from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0
+from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0, N_ACTIONS
 from sim.env.state import WizardGame, WizardState
 from sim.storage import write_json
 
@@ -148,8 +148,9 @@ Event = Move | TrickEnd | RoundEnd | RoundStart
 
 class PlaySession:
     """One game of `wizard-sim play`. `advance()` plays the built-in seats until the person
-    must act (or the game ends); `answer(action)` applies the person's flat action (docs/env.md)
-    after `check_*` has validated it. Both return the events that happened, in order."""
+    must act (or the game ends); `answer(action)` applies the person's flat action (docs/env.md),
+    which `action_of(text)` makes from the person's text. Both return the events that
+    happened, in order."""
 
     def __init__(self, config: PlayConfig, answers: Iterable[int] = ()) -> None:
         self.config = config
@@ -161,7 +162,8 @@ class PlaySession:
         self._announce = True  # the next advance() starts with the round in progress
         for index, action in enumerate(answers):
             self.advance()
-            if self.is_over() or not is_whole_number(action) or not self.state.legal_action_mask()[action]:
+            legal = is_whole_number(action) and 0 <= action < N_ACTIONS and self.state.legal_action_mask()[action]
+            if self.is_over() or not legal:
                 raise ConfigError(f"answer {index} ({action!r}) of the saved game is not a legal move of this game")
             self.answer(int(action))
         self._announce = not self.is_over()
@@ -207,7 +209,7 @@ class PlaySession:
     def _apply(self, action: int) -> list[Event]:
         state = self.state
         seat, decision = state.current_player(), state.decision()
-        answer = action - {DECIDE_TRUMP: ACTION_SUIT0, DECIDE_BID: ACTION_BID0, DECIDE_CARD: ACTION_CARD0}[decision]
+        answer = int(answer_of(decision, action))
         tricks_before = state.records()[0]["tricks"].copy()
         rounds_before = len(state.history)
         state.apply_action(action)
