@@ -22,12 +22,12 @@ from sim.analysis.play import (
     builtin_policy,
     load_session,
 )
+from sim.cli.options import rules_from_options
 from sim.cli.terminal import console, fail
 from sim.config.cards import SUIT_NAMES, format_card
 from sim.config.errors import ConfigError
 from sim.config.limits import check_count
 from sim.config.policies import Policy
-from sim.config.rules import Rules, parse_rounds
 from sim.config.seeds import draw_seed
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0
 
@@ -248,11 +248,13 @@ def new_session(given: dict, resume: Optional[str], save_path: Optional[str]) ->
         if clash:
             raise ConfigError(f"--resume takes the game's options from {resume}; do not give --{clash[0]}")
         return load_session(resume)
-    players = given["players"] if given["players"] is not None else 4
-    Rules(players)  # players first: the round sizes depend on it
-    rounds = parse_rounds(given["rounds"], players) if given["rounds"] is not None else None
-    first_dealer = (given["first-dealer"] or "draw").strip()
-    rules = Rules(players, rounds, given["bidding"] or "open", given["even-bids"] or "allowed", first_dealer)
+    rules = rules_from_options(
+        given["players"] if given["players"] is not None else 4,
+        given["rounds"],
+        given["bidding"] or "open",
+        given["even-bids"] or "allowed",
+        given["first-dealer"] or "draw",
+    )
     config = PlayConfig.build(
         rules,
         given["seat"] if given["seat"] is not None else 0,
