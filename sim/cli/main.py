@@ -11,6 +11,8 @@ import typer
 from rich.table import Table
 
 from sim.cli.estimate import estimate_command
+from sim.cli.options import first_dealer_option, rules_from_options
+from sim.cli.play import play_command
 from sim.cli.progress import GameProgress
 from sim.cli.report import report_command
 from sim.cli.verify import verify_command
@@ -107,17 +109,6 @@ def demo(
             f"  seat {seat}: {format_hand(int(result['hand'])):<40} bid {result['bid']} "
             f"took {result['tricks']} score {result['score']:+d}"
         )
-
-
-def first_dealer_option(text: str) -> str | int:
-    text = text.strip()
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 6 else text
-
-
-def rules_from_options(players: int, rounds: Optional[str], bidding: str, even_bids: str, first_dealer: str) -> Rules:
-    Rules(players)  # players first: the round sizes depend on it
-    sizes = parse_rounds(rounds, players) if rounds is not None else None
-    return Rules(players, sizes, bidding, even_bids, first_dealer_option(first_dealer))
 
 
 def stored_options(config) -> dict:
@@ -490,3 +481,4 @@ def tournament_command(
 
 app.command("report", cls=OneLineErrors)(report_command)
 app.command("verify", cls=OneLineErrors)(verify_command)
+app.command("play", cls=OneLineErrors)(play_command)
