@@ -12,20 +12,31 @@ float64 parameter row, `generator` the game's seeded random stream (kernels.rng.
 kernels.rng.uniform) — use nothing else, so runs stay reproducible.
 
 The built-in engine is compiled once and cached; a run with external bots compiles a copy of
-the engine whose policy dispatch also knows the bots (no cache: it depends on their code).
-The copy is made by rebinding: every jitted function that calls the dispatch, directly or
-through other jitted functions, is recompiled from its Python source with the new dispatch.
+the engine whose policy dispatch also knows the bots. The copy is made by rebinding: every
+jitted function that calls the dispatch, directly or through other jitted functions, is
+recompiled from its Python source with the new dispatch. The copies are cached on disk
+(engine_cache), so only the first process with a given set of bots pays the compile.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib
+import inspect
+import marshal
+import os
 import sys
+import tempfile
 import types
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
+import numpy as np
 from numba import njit
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache, _CacheLocator
 from numba.core.dispatcher import Dispatcher
+from numba.misc.appdirs import AppDirs
 
 from kernels.policies import dispatch
 from kernels.state import DECIDE_BID, DECIDE_TRUMP, MAX_PARAMS
@@ -34,6 +45,8 @@ from sim.config.python_policy import PythonBot, is_python_policy, load_python_bo
 
 BOT_FUNCTIONS = ("bid", "choose_trump", "play")
 FIRST_EXTERNAL_ID = 100  # ids of external bots in one run: 100, 101, ...
+CACHE_DIR_VARIABLE = "WIZARD_SIM_CACHE_DIR"  # where compiled bot engines are kept
+KERNELS = Path(inspect.getfile(dispatch)).resolve().parent.parent  # the kernels package
 
 
 @dataclass(frozen=True)
@@ -113,8 +126,9 @@ def _global_names(code: types.CodeType) -> set[str]:
     return names
 
 
-def rebind(function: Dispatcher, replacements: dict, memo: dict) -> Dispatcher:
-    """`function`, recompiled (uncached) wherever it reaches a replaced jitted function."""
+def rebind(function: Dispatcher, replacements: dict, memo: dict, cache: EngineCache | None = None) -> Dispatcher:
+    """`function`, recompiled wherever it reaches a replaced jitted function; a recompiled copy
+    of a cached function is cached in `cache` (if any)."""
     if function in replacements:
         return replacements[function]
     if function in memo:
@@ -125,7 +139,7 @@ def rebind(function: Dispatcher, replacements: dict, memo: dict) -> Dispatcher:
     for name in _global_names(source.__code__):
         value = source.__globals__.get(name)
         if isinstance(value, Dispatcher):
-            rebound = rebind(value, replacements, memo)
+            rebound = rebind(value, replacements, memo, cache)
             if rebound is not value:
                 overrides[name] = rebound
     if not overrides:
@@ -135,11 +149,191 @@ def rebind(function: Dispatcher, replacements: dict, memo: dict) -> Dispatcher:
     )
     copy.__qualname__ = source.__qualname__
     options = {key: value for key, value in function.targetoptions.items() if key != "nopython"}  # njit implies it
-    memo[function] = njit(**options)(copy)
-    return memo[function]
+    rebound = njit(**options)(copy)
+    if cache is not None and not isinstance(function._cache, NullCache):
+        cache.attach(rebound, function)
+    memo[function] = rebound
+    return rebound
 
 
-_ENGINES: dict[tuple[str, ...], tuple[dict, dict]] = {}
+# --- the on-disk cache of rebound engines -----------------------------------------------
+#
+# numba's own cache cannot hold a rebound copy: it files a function under its source file
+# and line, which the copy shares with the built-in original, and checks only that file.
+# An engine's entry is filed instead under a name made of the original's identity and the
+# bots' identity (their paths and files), and stamped with a digest of everything compiled
+# into it: the kernels package, the source files and global values the bots' jitted code
+# reaches, and the Python and numba versions. A changed stamp makes numba recompile (and
+# overwrite the entry), so an edited bot or kernel never loads a stale engine.
+
+
+def cache_directory() -> Path:
+    """$WIZARD_SIM_CACHE_DIR, else $NUMBA_CACHE_DIR/wizard-sim, else the user's cache
+    directory (~/.cache/wizard-sim on Linux); compiled bot engines go to its bot-engines/."""
+    if os.environ.get(CACHE_DIR_VARIABLE):
+        root = Path(os.environ[CACHE_DIR_VARIABLE])
+    elif numba.config.CACHE_DIR:
+        root = Path(numba.config.CACHE_DIR) / "wizard-sim"
+    else:
+        root = Path(AppDirs(appname="wizard-sim", appauthor=False).user_cache_dir)
+    return root.expanduser() / "bot-engines"
+
+
+@functools.lru_cache(maxsize=None)
+def _file_digest(path: str, modified: float, size: int) -> str:
+    """Keyed by the file's modification time and size too, so that an edit is read again."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _digest_of_file(path: str) -> str:
+    try:
+        status = os.stat(path)
+    except OSError:  # not a file (e.g. <string>): its code is known only by its bytecode
+        return "missing"
+    return _file_digest(path, status.st_mtime, status.st_size)
+
+
+def _value_digest(value: object) -> str | None:
+    """A digest of a global value numba freezes into compiled code (None: not such a value)."""
+    if isinstance(value, np.ndarray):
+        return hashlib.sha256(f"{value.dtype.str}{value.shape}".encode() + np.ascontiguousarray(value).tobytes()).hexdigest()
+    if isinstance(value, tuple):
+        parts = [_value_digest(item) for item in value]
+        return None if None in parts else hashlib.sha256(repr(parts).encode()).hexdigest()
+    if isinstance(value, (bool, int, float, complex, str, bytes, np.generic, np.dtype)):
+        return repr(value)
+    return None
+
+
+def _read_values(function: Dispatcher) -> list[tuple[str, object]]:
+    """The (name, value) of the globals, module attributes and closure cells `function` reads."""
+    source = function.py_func
+    names = _global_names(source.__code__)
+    read = [(name, source.__globals__[name]) for name in sorted(names) if name in source.__globals__]
+    attributes = [
+        (f"{name}.{attribute}", getattr(value, attribute))
+        for name, value in read
+        if isinstance(value, types.ModuleType)
+        for attribute in sorted(names)
+        if isinstance(getattr(value, attribute, None), Dispatcher)  # module.function(...)
+    ]
+    cells = [(f"<closure {index}>", cell.cell_contents) for index, cell in enumerate(source.__closure__ or ())]
+    return read + attributes + cells
+
+
+def reached_code(functions: list[Dispatcher]) -> tuple[set[str], list[str]]:
+    """The source files of every jitted function reached from `functions` (through globals,
+    module attributes and closures), and a description of their code and of the global values
+    they read (numba freezes those into the compiled code)."""
+    files: set[str] = set()
+    described: list[str] = []
+    pending, seen = list(functions), set()
+    while pending:
+        function = pending.pop()
+        if id(function) in seen:
+            continue
+        seen.add(id(function))
+        source = function.py_func
+        files.add(os.path.abspath(inspect.getfile(source)))
+        code = hashlib.sha256(marshal.dumps(source.__code__)).hexdigest()
+        described.append(f"{source.__qualname__}:{code}")
+        for name, value in _read_values(function):
+            if isinstance(value, Dispatcher):
+                pending.append(value)
+            elif isinstance(value, types.FunctionType):  # e.g. numba.extending.register_jitable
+                files.add(os.path.abspath(inspect.getfile(value)))
+            elif (digest := _value_digest(value)) is not None:
+                described.append(f"{source.__qualname__}.{name}={digest}")
+    return files, described
+
+
+class _EngineLocator(_CacheLocator):
+    """Where and under which stamp a rebound engine's entries are kept."""
+
+    def __init__(self, directory: Path, stamp: str, original: Dispatcher) -> None:
+        self._directory = str(directory)
+        self._stamp = stamp
+        self._py_file = inspect.getfile(original.py_func)  # named in numba's can't-cache warnings
+
+    def get_cache_path(self) -> str:
+        return self._directory
+
+    def get_source_stamp(self) -> str:
+        return self._stamp
+
+    def get_disambiguator(self) -> str:
+        raise NotImplementedError  # the filename base is set whole by _EngineCacheImpl
+
+
+class _EngineCacheImpl(CompileResultCacheImpl):
+    def __init__(self, py_func, *, locator: _EngineLocator, filename_base: str) -> None:  # noqa: ANN001
+        # Not CacheImpl.__init__: it would look the locator up by the source file.
+        self._lineno = py_func.__code__.co_firstlineno
+        self._locator = locator
+        self._filename_base = filename_base
+
+
+class _EngineFunctionCache(FunctionCache):
+    def __init__(self, py_func, locator: _EngineLocator, filename_base: str) -> None:  # noqa: ANN001
+        self._impl_class = functools.partial(_EngineCacheImpl, locator=locator, filename_base=filename_base)
+        super().__init__(py_func)
+
+
+@dataclass(frozen=True)
+class EngineCache:
+    """The cache of one set of bots' engine: `name` tells the set apart from other sets (its
+    entries' file names), `stamp` whether an entry is up to date with the code."""
+
+    directory: Path
+    name: str
+    stamp: str
+
+    def attach(self, rebound: Dispatcher, original: Dispatcher) -> None:
+        """Cache `rebound`, the copy of `original`, here (as numba's enable_caching would)."""
+        source = original.py_func
+        module = Path(inspect.getfile(source)).stem
+        identity = f"{module}.{source.__qualname__}-{source.__code__.co_firstlineno}".replace("<", "").replace(">", "")
+        python = f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+        locator = _EngineLocator(self.directory, self.stamp, original)
+        rebound._cache = _EngineFunctionCache(rebound.py_func, locator, f"{identity}-{self.name}.{python}")
+
+
+def _writable(directory: Path) -> bool:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError:
+        return False
+    return True
+
+
+def engine_cache(bots: list[ExternalBot]) -> EngineCache | None:
+    """The on-disk cache of the engine of `bots` (None if the cache directory is not writable:
+    the engine is then compiled in every process, as without a cache)."""
+    directory = cache_directory()
+    if not _writable(directory):
+        return None
+    kernel_files = sorted(str(path) for path in KERNELS.rglob("*.py"))
+    identity, stamp = [], [f"numba {numba.__version__}", sys.version]
+    stamp += [f"{path}:{_digest_of_file(path)}" for path in kernel_files]
+    by_path = {bot.path: bot for bot in bots}
+    for path, policy_id in external_ids(bots).items():
+        files, values = reached_code([getattr(by_path[path].bot, name) for name in BOT_FUNCTIONS])
+        identity.append(f"{policy_id} {path} {sorted(files)}")
+        stamp += [f"{policy_id} {path}", *values]
+        stamp += [f"{file}:{_digest_of_file(file)}" for file in sorted(files)]
+    digest = hashlib.sha256("\n".join(identity).encode()).hexdigest()[:20]
+    return EngineCache(directory, digest, hashlib.sha256("\n".join(stamp).encode()).hexdigest())
+
+
+@dataclass
+class _Engine:
+    replacements: dict
+    memo: dict
+    cache: EngineCache | None
+
+
+_ENGINES: dict[tuple[str, ...], _Engine] = {}
 
 
 def external_ids(bots: list[ExternalBot]) -> dict[str, int]:
@@ -150,7 +344,8 @@ def external_ids(bots: list[ExternalBot]) -> dict[str, int]:
 
 def engine_with_bots(bots: list[ExternalBot], entry: Dispatcher) -> Dispatcher:
     """The kernel entry point `entry`, rebuilt so that each bot answers for its external id.
-    Compiled once per process and set of bots (the first call compiles: tens of seconds)."""
+    Compiled on the first call (tens of seconds) or loaded from the on-disk cache of an
+    earlier process with the same bots and code (engine_cache)."""
     ids = external_ids(bots)
     by_path = {bot.path: bot for bot in bots}
     key = tuple(ids)
@@ -158,6 +353,6 @@ def engine_with_bots(bots: list[ExternalBot], entry: Dispatcher) -> Dispatcher:
         decide = dispatch.decide
         for path, policy_id in ids.items():
             decide = _decide_with_bot(decide, by_path[path].bot, policy_id)
-        _ENGINES[key] = ({dispatch.decide: decide}, {})
-    replacements, memo = _ENGINES[key]
-    return rebind(entry, replacements, memo)
+        _ENGINES[key] = _Engine({dispatch.decide: decide}, {}, engine_cache(bots))
+    engine = _ENGINES[key]
+    return rebind(entry, engine.replacements, engine.memo, engine.cache)
