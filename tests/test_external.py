@@ -77,7 +77,7 @@ def test_broken_bots_are_one_line_errors(tmp_path, policy, message):
 
 
 def test_illegal_action_is_reported(tmp_path):
-    with pytest.raises(BotError, match="chose an illegal action"):
+    with pytest.raises(BotError, match="policy broken_bots:IllegalPlayer chose card 2C for seat 0"):
         run_games(Rules(players=3, rounds=(5,)), "broken_bots:IllegalPlayer,random,random", seed=1, games=20)
 
 

@@ -22,9 +22,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import importlib.util
 import inspect
 import marshal
 import os
+import re
 import sys
 import tempfile
 import types
@@ -39,11 +41,13 @@ from numba.core.dispatcher import Dispatcher
 from numba.misc.appdirs import AppDirs
 
 from kernels.policies import dispatch
-from kernels.state import DECIDE_BID, DECIDE_TRUMP, MAX_PARAMS
+from kernels.state import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, MAX_PARAMS
 from sim.config.errors import BotError, ConfigError
 from sim.config.python_policy import PythonBot, is_python_policy, load_python_bot
+from sim.config.python_policy import _error_text as error_text
 
 BOT_FUNCTIONS = ("bid", "choose_trump", "play")
+BOT_FUNCTION_OF_DECISION = {DECIDE_BID: "bid", DECIDE_TRUMP: "choose_trump", DECIDE_CARD: "play"}
 FIRST_EXTERNAL_ID = 100  # ids of external bots in one run: 100, 101, ...
 CACHE_DIR_VARIABLE = "WIZARD_SIM_CACHE_DIR"  # where compiled bot engines are kept
 KERNELS = Path(inspect.getfile(dispatch)).resolve().parent.parent  # the kernels package
@@ -77,11 +81,14 @@ def load_bot(path: str) -> ExternalBot | PythonBot:
         module = importlib.import_module(module_name)
         bot = getattr(module, object_name, None)
     except ImportError as error:
-        raise ConfigError(f"cannot import policy module {module_name!r}: {error}") from None
+        # The module itself not found, or one of its own imports failing (a missing dependency).
+        own = isinstance(error, ModuleNotFoundError) and _names_module(error, module_name)
+        text = str(error) if own else _import_error_text(error, module_name)
+        raise ConfigError(f"cannot import policy module {module_name!r}: {text}") from None
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # SystemExit too: a bot module must not end the run
-        raise BotError(f"importing policy module {module_name!r} failed: {type(error).__name__}: {error}") from None
+        raise BotError(f"importing policy module {module_name!r} failed: {_import_error_text(error, module_name)}") from None
     if bot is None:
         raise ConfigError(f"module {module_name!r} has no {object_name!r}")
     if is_python_policy(bot):
@@ -97,6 +104,23 @@ def load_bot(path: str) -> ExternalBot | PythonBot:
     if len(parameters) > MAX_PARAMS:
         raise ConfigError(f"{path} has {len(parameters)} parameters; at most {MAX_PARAMS}")
     return ExternalBot(path, bot, parameters)
+
+
+def _names_module(error: ModuleNotFoundError, module_name: str) -> bool:
+    """Whether the module not found is the policy module (or a package on its path) itself."""
+    return error.name is not None and (module_name == error.name or module_name.startswith(error.name + "."))
+
+
+def _import_error_text(error: BaseException, module_name: str) -> str:
+    """`Type: message (file.py:line)` of an error raised while importing the policy module: the
+    deepest line of the module's own file (a syntax error: its line)."""
+    if isinstance(error, SyntaxError):
+        return f"{type(error).__name__}: {error.msg} ({Path(error.filename or '?').name}:{error.lineno})"
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):
+        spec = None
+    return error_text(error, spec.origin if spec and spec.origin else "")
 
 
 def _decide_with_bot(previous, bot: object, policy_id: int):
@@ -196,7 +220,8 @@ def _digest_of_file(path: str) -> str:
 def _value_digest(value: object) -> str | None:
     """A digest of a global value numba freezes into compiled code (None: not such a value)."""
     if isinstance(value, np.ndarray):
-        return hashlib.sha256(f"{value.dtype.str}{value.shape}".encode() + np.ascontiguousarray(value).tobytes()).hexdigest()
+        layout = f"{value.dtype.str}{value.shape}".encode()
+        return hashlib.sha256(layout + np.ascontiguousarray(value).tobytes()).hexdigest()
     if isinstance(value, tuple):
         parts = [_value_digest(item) for item in value]
         return None if None in parts else hashlib.sha256(repr(parts).encode()).hexdigest()
@@ -221,30 +246,88 @@ def _read_values(function: Dispatcher) -> list[tuple[str, object]]:
     return read + attributes + cells
 
 
-def reached_code(functions: list[Dispatcher]) -> tuple[set[str], list[str]]:
-    """The source files of every jitted function reached from `functions` (through globals,
-    module attributes and closures), and a description of their code and of the global values
-    they read (numba freezes those into the compiled code)."""
-    files: set[str] = set()
-    described: list[str] = []
-    pending, seen = list(functions), set()
+def reached_functions(functions: list[Dispatcher]) -> list[Dispatcher]:
+    """Every jitted function reached from `functions` (through globals, module attributes and
+    closures), `functions` first."""
+    reached: list[Dispatcher] = []
+    pending, seen = list(reversed(functions)), set()
     while pending:
         function = pending.pop()
-        if id(function) in seen:
-            continue
-        seen.add(id(function))
+        if id(function) not in seen:
+            seen.add(id(function))
+            reached.append(function)
+            pending += reversed([value for _, value in _read_values(function) if isinstance(value, Dispatcher)])
+    return reached
+
+
+def reached_code(functions: list[Dispatcher]) -> tuple[set[str], list[str]]:
+    """The source files of every jitted function reached from `functions`, and a description
+    of their code and of the global values they read (numba freezes those into the compiled
+    code)."""
+    files: set[str] = set()
+    described: list[str] = []
+    for function in reached_functions(functions):
         source = function.py_func
         files.add(os.path.abspath(inspect.getfile(source)))
         code = hashlib.sha256(marshal.dumps(source.__code__)).hexdigest()
         described.append(f"{source.__qualname__}:{code}")
         for name, value in _read_values(function):
-            if isinstance(value, Dispatcher):
-                pending.append(value)
-            elif isinstance(value, types.FunctionType):  # e.g. numba.extending.register_jitable
+            if isinstance(value, types.FunctionType):  # e.g. numba.extending.register_jitable
                 files.add(os.path.abspath(inspect.getfile(value)))
-            elif (digest := _value_digest(value)) is not None:
+            elif not isinstance(value, Dispatcher) and (digest := _value_digest(value)) is not None:
                 described.append(f"{source.__qualname__}.{name}={digest}")
     return files, described
+
+
+# --- a bot's failures, in one line ------------------------------------------------------
+
+
+def function_place(function: Dispatcher) -> str:
+    """`file.py:line` of a jitted function's `def` line (after its decorators)."""
+    source = function.py_func
+    try:
+        lines, first = inspect.getsourcelines(source)
+    except (OSError, TypeError):
+        lines, first = [], source.__code__.co_firstlineno
+    offset = next((index for index, line in enumerate(lines) if line.lstrip().startswith("def ")), 0)
+    return f"{Path(inspect.getfile(source)).name}:{first + offset}"
+
+
+def _lines_of(function: Dispatcher) -> tuple[str, range]:
+    source = function.py_func
+    try:
+        lines, first = inspect.getsourcelines(source)
+    except (OSError, TypeError):
+        lines, first = [], source.__code__.co_firstlineno
+    return os.path.abspath(inspect.getfile(source)), range(first, first + len(lines))
+
+
+# numba's compile errors quote each function of the failing chain as `File "path", line N:`
+# followed by its source line, innermost first.
+_QUOTED_LINE = re.compile(r'^File "(?P<path>[^"]+)", line (?P<line>\d+):\n(?:.*\n)*?(?P<code>.*)\n\s*\^', re.MULTILINE)
+
+
+def compile_failure(bots: list[ExternalBot], error: Exception) -> str:
+    """One line for a numba compile error in the engine of `bots`: the bot whose own code the
+    error points at, numba's reason, and the bot's file:line and source line."""
+    text = str(error)
+    reason_lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("Failed in ")]
+    reason = reason_lines[0] if reason_lines else type(error).__name__
+    if reason.endswith(":") and len(reason_lines) > 1:  # e.g. "... found for signature:" and the signature
+        reason = f"{reason} {reason_lines[1].lstrip('>').strip()}"
+    own_lines = {  # the bots' own functions: not the kernels they call
+        bot.path: [_lines_of(function) for function in reached_functions([getattr(bot.bot, name) for name in BOT_FUNCTIONS])
+                   if not Path(inspect.getfile(function.py_func)).resolve().is_relative_to(KERNELS)]
+        for bot in bots
+    }  # fmt: skip
+    for match in _QUOTED_LINE.finditer(text):
+        path, line = os.path.abspath(match["path"]), int(match["line"])
+        for bot_path, ranges in own_lines.items():
+            if any(path == file and line in lines for file, lines in ranges):
+                place = f"{Path(path).name}:{line}: {match['code'].strip()}"
+                return f"policy {bot_path} does not compile: {reason} ({place})"
+    labels = ", ".join(dict.fromkeys(bot.path for bot in bots))
+    return f"an external bot does not compile: {reason} (bots: {labels})"
 
 
 class _EngineLocator(_CacheLocator):
