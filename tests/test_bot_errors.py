@@ -85,6 +85,7 @@ def test_a_bot_that_does_not_compile_names_its_file_and_line(tmp_path):
                     "--out", tmp_path / "run", "--quiet")  # fmt: skip
     one_line(result, 1, "policy broken_bots:DoesNotCompile does not compile: No implementation of function",
              f'({BROKEN}:{line}: return legal + "a card")')  # fmt: skip
+    assert not (tmp_path / "run").exists()  # the failed run removed what it wrote
 
 
 def test_tournament_names_its_game_and_deal(tmp_path):
