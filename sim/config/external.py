@@ -235,12 +235,12 @@ def _read_values(function: Dispatcher) -> list[tuple[str, object]]:
     source = function.py_func
     names = _global_names(source.__code__)
     read = [(name, source.__globals__[name]) for name in sorted(names) if name in source.__globals__]
-    attributes = [
+    attributes = [  # module.NAME, Class.function(...): co_names holds the attribute names too
         (f"{name}.{attribute}", getattr(value, attribute))
         for name, value in read
-        if isinstance(value, types.ModuleType)
+        if isinstance(value, (types.ModuleType, type))
         for attribute in sorted(names)
-        if isinstance(getattr(value, attribute, None), Dispatcher)  # module.function(...)
+        if hasattr(value, attribute)
     ]
     cells = [(f"<closure {index}>", cell.cell_contents) for index, cell in enumerate(source.__closure__ or ())]
     return read + attributes + cells
