@@ -305,10 +305,11 @@ def execute(
     job = ChunkJob(kind, record["config"], str(directory.path.absolute()), threads)
     try:
         executor.run(job, todo, on_chunk)
-    except (BotError, ConfigError):
-        # A bot failed (or the configuration proved unplayable) before the run recorded a
-        # chunk: a new run then leaves nothing behind, so that the same command can run again.
-        # A run with recorded chunks stays resumable, as after Ctrl-C.
+    except BotError:
+        # A bot failed before the run recorded a chunk: a new run then leaves nothing behind,
+        # so that the same command can run again once the bot is fixed. A run with recorded
+        # chunks stays resumable, as after Ctrl-C (and so does one stopped by a Dask worker
+        # that cannot import a bot: a ConfigError, fixed on the workers, then --resume).
         if not record["resumed"]:
             with contextlib.suppress(OSError):
                 directory.discard(record)
