@@ -120,7 +120,7 @@ def legal_text(decision: int, legal: int) -> str:
     if decision == state.DECIDE_CARD:
         return ", ".join(format_card(card) for card in mask_to_cards(legal))
     actions = [action for action in range(legal.bit_length()) if (legal >> action) & 1]
-    return ", ".join(SUIT_NAMES[suit] if decision == state.DECIDE_TRUMP else str(suit) for suit in actions)
+    return ", ".join(SUIT_NAMES[action] if decision == state.DECIDE_TRUMP else str(action) for action in actions)
 
 
 def replay_failure(policies: list[Policy], seed: int, game: int, rules: Rules) -> GameFailure:
@@ -194,14 +194,15 @@ def in_slices(total: int, first_size: int, run_slice: Callable[[int, int], None]
 def play_in_slices(policies: list[Policy], seed: int, game_ids: np.ndarray, rules: Rules, results: tuple) -> None:
     """play_games in slices (in_slices). The games do not depend on the split (each is a pure
     function of its seed and id); a slice's results are views into `results`. A policy that
-    fails stops the run with a GameFailure naming the first game (in id order) it failed in."""
+    fails stops the run with a GameFailure naming the first game (in the order of game_ids) it
+    failed in, whatever the thread count."""
     rules_record, sizes, arrays = rules.to_record(), rules.round_sizes_array(), policy_arrays(policies)
 
     def play(start: int, stop: int) -> None:
         failed = call_kernel(play_games, policies, seed, game_ids[start:stop], rules_record, sizes, arrays,
                              tuple(result[start:stop] for result in results))  # fmt: skip
         if failed != NO_FAILURE:
-            # The first failing game of the run: every earlier slice played through.
+            # The first failing game: every earlier slice, and every earlier block, played through.
             raise replay_failure(policies, seed, int(game_ids[start + failed]), rules)
 
     in_slices(game_ids.shape[0], max(1, numba.get_num_threads()) * FIRST_SLICE_BLOCKS, play)
