@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from kernels.bits import lowest_bit
-from kernels.games import new_workspace, seated_policies
+from kernels.games import NO_FAILURE, new_workspace, seated_policies
 from kernels.policies.dispatch import decide
 from kernels.posterior import new_work, prepare, sample_deal
 from kernels.rng import STREAM_DEAL, STREAM_DECISIONS, STREAM_PILOT, seed_stream
@@ -237,18 +237,38 @@ def estimate_tricks(seed, first_sample, rules, situation, policies, candidates, 
 
     rules and situation are one-record arrays (a parallel kernel cannot take a bare record).
     Samples are independent, so neither the blocking over threads nor a split of the samples
-    into several calls changes a result."""
+    into several calls changes a result. Returns the index of the first sample in which a
+    policy failed, or NO_FAILURE."""
     tricks, weights, proposals = results
     n_samples = tricks.shape[0]
     n_blocks = (n_samples + SAMPLES_PER_BLOCK - 1) // SAMPLES_PER_BLOCK
     models, infer = inference
+    failures = np.empty(n_blocks, dtype=np.int64)
     for block in prange(n_blocks):
         block_situation = situation[0]
         model = models[0]
         memories = new_estimate_memory(seed, rules[0], block_situation, policies, model, infer)
         # A thread-local copy: shared arrays would make every reference count contended.
         block_candidates = candidates.copy()
-        for i in range(block * SAMPLES_PER_BLOCK, min(n_samples, (block + 1) * SAMPLES_PER_BLOCK)):
-            sample_results = (tricks[i], weights[i : i + 1], proposals[i : i + 1])
-            sample_key = (seed, first_sample + i)
-            estimate_sample(sample_key, block_candidates, block_situation, (model, infer), memories, sample_results)
+        start, stop = block * SAMPLES_PER_BLOCK, min(n_samples, (block + 1) * SAMPLES_PER_BLOCK)
+        failures[block] = estimate_block(seed, first_sample, start, stop, block_candidates, block_situation,
+                                         (model, infer), memories, results)  # fmt: skip
+    for block in range(n_blocks):
+        if failures[block] != NO_FAILURE:
+            return failures[block]
+    return NO_FAILURE
+
+
+@njit(cache=True)
+def estimate_block(seed, first_sample, start, stop, candidates, situation, inference, memories, results):
+    """estimate_sample for samples start..stop-1 of the call; returns the index of the first
+    that failed (a policy raised or answered illegally), which ends the block, or NO_FAILURE
+    (caught here for the reason kernels.games.play_block gives)."""
+    tricks, weights, proposals = results
+    for i in range(start, stop):
+        sample_results = (tricks[i], weights[i : i + 1], proposals[i : i + 1])
+        try:
+            estimate_sample((seed, first_sample + i), candidates, situation, inference, memories, sample_results)
+        except Exception:  # numba cannot bind it
+            return i
+    return NO_FAILURE

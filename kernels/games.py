@@ -123,11 +123,28 @@ def begin_game(game_key, rules, workspace):
 
 
 GAMES_PER_BLOCK = 64  # games a thread plays with one workspace
+NO_FAILURE = -1
+
+
+@njit(cache=True)
+def play_block(seed, game_ids, start, stop, rules, round_sizes, workspace, results):
+    """Play game_ids[start:stop] into results[*][start:stop]; return the index of the first game
+    that failed (a policy raised, or answered illegally: kernels.round_state.checked), which ends
+    the block, or NO_FAILURE. The failure is caught here because numba drops an exception raised
+    in a parallel loop by any thread but the calling one: the games would be left unplayed
+    without a word."""
+    for i in range(start, stop):
+        try:
+            play_game((seed, game_ids[i]), rules, round_sizes, workspace, results, i)
+        except Exception:  # numba cannot bind it: replay_game raises it again
+            return i
+    return NO_FAILURE
 
 
 @njit(cache=True, parallel=True, nogil=True)
 def play_games(seed, game_ids, rules, round_sizes, policies, results):
     """Play game_ids[i] into results[*][i] for every i, in parallel over blocks of games.
+    Returns the index of the first game that failed (replay_game tells why), or NO_FAILURE.
 
     rules is a one-record RULES_DTYPE array (a parallel kernel cannot take a bare record).
     results = (round records [games, rounds], seat records [games, rounds, players],
@@ -136,11 +153,24 @@ def play_games(seed, game_ids, rules, round_sizes, policies, results):
     nogil: the caller's writer threads convert and write earlier chunks meanwhile."""
     n_games = game_ids.shape[0]
     n_blocks = (n_games + GAMES_PER_BLOCK - 1) // GAMES_PER_BLOCK
+    failures = np.empty(n_blocks, dtype=np.int64)
     for block in prange(n_blocks):
         table_rules = rules[0]
         workspace = new_workspace(table_rules, policies)
         # A thread-local copy: an array shared by threads puts its reference count on a
         # contended cache line.
         block_round_sizes = round_sizes.copy()
-        for i in range(block * GAMES_PER_BLOCK, min(n_games, (block + 1) * GAMES_PER_BLOCK)):
-            play_game((seed, game_ids[i]), table_rules, block_round_sizes, workspace, results, i)
+        start, stop = block * GAMES_PER_BLOCK, min(n_games, (block + 1) * GAMES_PER_BLOCK)
+        failures[block] = play_block(seed, game_ids, start, stop, table_rules, block_round_sizes, workspace, results)
+    for block in range(n_blocks):
+        if failures[block] != NO_FAILURE:
+            return failures[block]
+    return NO_FAILURE
+
+
+@njit(cache=True)
+def replay_game(seed, game, rules, round_sizes, workspace_storage, results):
+    """Play game `game` into results slot 0 on the given workspace, in the calling thread, so
+    that a failure raises its exception (play_games only says which game failed) and leaves
+    the workspace's round at the failing decision."""
+    play_game((seed, game), rules[0], round_sizes, workspace_storage, results, 0)

@@ -263,10 +263,20 @@ def restart_bidding(table, seats):
 # --- the driver -------------------------------------------------------------------------
 
 
+class IllegalAction(ValueError):
+    """A policy answered `choice`, which is not a set bit of the legal mask. Raised before the
+    answer is applied: the round's state still shows the decision (phase, seat to act, legal
+    set), which the caller reads to describe it."""
+
+    def __init__(self, choice):
+        super().__init__(f"a policy chose the illegal action {choice}")
+        self.choice = choice
+
+
 @njit(cache=True, inline="always")
 def checked(choice, legal):
     if choice < 0 or (legal >> choice) & 1 == 0:
-        raise ValueError("a policy chose an illegal action")
+        raise IllegalAction(choice)
     return choice
 
 

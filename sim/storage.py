@@ -202,10 +202,18 @@ class RunLock:
     def __init__(self, directory: Path):
         self.path = directory / LOCK_FILE
         self.fd: int | None = None
+        self.created = False  # this process created the lock file
 
     def acquire(self) -> None:
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, FILE_MODE)
+            created = True
+        except FileExistsError:
+            created = False
+            try:
+                fd = os.open(self.path, os.O_RDWR, FILE_MODE)
+            except OSError as error:
+                raise ConfigError(f"cannot write to {self.path.parent}: {error.strerror or error}") from None
         except OSError as error:
             raise ConfigError(f"cannot write to {self.path.parent}: {error.strerror or error}") from None
         try:
@@ -224,6 +232,7 @@ class RunLock:
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self.fd = fd
+        self.created = created
 
     def release(self) -> None:
         if self.fd is not None:
@@ -322,6 +331,7 @@ class RunDirectory:
         self.run_file = self.path / RUN_FILE
         self.journal = self.path / JOURNAL_FILE
         self.lock = RunLock(self.path)
+        self.created: list[Path] = []  # the directories acquire() created, innermost first
 
     # -- checks before anything is written -------------------------------------------------
     def check_place(self) -> None:
@@ -374,6 +384,10 @@ class RunDirectory:
     # -- the lock ----------------------------------------------------------------------------
     def acquire(self) -> None:
         """Create the directory if need be and take its lock (ConfigError if another run holds it)."""
+        missing = self.path
+        while not missing.exists() and missing != missing.parent:
+            self.created.append(missing)
+            missing = missing.parent
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -411,6 +425,36 @@ class RunDirectory:
                         stream.truncate(data.rfind(b"\n") + 1)
         except OSError as error:
             raise RunError(f"preparing {self.path} failed: {error.strerror or error}") from None
+
+    def discard(self, record: dict) -> bool:
+        """Remove the new run `record` that failed before it recorded a chunk (the lock held):
+        exactly what it wrote (its parts, which carry its fingerprint, temporaries, the journal,
+        run.json last), its table directories when empty, and the lock file and directories it
+        created. A previous run (--overwrite) was already replaced by begin(); a file anyone else
+        put there stays. False (nothing removed) when a chunk was recorded: the run stays
+        resumable, as after Ctrl-C."""
+        entries, torn = self.read_journal(record["run_id"])
+        if entries or torn:
+            return False
+        self.remove_stray_temporaries()
+        for table in self.tables:
+            for part in (self.path / table).glob("part-*.parquet"):
+                with contextlib.suppress(OSError, pa.ArrowException):
+                    if PART_NAME.fullmatch(part.name) and part.is_file() and not part.is_symlink():
+                        if (pq.read_metadata(part).metadata or {}).get(RUN_KEY) == record["fingerprint"].encode():
+                            _unlink(part)
+        _unlink(self.journal)
+        _unlink(self.run_file)
+        for table in self.tables:
+            with contextlib.suppress(OSError):
+                (self.path / table).rmdir()  # only if empty
+        if self.lock.created:
+            # Still locked while it goes: a run starting now finds it locked, or no lock file.
+            _unlink(self.lock.path)
+        for directory in self.created:
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        return True
 
     def remove_wizard_files(self, keep_parts: bool) -> None:
         """Remove what wizard-sim writes and nothing else: temporaries, and unless keep_parts the

@@ -77,7 +77,7 @@ def test_broken_bots_are_one_line_errors(tmp_path, policy, message):
 
 
 def test_illegal_action_is_reported(tmp_path):
-    with pytest.raises(BotError, match="chose an illegal action"):
+    with pytest.raises(BotError, match="policy broken_bots:IllegalPlayer chose card 2C for seat 0"):
         run_games(Rules(players=3, rounds=(5,)), "broken_bots:IllegalPlayer,random,random", seed=1, games=20)
 
 
@@ -90,3 +90,13 @@ def test_estimate_with_an_external_bot():
     again = sim.estimate("W AS KH", trump="3H", players=3, position=0, opponents="greedy_bot:GreedyBot",
                          policy="greedy_bot:GreedyBot", samples=300, seed=2)  # fmt: skip
     pd.testing.assert_frame_equal(frame, again)
+
+
+@pytest.mark.parametrize("command, options", [("simulate", ["--policy"]), ("tournament", ["--policies"]),
+                                              ("estimate", ["--opponents", "--policy"]), ("demo", ["--policy"])])  # fmt: skip
+def test_help_shows_the_module_object_form(command, options):
+    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0
+    for option in options:
+        line = next(line for line in result.output.splitlines() if line.lstrip("│ ").startswith(f"{option} "))
+        assert "module:Object" in line and "numba bot" in line and "Python policy" in line, line

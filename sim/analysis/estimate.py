@@ -17,6 +17,7 @@ from kernels import posterior
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, NO_CARD, NO_SUIT, RANKS_PER_SUIT
 from kernels.estimate import SITUATION_DTYPE, estimate_tricks, observed_seats, seat_legal_bids
 from kernels.estimate_steps import likelihood_work
+from kernels.games import NO_FAILURE
 from kernels.policies import heuristic
 from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
 from kernels.state import MAX_PLAYERS, NO_BID
@@ -29,7 +30,7 @@ from sim.config.cards import (
     parse_card,
     parse_cards,
 )
-from sim.config.errors import ConfigError
+from sim.config.errors import BotError, ConfigError
 from sim.config.limits import check_totals
 from sim.analysis.estimate_bots import BotEstimate, BotInference, evaluated_decisions
 from sim.config.policies import (
@@ -608,8 +609,11 @@ def run_estimate(
 
         def estimate_slice(start: int, stop: int) -> None:
             results = (tricks[start:stop], weights[start:stop], proposals[start:stop])
-            call_kernel(estimate_tricks, policies, seed, start, rules_record, situation_record, arrays, candidates,
-                        (model, bool(infer)), results)  # fmt: skip
+            failed = call_kernel(estimate_tricks, policies, seed, start, rules_record, situation_record, arrays,
+                                 candidates, (model, bool(infer)), results)  # fmt: skip
+            if failed != NO_FAILURE:
+                labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
+                raise BotError(f"a policy failed in sample {start + failed} of the estimate (policies: {labels})")
 
         # In slices of about a quarter second, so Ctrl-C stops it promptly; samples do not depend on the split.
         in_slices(samples, FIRST_SLICE_SAMPLES, estimate_slice)

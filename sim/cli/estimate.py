@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from sim.analysis.estimate import BidEstimate, run_estimate
-from sim.cli.terminal import console, fail
+from sim.cli.terminal import POLICY_FORMS, console, fail
 from sim.config.errors import BotError, ConfigError
 
 
@@ -101,17 +101,10 @@ def estimate_command(
         str, typer.Option(help="Score pad by bidding position, e.g. 40,-10,0,20 (default 0s; for --even-bids leader).")
     ] = "",
     opponents: Annotated[
-        str,
-        typer.Option(
-            help="Opponents' policy, or one per opponent in bidding order: a built-in policy, or module:Object "
-            "(a Python policy or a numba bot; a Python bidder's own answers are what inference conditions on).",
-        ),
+        str, typer.Option(help=f"Opponents' policy, or one per opponent in bidding order: each {POLICY_FORMS}.")
     ] = "heuristic",
     policy: Annotated[
-        str,
-        typer.Option(
-            help="The policy this seat plays with (it plays to make each bid): a built-in policy or module:Object."
-        ),
+        str, typer.Option(help=f"The policy this seat plays with (it plays to make each bid): {POLICY_FORMS}.")
     ] = "heuristic",
     samples: Annotated[int, typer.Option(help="Sampled deals of the unseen cards.")] = 100_000,
     seed: Annotated[int, typer.Option(help="Seed of the sampled deals and random decisions.")] = 0,

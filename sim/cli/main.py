@@ -11,10 +11,12 @@ import typer
 from rich.table import Table
 
 from sim.cli.estimate import estimate_command
+from sim.cli.options import first_dealer_option, rules_from_options
+from sim.cli.play import play_command
 from sim.cli.progress import GameProgress
 from sim.cli.report import report_command
 from sim.cli.verify import verify_command
-from sim.cli.terminal import OneLineErrors, console, fail
+from sim.cli.terminal import POLICY_FORMS, OneLineErrors, console, fail
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
 from sim.config.errors import BotError, ConfigError
 from sim.config.policies import is_external, parse_policies, split_policy_list
@@ -58,7 +60,9 @@ def main(
 def demo(
     players: Annotated[int, typer.Option(help="Players at the table, 3..6.")] = 4,
     games: Annotated[int, typer.Option(help="Full games to play.")] = 20000,
-    policy: Annotated[str, typer.Option(help="One policy, or a comma list with one per seat.")] = "heuristic,random,random,random",
+    policy: Annotated[
+        str, typer.Option(help=f"One policy, or a comma list with one per seat: each {POLICY_FORMS}.")
+    ] = "heuristic,random,random,random",
     seed: Annotated[int, typer.Option(help="Run seed.")] = 7,
 ) -> None:
     """Play a batch of full games and print per-policy results and one sample round.
@@ -107,17 +111,6 @@ def demo(
             f"  seat {seat}: {format_hand(int(result['hand'])):<40} bid {result['bid']} "
             f"took {result['tricks']} score {result['score']:+d}"
         )
-
-
-def first_dealer_option(text: str) -> str | int:
-    text = text.strip()
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 6 else text
-
-
-def rules_from_options(players: int, rounds: Optional[str], bidding: str, even_bids: str, first_dealer: str) -> Rules:
-    Rules(players)  # players first: the round sizes depend on it
-    sizes = parse_rounds(rounds, players) if rounds is not None else None
-    return Rules(players, sizes, bidding, even_bids, first_dealer_option(first_dealer))
 
 
 def stored_options(config) -> dict:
@@ -294,6 +287,8 @@ SIMULATE_EPILOG = """Examples:
 
   wizard-sim simulate --games 50000 --policy heuristic:aggression=1.1 --bidding hidden --log-plays --out runs/hidden
 
+  wizard-sim simulate --games 10000 --policy greedy_bot:GreedyBot,heuristic,random,random --out runs/bot      (module:Object: a bot of yours, here GreedyBot in greedy_bot.py)
+
   wizard-sim simulate --out results/runs/h4 --resume      (finish an interrupted run)
 
   wizard-sim simulate --games 10000000 --policy heuristic --seed 7 --out /shared/runs/h4 --engine dask --scheduler tcp://HOST:8786
@@ -308,7 +303,7 @@ def simulate_command(
     players: PlayersOption = None,
     policy: Annotated[
         Optional[str],
-        typer.Option(help="One policy for every seat or a comma list, one per seat; parameters as name:key=value. [default: heuristic]", show_default=False),
+        typer.Option(help=f"One policy for every seat or a comma list, one per seat: each {POLICY_FORMS}. [default: heuristic]", show_default=False),
     ] = None,
     rounds: RoundsOption = None,
     bidding: BiddingOption = None,
@@ -406,6 +401,8 @@ TOURNAMENT_EPILOG = """Examples:
 
   wizard-sim tournament --policies heuristic,random,random --players 3 --no-duplicate --games 50000 --out runs/plain
 
+  wizard-sim tournament --policies greedy_bot:GreedyBot,heuristic,random,random --games 2000 --out runs/bot      (module:Object: a bot of yours)
+
   wizard-sim tournament --out DIR --resume      (finish an interrupted tournament)
 
 Duplicate deals (default): every deal is played once per seat rotation; in rotation k seat s is
@@ -416,7 +413,7 @@ played by the policy listed at (s + k) mod N. --games counts deals."""
 def tournament_command(
     out: OutOption,
     policies: Annotated[
-        Optional[str], typer.Option(help="One policy per seat, comma separated; parameters as name:key=value.", show_default=False)
+        Optional[str], typer.Option(help=f"One policy per seat, comma separated: each {POLICY_FORMS}.", show_default=False)
     ] = None,
     games: Annotated[
         Optional[int], typer.Option(help="Deals, >= 1; with duplicate deals each is played once per rotation.", show_default=False)
@@ -490,3 +487,4 @@ def tournament_command(
 
 app.command("report", cls=OneLineErrors)(report_command)
 app.command("verify", cls=OneLineErrors)(verify_command)
+app.command("play", cls=OneLineErrors)(play_command)

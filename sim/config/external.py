@@ -12,28 +12,45 @@ float64 parameter row, `generator` the game's seeded random stream (kernels.rng.
 kernels.rng.uniform) — use nothing else, so runs stay reproducible.
 
 The built-in engine is compiled once and cached; a run with external bots compiles a copy of
-the engine whose policy dispatch also knows the bots (no cache: it depends on their code).
-The copy is made by rebinding: every jitted function that calls the dispatch, directly or
-through other jitted functions, is recompiled from its Python source with the new dispatch.
+the engine whose policy dispatch also knows the bots. The copy is made by rebinding: every
+jitted function that calls the dispatch, directly or through other jitted functions, is
+recompiled from its Python source with the new dispatch. The copies are cached on disk
+(engine_cache), so only the first process with a given set of bots pays the compile.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib
+import importlib.util
+import inspect
+import marshal
+import os
+import re
 import sys
+import tempfile
 import types
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
+import numpy as np
 from numba import njit
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache, _CacheLocator
 from numba.core.dispatcher import Dispatcher
+from numba.misc.appdirs import AppDirs
 
 from kernels.policies import dispatch
-from kernels.state import DECIDE_BID, DECIDE_TRUMP, MAX_PARAMS
+from kernels.state import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, MAX_PARAMS
 from sim.config.errors import BotError, ConfigError
 from sim.config.python_policy import PythonBot, is_python_policy, load_python_bot
+from sim.config.python_policy import _error_text as error_text
 
 BOT_FUNCTIONS = ("bid", "choose_trump", "play")
+BOT_FUNCTION_OF_DECISION = {DECIDE_BID: "bid", DECIDE_TRUMP: "choose_trump", DECIDE_CARD: "play"}
 FIRST_EXTERNAL_ID = 100  # ids of external bots in one run: 100, 101, ...
+CACHE_DIR_VARIABLE = "WIZARD_SIM_CACHE_DIR"  # where compiled bot engines are kept
+KERNELS = Path(inspect.getfile(dispatch)).resolve().parent.parent  # the kernels package
 
 
 @dataclass(frozen=True)
@@ -64,11 +81,14 @@ def load_bot(path: str) -> ExternalBot | PythonBot:
         module = importlib.import_module(module_name)
         bot = getattr(module, object_name, None)
     except ImportError as error:
-        raise ConfigError(f"cannot import policy module {module_name!r}: {error}") from None
+        # The module itself not found, or one of its own imports failing (a missing dependency).
+        own = isinstance(error, ModuleNotFoundError) and _names_module(error, module_name)
+        text = str(error) if own else _import_error_text(error, module_name)
+        raise ConfigError(f"cannot import policy module {module_name!r}: {text}") from None
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # SystemExit too: a bot module must not end the run
-        raise BotError(f"importing policy module {module_name!r} failed: {type(error).__name__}: {error}") from None
+        raise BotError(f"importing policy module {module_name!r} failed: {_import_error_text(error, module_name)}") from None
     if bot is None:
         raise ConfigError(f"module {module_name!r} has no {object_name!r}")
     if is_python_policy(bot):
@@ -84,6 +104,23 @@ def load_bot(path: str) -> ExternalBot | PythonBot:
     if len(parameters) > MAX_PARAMS:
         raise ConfigError(f"{path} has {len(parameters)} parameters; at most {MAX_PARAMS}")
     return ExternalBot(path, bot, parameters)
+
+
+def _names_module(error: ModuleNotFoundError, module_name: str) -> bool:
+    """Whether the module not found is the policy module (or a package on its path) itself."""
+    return error.name is not None and (module_name == error.name or module_name.startswith(error.name + "."))
+
+
+def _import_error_text(error: BaseException, module_name: str) -> str:
+    """`Type: message (file.py:line)` of an error raised while importing the policy module: the
+    deepest line of the module's own file (a syntax error: its line)."""
+    if isinstance(error, SyntaxError):
+        return f"{type(error).__name__}: {error.msg} ({Path(error.filename or '?').name}:{error.lineno})"
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):
+        spec = None
+    return error_text(error, spec.origin if spec and spec.origin else "")
 
 
 def _decide_with_bot(previous, bot: object, policy_id: int):
@@ -113,8 +150,9 @@ def _global_names(code: types.CodeType) -> set[str]:
     return names
 
 
-def rebind(function: Dispatcher, replacements: dict, memo: dict) -> Dispatcher:
-    """`function`, recompiled (uncached) wherever it reaches a replaced jitted function."""
+def rebind(function: Dispatcher, replacements: dict, memo: dict, cache: EngineCache | None = None) -> Dispatcher:
+    """`function`, recompiled wherever it reaches a replaced jitted function; a recompiled copy
+    of a cached function is cached in `cache` (if any)."""
     if function in replacements:
         return replacements[function]
     if function in memo:
@@ -125,7 +163,7 @@ def rebind(function: Dispatcher, replacements: dict, memo: dict) -> Dispatcher:
     for name in _global_names(source.__code__):
         value = source.__globals__.get(name)
         if isinstance(value, Dispatcher):
-            rebound = rebind(value, replacements, memo)
+            rebound = rebind(value, replacements, memo, cache)
             if rebound is not value:
                 overrides[name] = rebound
     if not overrides:
@@ -135,11 +173,250 @@ def rebind(function: Dispatcher, replacements: dict, memo: dict) -> Dispatcher:
     )
     copy.__qualname__ = source.__qualname__
     options = {key: value for key, value in function.targetoptions.items() if key != "nopython"}  # njit implies it
-    memo[function] = njit(**options)(copy)
-    return memo[function]
+    rebound = njit(**options)(copy)
+    if cache is not None and not isinstance(function._cache, NullCache):
+        cache.attach(rebound, function)
+    memo[function] = rebound
+    return rebound
 
 
-_ENGINES: dict[tuple[str, ...], tuple[dict, dict]] = {}
+# --- the on-disk cache of rebound engines -----------------------------------------------
+#
+# numba's own cache cannot hold a rebound copy: it files a function under its source file
+# and line, which the copy shares with the built-in original, and checks only that file.
+# An engine's entry is filed instead under a name made of the original's identity and the
+# bots' identity (their paths and files), and stamped with a digest of everything compiled
+# into it: the kernels package, the source files and global values the bots' jitted code
+# reaches, and the Python and numba versions. A changed stamp makes numba recompile (and
+# overwrite the entry), so an edited bot or kernel never loads a stale engine.
+
+
+def cache_directory() -> Path:
+    """$WIZARD_SIM_CACHE_DIR, else $NUMBA_CACHE_DIR/wizard-sim, else the user's cache
+    directory (~/.cache/wizard-sim on Linux); compiled bot engines go to its bot-engines/."""
+    if os.environ.get(CACHE_DIR_VARIABLE):
+        root = Path(os.environ[CACHE_DIR_VARIABLE])
+    elif numba.config.CACHE_DIR:
+        root = Path(numba.config.CACHE_DIR) / "wizard-sim"
+    else:
+        root = Path(AppDirs(appname="wizard-sim", appauthor=False).user_cache_dir)
+    return root.expanduser() / "bot-engines"
+
+
+@functools.lru_cache(maxsize=None)
+def _file_digest(path: str, modified: float, size: int) -> str:
+    """Keyed by the file's modification time and size too, so that an edit is read again."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _digest_of_file(path: str) -> str:
+    try:
+        status = os.stat(path)
+    except OSError:  # not a file (e.g. <string>): its code is known only by its bytecode
+        return "missing"
+    return _file_digest(path, status.st_mtime, status.st_size)
+
+
+def _value_digest(value: object) -> str | None:
+    """A digest of a global value numba freezes into compiled code (None: not such a value)."""
+    if isinstance(value, np.ndarray):
+        layout = f"{value.dtype.str}{value.shape}".encode()
+        return hashlib.sha256(layout + np.ascontiguousarray(value).tobytes()).hexdigest()
+    if isinstance(value, tuple):
+        parts = [_value_digest(item) for item in value]
+        return None if None in parts else hashlib.sha256(repr(parts).encode()).hexdigest()
+    if isinstance(value, (bool, int, float, complex, str, bytes, np.generic, np.dtype)):
+        return repr(value)
+    return None
+
+
+def _read_values(function: Dispatcher) -> list[tuple[str, object]]:
+    """The (name, value) of the globals, module attributes and closure cells `function` reads."""
+    source = function.py_func
+    names = _global_names(source.__code__)
+    read = [(name, source.__globals__[name]) for name in sorted(names) if name in source.__globals__]
+    attributes = [  # module.NAME, Class.function(...): co_names holds the attribute names too
+        (f"{name}.{attribute}", getattr(value, attribute))
+        for name, value in read
+        if isinstance(value, (types.ModuleType, type))
+        for attribute in sorted(names)
+        if hasattr(value, attribute)
+    ]
+    cells = [(f"<closure {index}>", cell.cell_contents) for index, cell in enumerate(source.__closure__ or ())]
+    return read + attributes + cells
+
+
+def reached_functions(functions: list[Dispatcher]) -> list[Dispatcher]:
+    """Every jitted function reached from `functions` (through globals, module attributes and
+    closures), `functions` first."""
+    reached: list[Dispatcher] = []
+    pending, seen = list(reversed(functions)), set()
+    while pending:
+        function = pending.pop()
+        if id(function) not in seen:
+            seen.add(id(function))
+            reached.append(function)
+            pending += reversed([value for _, value in _read_values(function) if isinstance(value, Dispatcher)])
+    return reached
+
+
+def reached_code(functions: list[Dispatcher]) -> tuple[set[str], list[str]]:
+    """The source files of every jitted function reached from `functions`, and a description
+    of their code and of the global values they read (numba freezes those into the compiled
+    code)."""
+    files: set[str] = set()
+    described: list[str] = []
+    for function in reached_functions(functions):
+        source = function.py_func
+        files.add(os.path.abspath(inspect.getfile(source)))
+        code = hashlib.sha256(marshal.dumps(source.__code__)).hexdigest()
+        described.append(f"{source.__qualname__}:{code}")
+        for name, value in _read_values(function):
+            if isinstance(value, types.FunctionType):  # e.g. numba.extending.register_jitable
+                files.add(os.path.abspath(inspect.getfile(value)))
+            elif not isinstance(value, Dispatcher) and (digest := _value_digest(value)) is not None:
+                described.append(f"{source.__qualname__}.{name}={digest}")
+    return files, described
+
+
+# --- a bot's failures, in one line ------------------------------------------------------
+
+
+def function_place(function: Dispatcher) -> str:
+    """`file.py:line` of a jitted function's `def` line (after its decorators)."""
+    source = function.py_func
+    try:
+        lines, first = inspect.getsourcelines(source)
+    except (OSError, TypeError):
+        lines, first = [], source.__code__.co_firstlineno
+    offset = next((index for index, line in enumerate(lines) if line.lstrip().startswith("def ")), 0)
+    return f"{Path(inspect.getfile(source)).name}:{first + offset}"
+
+
+def _lines_of(function: Dispatcher) -> tuple[str, range]:
+    source = function.py_func
+    try:
+        lines, first = inspect.getsourcelines(source)
+    except (OSError, TypeError):
+        lines, first = [], source.__code__.co_firstlineno
+    return os.path.abspath(inspect.getfile(source)), range(first, first + len(lines))
+
+
+# numba's compile errors quote each function of the failing chain as `File "path", line N:`
+# followed by its source line, innermost first.
+_QUOTED_LINE = re.compile(r'^File "(?P<path>[^"]+)", line (?P<line>\d+):\n(?:.*\n)*?(?P<code>.*)\n\s*\^', re.MULTILINE)
+
+
+def compile_failure(bots: list[ExternalBot], error: Exception) -> str:
+    """One line for a numba compile error in the engine of `bots`: the bot whose own code the
+    error points at, numba's reason, and the bot's file:line and source line."""
+    text = str(error)
+    reason_lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("Failed in ")]
+    reason = reason_lines[0] if reason_lines else type(error).__name__
+    if reason.endswith(":") and len(reason_lines) > 1:  # e.g. "... found for signature:" and the signature
+        reason = f"{reason} {reason_lines[1].lstrip('>').strip()}"
+    own_lines = {  # the bots' own functions: not the kernels they call
+        bot.path: [_lines_of(function) for function in reached_functions([getattr(bot.bot, name) for name in BOT_FUNCTIONS])
+                   if not Path(inspect.getfile(function.py_func)).resolve().is_relative_to(KERNELS)]
+        for bot in bots
+    }  # fmt: skip
+    for match in _QUOTED_LINE.finditer(text):
+        path, line = os.path.abspath(match["path"]), int(match["line"])
+        for bot_path, ranges in own_lines.items():
+            if any(path == file and line in lines for file, lines in ranges):
+                place = f"{Path(path).name}:{line}: {match['code'].strip()}"
+                return f"policy {bot_path} does not compile: {reason} ({place})"
+    labels = ", ".join(dict.fromkeys(bot.path for bot in bots))
+    return f"an external bot does not compile: {reason} (bots: {labels})"
+
+
+class _EngineLocator(_CacheLocator):
+    """Where and under which stamp a rebound engine's entries are kept."""
+
+    def __init__(self, directory: Path, stamp: str, original: Dispatcher) -> None:
+        self._directory = str(directory)
+        self._stamp = stamp
+        self._py_file = inspect.getfile(original.py_func)  # named in numba's can't-cache warnings
+
+    def get_cache_path(self) -> str:
+        return self._directory
+
+    def get_source_stamp(self) -> str:
+        return self._stamp
+
+    def get_disambiguator(self) -> str:
+        raise NotImplementedError  # the filename base is set whole by _EngineCacheImpl
+
+
+class _EngineCacheImpl(CompileResultCacheImpl):
+    def __init__(self, py_func, *, locator: _EngineLocator, filename_base: str) -> None:  # noqa: ANN001
+        # Not CacheImpl.__init__: it would look the locator up by the source file.
+        self._lineno = py_func.__code__.co_firstlineno
+        self._locator = locator
+        self._filename_base = filename_base
+
+
+class _EngineFunctionCache(FunctionCache):
+    def __init__(self, py_func, locator: _EngineLocator, filename_base: str) -> None:  # noqa: ANN001
+        self._impl_class = functools.partial(_EngineCacheImpl, locator=locator, filename_base=filename_base)
+        super().__init__(py_func)
+
+
+@dataclass(frozen=True)
+class EngineCache:
+    """The cache of one set of bots' engine: `name` tells the set apart from other sets (its
+    entries' file names), `stamp` whether an entry is up to date with the code."""
+
+    directory: Path
+    name: str
+    stamp: str
+
+    def attach(self, rebound: Dispatcher, original: Dispatcher) -> None:
+        """Cache `rebound`, the copy of `original`, here (as numba's enable_caching would)."""
+        source = original.py_func
+        module = Path(inspect.getfile(source)).stem
+        identity = f"{module}.{source.__qualname__}-{source.__code__.co_firstlineno}".replace("<", "").replace(">", "")
+        python = f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+        locator = _EngineLocator(self.directory, self.stamp, original)
+        rebound._cache = _EngineFunctionCache(rebound.py_func, locator, f"{identity}-{self.name}.{python}")
+
+
+def _writable(directory: Path) -> bool:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError:
+        return False
+    return True
+
+
+def engine_cache(bots: list[ExternalBot]) -> EngineCache | None:
+    """The on-disk cache of the engine of `bots` (None if the cache directory is not writable:
+    the engine is then compiled in every process, as without a cache)."""
+    directory = cache_directory()
+    if not _writable(directory):
+        return None
+    kernel_files = sorted(str(path) for path in KERNELS.rglob("*.py"))
+    identity, stamp = [], [f"numba {numba.__version__}", sys.version]
+    stamp += [f"{path}:{_digest_of_file(path)}" for path in kernel_files]
+    by_path = {bot.path: bot for bot in bots}
+    for path, policy_id in external_ids(bots).items():
+        files, values = reached_code([getattr(by_path[path].bot, name) for name in BOT_FUNCTIONS])
+        identity.append(f"{policy_id} {path} {sorted(files)}")
+        stamp += [f"{policy_id} {path}", *values]
+        stamp += [f"{file}:{_digest_of_file(file)}" for file in sorted(files)]
+    digest = hashlib.sha256("\n".join(identity).encode()).hexdigest()[:20]
+    return EngineCache(directory, digest, hashlib.sha256("\n".join(stamp).encode()).hexdigest())
+
+
+@dataclass
+class _Engine:
+    replacements: dict
+    memo: dict
+    cache: EngineCache | None
+
+
+_ENGINES: dict[tuple[str, ...], _Engine] = {}
 
 
 def external_ids(bots: list[ExternalBot]) -> dict[str, int]:
@@ -150,7 +427,8 @@ def external_ids(bots: list[ExternalBot]) -> dict[str, int]:
 
 def engine_with_bots(bots: list[ExternalBot], entry: Dispatcher) -> Dispatcher:
     """The kernel entry point `entry`, rebuilt so that each bot answers for its external id.
-    Compiled once per process and set of bots (the first call compiles: tens of seconds)."""
+    Compiled on the first call (tens of seconds) or loaded from the on-disk cache of an
+    earlier process with the same bots and code (engine_cache)."""
     ids = external_ids(bots)
     by_path = {bot.path: bot for bot in bots}
     key = tuple(ids)
@@ -158,6 +436,6 @@ def engine_with_bots(bots: list[ExternalBot], entry: Dispatcher) -> Dispatcher:
         decide = dispatch.decide
         for path, policy_id in ids.items():
             decide = _decide_with_bot(decide, by_path[path].bot, policy_id)
-        _ENGINES[key] = ({dispatch.decide: decide}, {})
-    replacements, memo = _ENGINES[key]
-    return rebind(entry, replacements, memo)
+        _ENGINES[key] = _Engine({dispatch.decide: decide}, {}, engine_cache(bots))
+    engine = _ENGINES[key]
+    return rebind(entry, engine.replacements, engine.memo, engine.cache)

@@ -29,7 +29,7 @@ from sim.storage import (
     versions,
 )
 from sim.runs.games import set_threads
-from sim.config.errors import ConfigError
+from sim.config.errors import BotError, ConfigError
 
 
 @dataclass
@@ -273,6 +273,8 @@ def reopen_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, RunD
         directory.release()
         raise
     return config, directory, record
+
+
 def execute(
     kind: type[ChunkedConfig],
     directory: RunDirectory,
@@ -301,7 +303,17 @@ def execute(
             on_progress(games_done, games_total)
 
     job = ChunkJob(kind, record["config"], str(directory.path.absolute()), threads)
-    executor.run(job, todo, on_chunk)
+    try:
+        executor.run(job, todo, on_chunk)
+    except BotError:
+        # A bot failed before the run recorded a chunk: a new run then leaves nothing behind,
+        # so that the same command can run again once the bot is fixed. A run with recorded
+        # chunks stays resumable, as after Ctrl-C (and so does one stopped by a Dask worker
+        # that cannot import a bot: a ConfigError, fixed on the workers, then --resume).
+        if not record["resumed"]:
+            with contextlib.suppress(OSError):
+                directory.discard(record)
+        raise
     directory.remove_stray_temporaries()  # of tasks that died (or were duplicated) mid-write
     record["finished"] = now()
     directory.save(record)

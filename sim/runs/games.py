@@ -8,13 +8,19 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from numba.core.errors import NumbaError
+
 from kernels import state
-from kernels.games import play_games
+from kernels.cards import N_CARDS
+from kernels.games import NO_FAILURE, new_workspace, play_games, replay_game
+from kernels.round_state import IllegalAction, current_seat, legal_actions
 from kernels.rules import draw_first_dealer as _draw_first_dealer
+from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards
 from sim.config.errors import BotError, ConfigError
-from sim.config.external import engine_with_bots
+from sim.config.external import BOT_FUNCTION_OF_DECISION, compile_failure, engine_with_bots, function_place
 from sim.config.limits import MAX_GAMES, check_count
 from sim.config.policies import Policy, external_bots, parse_policies, policy_arrays, python_seats
+from sim.config.python_policy import DECISION_NAMES
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 
@@ -50,38 +56,105 @@ def set_threads(threads: int | None) -> None:
     numba.set_num_threads(threads)
 
 
-def call_kernel(kernel, policies: list[Policy], *arguments) -> None:
-    """Call `kernel` (compiled with the external bots among `policies`, if any); a policy that
-    answers with an illegal action, or a bot that fails, becomes a BotError naming the policies."""
+def call_kernel(kernel, policies: list[Policy], *arguments):
+    """Call `kernel` (compiled with the external bots among `policies`, if any) and return its
+    result. A bot that does not compile is one BotError line naming it and its file:line; a
+    policy that fails at run time in a kernel that does not report its failures itself (see
+    play_in_slices) is one BotError line naming the policies."""
     bots = external_bots(policies)
-    if bots:
-        kernel = engine_with_bots(bots, kernel)
+    engine = engine_with_bots(bots, kernel) if bots else kernel
     # The kernels' parallel loops hand out their blocks one at a time instead of splitting
     # them evenly in advance, so a core slowed by other work does not hold up the others.
     # (Set here: calling set_parallel_chunksize inside a kernel would stop numba caching it.)
     labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
     previous_chunksize = numba.set_parallel_chunksize(1)
     try:
-        kernel(*arguments)
-    except (ValueError, SystemError) as error:
-        # kernels.games.checked: a policy broke the rules (numba wraps an exception raised in a
-        # parallel region in a SystemError whose cause is the original one).
-        cause = error if isinstance(error, ValueError) else error.__cause__
-        if not isinstance(cause, ValueError):
-            if bots:
-                raise BotError(f"an external bot failed: {type(error).__name__}: {error} (policies: {labels})") from None
+        return engine(*arguments)
+    except NumbaError as error:  # raised while compiling: a bot's typing (or lowering) error
+        if not bots:
             raise
-        raise BotError(f"{cause} (policies: {labels})") from None
+        raise BotError(compile_failure(bots, error)) from None
     except KeyboardInterrupt:
         raise
     except BaseException as error:
-        if not bots:
+        # numba wraps an exception raised in a parallel region in a SystemError whose cause is
+        # the original one.
+        cause = error.__cause__ if isinstance(error, SystemError) and error.__cause__ is not None else error
+        if not (bots or isinstance(cause, IllegalAction)):
             raise
-        # A bot's compile or run error (numba typing errors, exceptions, SystemExit).
-        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise BotError(f"an external bot failed: {type(error).__name__}: {first} (policies: {labels})") from None
+        raise BotError(f"a policy failed: {exception_text(cause)} (policies: {labels})") from None
     finally:
         numba.set_parallel_chunksize(previous_chunksize)
+
+
+def exception_text(error: BaseException) -> str:
+    """`Type: first line of the message`."""
+    message = str(error).strip()
+    return type(error).__name__ + (f": {message.splitlines()[0]}" if message else "")
+
+
+class GameFailure(BotError):
+    """A policy failed in game `game` of run_games: `what` says who did what at which decision,
+    `rest` the round and what was legal; `at(place)` is the message with the game described
+    as `place` (a tournament names its deal and seating)."""
+
+    def __init__(self, what: str, game: int, rest: str) -> None:
+        self.what, self.game, self.rest = what, game, rest
+        super().__init__(self.at(f"game {game}"))
+
+    def at(self, place: str) -> str:
+        return f"{self.what} in {place}{self.rest}"
+
+
+def action_text(decision: int, action: int) -> str:
+    """An answer to `decision` in card/bid notation: `card 7S`, `bid 2`, `trump hearts`."""
+    if decision == state.DECIDE_CARD:
+        return f"card {format_card(action)}" if 0 <= action < N_CARDS else f"card id {action} (not a card)"
+    if decision == state.DECIDE_BID:
+        return f"bid {action}"
+    return f"trump {SUIT_NAMES[action]}" if 0 <= action < len(SUIT_NAMES) else f"suit {action} (not a suit)"
+
+
+def legal_text(decision: int, legal: int) -> str:
+    """The legal set of `decision` in card/bid notation: `2H, 9H`, `0, 1, 3`, `clubs, hearts`."""
+    if decision == state.DECIDE_CARD:
+        return ", ".join(format_card(card) for card in mask_to_cards(legal))
+    actions = [action for action in range(legal.bit_length()) if (legal >> action) & 1]
+    return ", ".join(SUIT_NAMES[action] if decision == state.DECIDE_TRUMP else str(action) for action in actions)
+
+
+def replay_failure(policies: list[Policy], seed: int, game: int, rules: Rules) -> GameFailure:
+    """Why game `game` failed: play it again in this thread (its failure then raises) and read
+    the failing decision off the round's state, which a failure leaves as it was."""
+    rules_record, arrays = rules.to_record(), policy_arrays(policies)
+    workspace = new_workspace(rules_record[0], arrays)
+    bots = external_bots(policies)
+    engine = engine_with_bots(bots, replay_game) if bots else replay_game
+    try:
+        engine(seed, game, rules_record, rules.round_sizes_array(), workspace, empty_results(rules, 1, log_plays=False))
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:
+        failure = error
+    else:
+        labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
+        return GameFailure(f"a policy failed, but not when its game was played again (policies: {labels})", game, "")
+    table, seats = workspace[0]["table"], workspace[0]["seats"]
+    decision, seat, round_size = int(table["phase"]), int(current_seat(table)), int(table["round_size"])
+    rest = f", round of {round_size} card{'s' if round_size != 1 else ''}"
+    if seat == state.NO_SEAT:  # not at a decision: the engine itself failed
+        return GameFailure(f"the engine failed: {exception_text(failure)}", game, rest)
+    policy = policies[seat]
+    where = f"for seat {seat}'s {DECISION_NAMES[decision]} decision"
+    if isinstance(failure, IllegalAction):
+        legal = int(legal_actions(table, seats))
+        chose = action_text(decision, int(failure.choice))
+        legal_set = f"{rest}; legal: {legal_text(decision, legal)}"
+        return GameFailure(f"policy {policy.label} chose {chose} {where}", game, legal_set)
+    if policy.kind.bot is not None:  # the bot's own function for this decision raised
+        name = BOT_FUNCTION_OF_DECISION[decision]
+        where = f"in its {name} ({function_place(getattr(policy.kind.bot.bot, name))}) {where}"
+    return GameFailure(f"policy {policy.label} raised {exception_text(failure)} {where}", game, rest)
 
 
 MAX_RESULT_BYTES = 2**30  # results of one call of the kernels (a chunk is far smaller)
@@ -120,12 +193,17 @@ def in_slices(total: int, first_size: int, run_slice: Callable[[int, int], None]
 
 def play_in_slices(policies: list[Policy], seed: int, game_ids: np.ndarray, rules: Rules, results: tuple) -> None:
     """play_games in slices (in_slices). The games do not depend on the split (each is a pure
-    function of its seed and id); a slice's results are views into `results`."""
+    function of its seed and id); a slice's results are views into `results`. A policy that
+    fails stops the run with a GameFailure naming the first game (in the order of game_ids) it
+    failed in, whatever the thread count."""
     rules_record, sizes, arrays = rules.to_record(), rules.round_sizes_array(), policy_arrays(policies)
 
     def play(start: int, stop: int) -> None:
-        call_kernel(play_games, policies, seed, game_ids[start:stop], rules_record, sizes, arrays,
-                    tuple(result[start:stop] for result in results))  # fmt: skip
+        failed = call_kernel(play_games, policies, seed, game_ids[start:stop], rules_record, sizes, arrays,
+                             tuple(result[start:stop] for result in results))  # fmt: skip
+        if failed != NO_FAILURE:
+            # The first failing game: every earlier slice, and every earlier block, played through.
+            raise replay_failure(policies, seed, int(game_ids[start + failed]), rules)
 
     in_slices(game_ids.shape[0], max(1, numba.get_num_threads()) * FIRST_SLICE_BLOCKS, play)
 

@@ -24,12 +24,12 @@ import numpy as np
 import pyarrow as pa
 
 from kernels.seating import random_seatings
-from sim.config.errors import ConfigError
+from sim.config.errors import BotError, ConfigError
 from sim.config.policies import Policy, parse_policies, split_policy_list
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
 from sim.runs.executors import Executor, FinishedChunk, ProgressCallback, checked_executor, execute, reopen_run, start_run
-from sim.runs.games import GameBatch, empty_results, run_games
+from sim.runs.games import GameBatch, GameFailure, empty_results, run_games
 from sim.runs.simulation import check_run_size
 from sim.runs.statistics import normal_interval, policy_figures
 from sim.runs.tables import batch_tables, table_names
@@ -180,15 +180,20 @@ def play_chunk(config: TournamentConfig, first_deal: int, deals: int, threads: i
     else:
         unique_seatings, group_of_row = np.unique(seating, axis=0, return_inverse=True)
         groups = [(order, np.flatnonzero(group_of_row.ravel() == g)) for g, order in enumerate(unique_seatings)]
-    for order, rows in groups:
-        batch = run_games(
-            config.rules,
-            [config.policies[index] for index in order],
-            seed=config.seed,
-            game_ids=deal_of_row[rows],
-            log_plays=config.log_plays,
-            threads=threads,
-        )
+    for group, (order, rows) in enumerate(groups):
+        try:
+            batch = run_games(
+                config.rules,
+                [config.policies[index] for index in order],
+                seed=config.seed,
+                game_ids=deal_of_row[rows],
+                log_plays=config.log_plays,
+                threads=threads,
+            )
+        except GameFailure as failure:  # its game is the deal: name the tournament's game too
+            deal = failure.game
+            place = f"game {deal * rotations + group} (deal {deal})" if config.duplicate else f"game {deal}"
+            raise BotError(failure.at(place)) from None
         for target, source in zip(results, (batch.rounds, batch.seats, batch.games, batch.plays)):
             target[rows] = source
     if config.duplicate:

@@ -1,0 +1,51 @@
+"""How long `wizard-sim play`'s bid hint takes (docs/play.md, "Hints").
+
+    python benchmarks/bench_play_hint.py                       # 20,000 samples
+    python benchmarks/bench_play_hint.py --samples 50000
+
+One game per opponent kind (heuristic, mc, random at every other seat) of 4 players, the
+person at seat 2 answering like the heuristic, rounds of 1, 5, 10 and 15 cards; at each of
+the person's bids the bid hint (PlaySession.bid_hint) is timed on warm kernels (a first,
+untimed hint loads them).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import sim
+from kernels.state import DECIDE_BID
+from sim.analysis.play import PlayConfig, PlaySession
+from sim.config.policies import parse_policy
+
+ROUNDS = (1, 5, 10, 15)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=20_000)
+    parser.add_argument("--seed", type=int, default=5)
+    arguments = parser.parse_args()
+    heuristic = parse_policy("heuristic")
+    warm = PlaySession(PlayConfig.build(sim.Rules(4, (1,)), 0, "heuristic", 0, 0))
+    warm.advance()
+    warm.bid_hint(heuristic, 100)
+    print(f"bid hint, {arguments.samples:,} samples, 4 players, seat 2, seed {arguments.seed}")
+    print(f"{'opponents':>10} " + " ".join(f"{size:>4} cards" for size in ROUNDS))
+    for opponents in ("heuristic", "mc", "random"):
+        session = PlaySession(PlayConfig.build(sim.Rules(4, ROUNDS), 2, opponents, arguments.seed, 0))
+        seconds = []
+        while True:
+            session.advance()
+            if session.is_over():
+                break
+            if session.decision() == DECIDE_BID:
+                start = time.perf_counter()
+                session.bid_hint(heuristic, arguments.samples)
+                seconds.append(time.perf_counter() - start)
+            session.answer(session.policy_hint(heuristic))
+        print(f"{opponents:>10} " + " ".join(f"{value:>8.2f} s" for value in seconds))
+
+
+if __name__ == "__main__":
+    main()

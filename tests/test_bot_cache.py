@@ -1,0 +1,105 @@
+"""A numba bot's compiled engine is cached across processes (sim.config.external.engine_cache):
+a second process loads it instead of compiling, an edited bot is compiled afresh, two bots of
+the same name in different places never share an entry, and an unwritable cache directory
+only turns the cache off."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+
+from sim.config import external
+from sim.config.external import BOT_FUNCTIONS, ExternalBot, cache_directory, engine_cache
+
+ROOT = Path(__file__).resolve().parent.parent
+GREEDY = ROOT / "examples" / "greedy_bot.py"
+
+# One process: play a few games with the copied bot and report the engine's cache counters.
+PLAY = """
+import json
+from kernels.games import play_games
+from sim.config.external import engine_with_bots
+from sim.config.policies import external_bots
+from sim.config.rules import Rules
+from sim.runs.games import run_games
+
+batch = run_games(Rules(players=3, rounds=(2, 3)), "copied_bot:GreedyBot,random,random", seed=4, games=30)
+stats = engine_with_bots(external_bots(batch.policies), play_games).stats
+print(json.dumps({"hits": sum(stats.cache_hits.values()), "misses": sum(stats.cache_misses.values()),
+                  "bids": batch.seats["bid"][:, :, 0].tolist()}))
+"""
+
+
+def play_in_new_process(bots: Path, cache: Path) -> dict:
+    environment = {**os.environ, "PYTHONPATH": str(bots), external.CACHE_DIR_VARIABLE: str(cache)}
+    done = subprocess.run([sys.executable, "-c", PLAY], cwd=bots, env=environment, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_second_process_loads_the_engine_and_an_edit_recompiles_it(tmp_path):
+    bots, cache = tmp_path / "bots", tmp_path / "cache"
+    bots.mkdir()
+    bot_file = bots / "copied_bot.py"
+    bot_file.write_text(GREEDY.read_text())
+
+    first = play_in_new_process(bots, cache)
+    assert first["misses"] == 1 and first["hits"] == 0  # compiled, and saved
+    entries = sorted(path.name for path in (cache / "bot-engines").iterdir())
+    assert any(name.startswith("games.play_games-") and name.endswith(".nbi") for name in entries)
+
+    second = play_in_new_process(bots, cache)
+    assert second["hits"] == 1 and second["misses"] == 0  # loaded: nothing compiled
+    assert second["bids"] == first["bids"]
+
+    # A different bid rule in the same file: the stale engine must not be loaded.
+    source = bot_file.read_text()
+    assert "sure + params[MARGIN] * maybe" in source
+    bot_file.write_text(source.replace("sure + params[MARGIN] * maybe", "sure + maybe"))
+    edited = play_in_new_process(bots, cache)
+    assert edited["misses"] == 1 and edited["hits"] == 0
+    assert edited["bids"] != first["bids"]
+    # The edit replaced the bot's entries instead of adding new ones.
+    assert sorted(path.name for path in (cache / "bot-engines").iterdir()) == entries
+
+
+def load_copy(directory: Path, module_name: str) -> ExternalBot:
+    """greedy_bot.py copied to `directory` and imported under `module_name`, named
+    copied_bot:GreedyBot whatever its directory (as two projects could name their bots)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "copied_bot.py"
+    if not path.exists():
+        path.write_text(GREEDY.read_text())
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert all(hasattr(module.GreedyBot, name) for name in BOT_FUNCTIONS)
+    return ExternalBot("copied_bot:GreedyBot", module.GreedyBot, (("margin", 0.5),))
+
+
+def test_cache_names_and_stamps(tmp_path, monkeypatch):
+    monkeypatch.setenv(external.CACHE_DIR_VARIABLE, str(tmp_path / "cache"))
+    here = engine_cache([load_copy(tmp_path / "a", "copy_a")])
+    again = engine_cache([load_copy(tmp_path / "a", "copy_a_again")])
+    elsewhere = engine_cache([load_copy(tmp_path / "b", "copy_b")])
+    assert here == again
+    assert elsewhere.name != here.name  # two bots of the same name: two entries
+    (tmp_path / "a" / "copied_bot.py").write_text(GREEDY.read_text().replace("KING = ACE - 1", "KING = ACE"))
+    edited = engine_cache([load_copy(tmp_path / "a", "copy_a_edited")])
+    assert edited.name == here.name and edited.stamp != here.stamp  # same entry, out of date
+
+
+def test_cache_directory_and_unwritable_fallback(tmp_path, monkeypatch):
+    monkeypatch.delenv(external.CACHE_DIR_VARIABLE, raising=False)
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "numba"))
+    assert cache_directory() == tmp_path / "numba" / "wizard-sim" / "bot-engines"
+    monkeypatch.setenv(external.CACHE_DIR_VARIABLE, str(tmp_path / "mine"))
+    assert cache_directory() == tmp_path / "mine" / "bot-engines"
+    (tmp_path / "a file").write_text("")
+    monkeypatch.setenv(external.CACHE_DIR_VARIABLE, str(tmp_path / "a file"))
+    assert engine_cache([load_copy(tmp_path / "a", "copy_unwritable")]) is None  # compiled, not cached
