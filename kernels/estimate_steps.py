@@ -26,7 +26,7 @@ from kernels.bits import at
 from kernels.cards import N_CARDS
 from kernels.estimate import deal_sample, new_estimate_memory, new_known_memory, start_sample_round
 from kernels.game_state import APPLIED, apply_answer, apply_flat_action, observe
-from kernels.games import seated_policies
+from kernels.games import NO_FAILURE, seated_policies
 from kernels.observation import encode_observation, flat_action, write_action_mask
 from kernels.policies.dispatch import decide
 from kernels.posterior import new_work, prepare, sample_deal
@@ -112,7 +112,7 @@ def step_rollout(state, asks, action):
     to its next decision (returned, as advance_rollout)."""
     if action == DELEGATED:
         play_seated(state, current_seat(state.workspace.table))
-    elif apply_flat_action(state, action) != APPLIED:
+    elif apply_flat_action(state, action) != APPLIED:  # the caller checks its answers first
         raise ValueError("an illegal answer reached estimate's rollouts")
     return advance_rollout(state, asks)
 
@@ -132,25 +132,36 @@ def report_turn(state, seat, i, outputs):
 def start_block(states, rollouts, situation, asks, outputs, rows):
     """start_rollout for rollouts rows = (first, stop); rollouts = (seed, samples [n], game
     ids [n], candidates [n], hands [n, MAX_PLAYERS]); situation a one-record array; outputs as
-    in report_turn."""
+    in report_turn. Returns the first rollout in which a seated policy failed (raised, or
+    answered illegally), which ends the block and stays at the failing decision, or
+    NO_FAILURE (caught here for the reason kernels.games.play_block gives)."""
     seed, samples, games, candidates, hands = rollouts
     block_situation = situation[0]
     block_asks = asks.copy()  # thread-local: a shared array's reference count is contended
     for i in range(rows[0], rows[1]):
         rollout = (seed, samples[i], games[i], candidates[i])
-        seat = start_rollout(states[i], rollout, block_situation, hands[i], block_asks)
+        try:
+            seat = start_rollout(states[i], rollout, block_situation, hands[i], block_asks)
+        except Exception:  # numba cannot bind it
+            return i
         report_turn(states[i], seat, i, outputs)
+    return NO_FAILURE
 
 
 @njit(cache=True)
 def step_block(states, asks, actions, outputs, rows):
     """step_rollout for every rollout i of rows = (first, stop) with actions[i] !=
-    NO_ANSWER; outputs as in report_turn."""
+    NO_ANSWER; outputs as in report_turn. Returns the first failed rollout or NO_FAILURE, as
+    start_block."""
     block_asks = asks.copy()
     for i in range(rows[0], rows[1]):
         if actions[i] != NO_ANSWER:
-            seat = step_rollout(states[i], block_asks, actions[i])
+            try:
+                seat = step_rollout(states[i], block_asks, actions[i])
+            except Exception:  # numba cannot bind it
+                return i
             report_turn(states[i], seat, i, outputs)
+    return NO_FAILURE
 
 
 @njit(cache=True, inline="always")
@@ -163,31 +174,46 @@ def n_blocks(n):
     return (n + ROLLOUTS_PER_BLOCK - 1) // ROLLOUTS_PER_BLOCK
 
 
+@njit(cache=True)
+def first_failure(failures):
+    for block in range(failures.shape[0]):
+        if failures[block] != NO_FAILURE:
+            return failures[block]
+    return NO_FAILURE
+
+
 # Each batch operation comes in two forms: in parallel over blocks of rollouts, and on the
 # calling thread (for a small batch waking the thread pool costs more than the work).
-# Rollouts are independent, so neither the form nor the blocking changes a result.
+# Rollouts are independent, so neither the form nor the blocking changes a result. Each
+# returns the first item in which a policy failed, or NO_FAILURE.
 
 
 @njit(cache=True, parallel=True)
 def start_rollouts(states, rollouts, situation, asks, outputs):
-    for block in prange(n_blocks(states.shape[0])):
-        start_block(states, rollouts, situation, asks, outputs, block_rows(block, states.shape[0]))
+    n = states.shape[0]
+    failures = np.empty(n_blocks(n), dtype=np.int64)
+    for block in prange(n_blocks(n)):
+        failures[block] = start_block(states, rollouts, situation, asks, outputs, block_rows(block, n))
+    return first_failure(failures)
 
 
 @njit(cache=True)
 def start_rollouts_serial(states, rollouts, situation, asks, outputs):
-    start_block(states, rollouts, situation, asks, outputs, (0, states.shape[0]))
+    return start_block(states, rollouts, situation, asks, outputs, (0, states.shape[0]))
 
 
 @njit(cache=True, parallel=True)
 def step_rollouts(states, asks, actions, outputs):
-    for block in prange(n_blocks(states.shape[0])):
-        step_block(states, asks, actions, outputs, block_rows(block, states.shape[0]))
+    n = states.shape[0]
+    failures = np.empty(n_blocks(n), dtype=np.int64)
+    for block in prange(n_blocks(n)):
+        failures[block] = step_block(states, asks, actions, outputs, block_rows(block, n))
+    return first_failure(failures)
 
 
 @njit(cache=True)
 def step_rollouts_serial(states, asks, actions, outputs):
-    step_block(states, asks, actions, outputs, (0, states.shape[0]))
+    return step_block(states, asks, actions, outputs, (0, states.shape[0]))
 
 
 # --- proposals for the caller's likelihoods ----------------------------------------------
@@ -341,8 +367,12 @@ def observe_block(records, likelihood, answering, evaluated, rows, outputs, bloc
         encode_observation(view, record, proposal.card_trick, observations[i])
         write_action_mask(view.phase, legal, masks[i])
         generator[0] = states[i]
-        answer = checked(decide(answering, decision, record, view, legal, generator), legal)
+        try:
+            answer = checked(decide(answering, decision, record, view, legal, generator), legal)
+        except Exception:  # numba cannot bind it
+            return i
         fallback[i] = flat_action(decision, answer)
+    return NO_FAILURE
 
 
 @njit(cache=True, parallel=True)
@@ -353,12 +383,15 @@ def observe_decisions(records, likelihood, answering, evaluated, rows, outputs):
     trump choice, in trump_view) on its hand, and the flat answer its fallback gives
     (answering = seated (ids, parameter rows); a random fallback draws from the row's
     generator state). records = (rules, situation) one-record arrays; outputs =
-    (observations [R, OBSERVATION_SIZE], masks [R, N_ACTIONS], fallback answers [R])."""
+    (observations [R, OBSERVATION_SIZE], masks [R, N_ACTIONS], fallback answers [R]). Returns
+    the first row whose fallback failed, or NO_FAILURE."""
     n = rows[1].shape[0]
+    failures = np.empty(n_blocks(n), dtype=np.int64)
     for block in prange(n_blocks(n)):
-        observe_block(records, likelihood, answering, evaluated, rows, outputs, block_rows(block, n))
+        failures[block] = observe_block(records, likelihood, answering, evaluated, rows, outputs, block_rows(block, n))
+    return first_failure(failures)
 
 
 @njit(cache=True)
 def observe_decisions_serial(records, likelihood, answering, evaluated, rows, outputs):
-    observe_block(records, likelihood, answering, evaluated, rows, outputs, (0, rows[1].shape[0]))
+    return observe_block(records, likelihood, answering, evaluated, rows, outputs, (0, rows[1].shape[0]))

@@ -265,6 +265,18 @@ def test_a_failing_bot_is_one_line_and_exit_1(opponents, message):
         run_estimate("AS KS", trump="2H", players=3, opponents=opponents, samples=50, position=1, bids="1")
 
 
+def test_a_failing_built_in_seat_among_bots_is_one_line_and_exit_1(monkeypatch):
+    """A numba bot next to a Python policy answers illegally inside the rollout kernels: the
+    failure is reported from whichever thread met it, naming the policy, seat and decision."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "bots"))
+    arguments = ["estimate", "--hand", "AS KS", "--trump", "2H", "--players", "3", "--samples", "300",
+                 "--opponents", "broken_bots:IllegalPlayer,python_bidders:Delegator", "--threads", "2"]  # fmt: skip
+    result = runner.invoke(app, arguments)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "a policy failed: broken_bots:IllegalPlayer (seat 1, card decision) in sample " in result.stderr
+
+
 def test_help_shows_the_python_policy_form():
     result = runner.invoke(app, ["estimate", "--help"], terminal_width=200)
     assert result.exit_code == 0

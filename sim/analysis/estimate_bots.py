@@ -32,8 +32,9 @@ from kernels import vector_env
 from kernels.game_state import GAME_STATE_DTYPE
 from kernels.state import DECIDE_BID, DECIDE_TRUMP, MAX_PLAYERS, NO_SEAT
 from sim.config.errors import BotError, ConfigError
-from sim.config.policies import Policy, policy_arrays
-from sim.config.python_policy import DELEGATE, BotCaller, Decisions
+from kernels.games import NO_FAILURE
+from sim.config.policies import Policy, fallback_of, policy_arrays
+from sim.config.python_policy import DECISION_NAMES, DELEGATE, BotCaller, Decisions
 from sim.runs.games import call_kernel
 
 ROLLOUTS_PER_BATCH = 4096  # rollouts stepped together (about 30 MB of states and observations)
@@ -247,8 +248,10 @@ class BotEstimate:
             outputs = (np.zeros((r, obs.OBSERVATION_SIZE), np.float32), np.zeros((r, obs.N_ACTIONS), np.bool_),
                        np.zeros(r, np.int64))  # fmt: skip
             kernel = batch_kernel(steps.observe_decisions, steps.observe_decisions_serial, r)
-            call_kernel(kernel, self.policies, records, inference.likelihood, inference.fallback, (seat, decision),
-                        (hands[rows], fallback_states[rows, j]), outputs)  # fmt: skip
+            failed = call_kernel(kernel, self.policies, records, inference.likelihood, inference.fallback,
+                                 (seat, decision), (hands[rows], fallback_states[rows, j]), outputs)  # fmt: skip
+            if failed != NO_FAILURE:
+                raise self.failure(seat, decision, f"a question of inference (game {int(games[rows[failed]])})")
             observations, masks, fallback = outputs
             context = Decisions(games[rows], np.full(r, seat), np.full(r, decision), np.full(r, self.round_size))
             answers = self.bots.ask(context, observations, masks)
@@ -330,8 +333,8 @@ class BotEstimate:
         observations, masks, to_act, decisions = outputs
         rollouts = (self.seed, rollout_samples, games, self.candidates[columns], np.repeat(hands, k, axis=0))
         start = batch_kernel(steps.start_rollouts, steps.start_rollouts_serial, n)
-        call_kernel(start, self.policies, states, rollouts, self.situation_record, self.bots.asks,
-                    outputs)  # fmt: skip
+        failed = call_kernel(start, self.policies, states, rollouts, self.situation_record, self.bots.asks, outputs)
+        self.check_rollouts(failed, states, rollout_samples, games)
         actions = np.empty(n, dtype=np.int64)
         round_sizes = np.full(n, self.round_size, dtype=np.int64)
         while True:
@@ -348,7 +351,8 @@ class BotEstimate:
                 answers[rows] = self.bots.ask(context, observations[rows], masks[rows])
             np.copyto(actions, np.where(answers == DELEGATE, steps.DELEGATED, answers))
             step = batch_kernel(steps.step_rollouts, steps.step_rollouts_serial, n)
-            call_kernel(step, self.policies, states, self.bots.asks, actions, outputs)
+            failed = call_kernel(step, self.policies, states, self.bots.asks, actions, outputs)
+            self.check_rollouts(failed, states, rollout_samples, games)
         summary = states["last_round"]
         bot_seats = np.flatnonzero(self.bots.asks)
         self.bots.games_over(
@@ -357,6 +361,30 @@ class BotEstimate:
             summary["totals"][:, bot_seats].ravel(),
         )
         return summary["tricks"][:, self.seat].reshape(samples.shape[0], k).astype(np.int8)
+
+
+    def check_rollouts(self, failed: int, states: np.ndarray, samples: np.ndarray, games: np.ndarray) -> None:
+        """A seated policy failed in rollout `failed` (NO_FAILURE: none), which stays at the
+        failing decision: one BotError line naming it."""
+        if failed == NO_FAILURE:
+            return
+        state = states[failed : failed + 1]
+        seat = int(vector_env.to_act_single(state))
+        decision = int(state["workspace"]["table"]["phase"][0])
+        where = f"sample {int(samples[failed])} of the estimate (game {int(games[failed])})"
+        raise self.failure(seat, decision, where)
+
+    def failure(self, seat: int, decision: int, where: str) -> BotError:
+        """A built-in policy (a Python policy's fallback) or a numba bot failed at `seat`."""
+        policy = self.policies[seat]
+        who = policy.label
+        if policy.kind.python is not None:
+            who = f"{policy.label}'s fallback {fallback_of(policy).label}"
+        labels = ", ".join(dict.fromkeys(p.label for p in self.policies))
+        return BotError(
+            f"a policy failed: {who} (seat {seat}, {DECISION_NAMES[decision]} decision) in {where}, round of "
+            f"{self.round_size} card{'s' if self.round_size != 1 else ''} (policies: {labels})"
+        )
 
 
 def evaluated_decisions(policies: list[Policy], position: int, bids_seen: bool, wizard_turned: bool):
