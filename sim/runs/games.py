@@ -17,6 +17,7 @@ from sim.config.limits import MAX_GAMES, check_count
 from sim.config.policies import Policy, external_bots, parse_policies, policy_arrays, python_seats
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
+from sim.runs.python_seats import check_batch, play_with_bots, seating_rows
 
 
 @dataclass
@@ -151,18 +152,19 @@ def run_games(
     game_ids: np.ndarray | None = None,
     log_plays: bool = False,
     threads: int | None = None,
+    batch: int | None = None,
 ) -> GameBatch:
     """Play games first_game .. first_game+games-1 (or the given game_ids) of the run `seed`.
 
-    Each game is a pure function of (seed, game id): any split of a run into batches, and any
-    thread count, gives the same games."""
+    Each game is a pure function of (seed, game id) (and of the answers of the Python policies
+    among `policies`: classes, instances or `module:Object` texts are Python policies): any
+    split of a run into batches, any thread count and any `batch` (games in play at once
+    with Python seats, sim.runs.python_seats) give the same games."""
     seed = check_seed(seed)
-    if not (policies and isinstance(policies, list) and isinstance(policies[0], Policy)):
-        policies = parse_policies(policies, rules.players)
+    policies = parse_policies(policies, rules.players)
     if len(policies) != rules.players:
         raise ConfigError(f"got {len(policies)} policies for {rules.players} players")
-    if python_seats(policies):
-        raise ConfigError("Python policies cannot play in run_games yet")
+    check_batch(batch)
     if game_ids is None:
         games = check_count(games, "games", 1, MAX_GAMES)
         first_game = check_count(first_game, "first_game", 0, MAX_GAMES)
@@ -179,8 +181,11 @@ def run_games(
         largest = MAX_RESULT_BYTES // result_bytes(rules, 1, log_plays)
         raise ConfigError(f"games: {n_games:,} games at once need more than 1 GiB of results; at most {largest:,} per call")
     results = empty_results(rules, n_games, log_plays)
-    play_in_slices(policies, seed, game_ids, rules, results)
-    seating = np.broadcast_to(np.arange(rules.players, dtype=np.int64), (n_games, rules.players))
+    seating = seating_rows(rules.players, n_games)
+    if python_seats(policies):
+        play_with_bots(rules, policies, seed, (game_ids, seating, game_ids), results, call_kernel, batch)
+    else:
+        play_in_slices(policies, seed, game_ids, rules, results)
     return GameBatch(rules, policies, seed, game_ids, *results, seating)
 
 
