@@ -313,3 +313,20 @@ def test_policy_objects_in_simulate_and_tournament(tmp_path):
     tournament = TournamentConfig.build(rules, [Lowest(), "heuristic", "random"], seed=1, deals=4)
     played = sim.runs.tournament.tournament(tournament, str(tmp_path / "tournament"))
     assert [row["policy"] for row in played.summary[0]] == ["python_bots:Lowest", "heuristic", "random"]
+
+
+# -- the examples ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("bot", ["examples.rule_bot:RuleBot", "examples.numpy_bot:LinearBidder", "examples.torch_bot:TorchBidder"])
+def test_the_example_bots_play_a_duplicate_tournament_against_heuristic(tmp_path, monkeypatch, bot):
+    if "torch" in bot:
+        pytest.importorskip("torch")
+    monkeypatch.chdir(ROOT)  # examples.* is importable from the repository's root
+    out = tmp_path / "run"
+    result = invoke("tournament", "--policies", f"{bot},heuristic,random,heuristic", "--games", 12, "--rounds", "1-6",
+                    "--seed", 4, "--out", out)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f"{bot} beats random" in result.stdout
+    summary = pd.read_json(out / "summary.json", typ="series")
+    assert [row["policy"] for row in summary["policies"]] == [bot, "heuristic", "random"]
+    assert any("heuristic" in (row["policy_a"], row["policy_b"]) and bot in (row["policy_a"], row["policy_b"])
+               for row in summary["pairs"])  # fmt: skip
