@@ -91,19 +91,23 @@ class ChunkJob:
         return self.live if self.live is not None else self.kind.from_dict(self.config)
 
     def portable(self) -> "ChunkJob":
-        """The job for other processes, which import every policy by its label: refused (one
-        line) when a policy object given in this process is not what its label imports."""
-        if self.live is None:
-            return self
-        rebuilt = self.kind.from_dict(self.config)
-        for given, imported in zip(self.live.policies, rebuilt.policies):
-            if given != imported:
-                raise ConfigError(
-                    f"policy {given.label} was given as an object that importing {given.label} does not give back"
-                    " (an instance, or a class defined elsewhere): other processes cannot rebuild it; pass a class"
-                    " importable as module:Class"
-                )
+        """The job for other processes, which rebuild the configuration from its run.json form."""
+        if self.live is not None:
+            check_portable(self.live)
         return replace(self, live=None)
+
+
+def check_portable(config: ChunkedConfig) -> None:
+    """Another process imports every policy of `config` by its label: refused (one line) when
+    a policy object given in this process is not what its label imports."""
+    rebuilt = type(config).from_dict(config.to_dict())
+    for given, imported in zip(config.policies, rebuilt.policies):
+        if given != imported:
+            raise ConfigError(
+                f"policy {given.label} was given as an object that importing {given.label} does not give back"
+                " (an instance, or a class defined elsewhere): other processes cannot rebuild it; pass a class"
+                " importable as module:Class"
+            )
 
 
 def write_chunk(config: ChunkedConfig, job: ChunkJob, index: int, result: Any) -> dict:
@@ -181,10 +185,13 @@ class LocalExecutor:
                         settle(len(in_flight) - 1)
 
 
-def checked_executor(executor: Executor | None, threads: int | None) -> Executor:
-    """`executor` (default: a LocalExecutor), once it has accepted the kernel thread count."""
+def checked_executor(executor: Executor | None, threads: int | None, config: ChunkedConfig | None = None) -> Executor:
+    """`executor` (default: a LocalExecutor), once it has accepted the kernel thread count and,
+    when it runs chunks in other processes, `config`'s policies (check_portable)."""
     executor = executor if executor is not None else LocalExecutor()
     executor.check_threads(threads)
+    if config is not None and not isinstance(executor, LocalExecutor):
+        check_portable(config)
     return executor
 
 

@@ -218,7 +218,7 @@ def simulate(
     """Run `config` into the directory `out` (refused when it is not empty, unless overwrite)
     on `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk,
     `batch` games in play at once with Python policies (neither changes the data)."""
-    executor = checked_executor(executor, threads)
+    executor = checked_executor(executor, threads, config)
     check_batch(batch)
     directory, record = start_run(config, out, overwrite, config.games, config.chunk_games)
     return _run(config, directory, record, executor, threads, batch, on_progress)

@@ -398,7 +398,7 @@ def tournament(
     `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk,
     `batch` games in play at once with Python policies (neither changes the data).
     `on_progress` is called with games done and games in all."""
-    executor = checked_executor(executor, threads)
+    executor = checked_executor(executor, threads, config)
     check_batch(batch)
     directory, record = start_run(config, out, overwrite, config.deals, config.chunk_deals)
     return _run(config, directory, record, executor, threads, batch, on_progress)
