@@ -6,8 +6,9 @@ of (seed, game id); seatings [n, players]: the index of the listed policy at eac
 `listed` = (policy ids [6], parameter rows [6, MAX_PARAMS], decisions [6]: the DECIDE_* bits a
 Python policy takes, 0 for a built-in policy) describes the listed policies. A Python seat is
 seated with its bot's fallback policy, which makes the decisions the bot does not take and
-those it delegates. Env i plays rows i, i + B, i + 2B, ... (`rows[i]`: its row, NO_ROW once
-done), so the pool's size never changes a game.
+those it delegates. `schedule` = (rows [B], stride): env i plays rows rows[i],
+rows[i] + stride, ... (`rows[i]`: its row now, NO_ROW once done); the driver starts env k of
+its pool of `stride` envs at row k, so the pool's size never changes a game.
 
 A step: every env that was asked applies its answer (a flat action, or DELEGATE: the seated
 fallback decides, drawing from the round's DECISIONS stream as it does in run_games), then
@@ -54,9 +55,10 @@ def plays_before(state):
 
 
 @njit(cache=True)
-def play_until_asked(states, i, rows, games, listed, results):
+def play_until_asked(states, i, schedule, games, listed, results):
     """Play env i until one of its Python seats must decide (that seat is returned) or its rows
     are done (NO_SEAT), recording every round and game that ends."""
+    rows, stride = schedule
     state = states[i]
     workspace = state.workspace
     table = workspace.table
@@ -73,7 +75,7 @@ def play_until_asked(states, i, rows, games, listed, results):
         next_round(state)
         if state.over:
             record_game(table.totals, state.winners, table.n_players, results, row)
-            row += states.shape[0]
+            row += stride
             if row >= games[0].shape[0]:
                 rows[i] = NO_ROW
                 return NO_SEAT
@@ -95,11 +97,12 @@ def apply_bot_answer(state, action):
 
 
 @njit(cache=True)
-def run_env(states, i, starting, rows, answers, games, listed, results, outputs):
+def run_env(states, i, starting, schedule, answers, games, listed, results, outputs):
     """Start env i's first row (`starting`) or apply its answer if it was asked; then play it
     until a Python seat must decide. outputs = (observations [B, K], masks [B, A], seats [B]
     (the seat asked, NO_SEAT when none), kinds [B] (DECIDE_*), round sizes [B])."""
     observations, masks, asked, kinds, round_sizes = outputs
+    rows = schedule[0]
     if rows[i] == NO_ROW:
         asked[i] = NO_SEAT
         return
@@ -108,7 +111,7 @@ def run_env(states, i, starting, rows, answers, games, listed, results, outputs)
         seat_row(state, rows[i], games, listed)
     elif asked[i] != NO_SEAT:
         apply_bot_answer(state, answers[i])
-    seat = play_until_asked(states, i, rows, games, listed, results)
+    seat = play_until_asked(states, i, schedule, games, listed, results)
     asked[i] = seat
     if seat != NO_SEAT:
         table = state.workspace.table
@@ -118,15 +121,15 @@ def run_env(states, i, starting, rows, answers, games, listed, results, outputs)
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_envs(states, starting, rows, answers, games, listed, results, outputs):
+def run_envs(states, starting, schedule, answers, games, listed, results, outputs):
     """run_env for every env, in parallel (envs play distinct rows: the thread count never
     changes a result). nogil: writer threads write earlier chunks meanwhile."""
     for i in prange(states.shape[0]):
-        run_env(states, i, starting, rows, answers, games, listed, results, outputs)
+        run_env(states, i, starting, schedule, answers, games, listed, results, outputs)
 
 
 @njit(cache=True, nogil=True)
-def run_envs_serial(states, starting, rows, answers, games, listed, results, outputs):
+def run_envs_serial(states, starting, schedule, answers, games, listed, results, outputs):
     """run_envs on the calling thread (for a few envs, waking the thread pool costs more)."""
     for i in range(states.shape[0]):
-        run_env(states, i, starting, rows, answers, games, listed, results, outputs)
+        run_env(states, i, starting, schedule, answers, games, listed, results, outputs)

@@ -109,6 +109,9 @@ def test_a_deterministic_bot_gives_the_same_games_for_any_batch_and_threads():
     reference, _ = lowest_run(batch=1, threads=1)
     for batch, threads in ((7, 2), (64, 1), (64, 2), (23, 2)):
         assert_same_games(lowest_run(batch, threads)[0], reference)
+    # A pool played as two halves whose kernel steps run in parallel (64 games per thread).
+    reference, _ = lowest_run(batch=1, threads=1, games=300)
+    assert_same_games(lowest_run(batch=300, threads=2, games=300)[0], reference)
 
 
 def test_what_a_bot_answered_is_what_the_records_hold():
@@ -159,7 +162,7 @@ def test_a_bot_that_bids_itself_changes_only_what_it_decides():
 def test_finished_rows_between_two_steps():
     before = np.array([0, 1, 2])
     after = np.array([3, -1, 2])  # env 0 finished row 0; env 1 finished rows 1, 4, 7 (10 rows)
-    assert sorted(finished_rows(before, after, 10)) == [0, 1, 4, 7]
+    assert sorted(finished_rows(before, after, 3, 10)) == [0, 1, 4, 7]
 
 
 # -- errors -------------------------------------------------------------------------------------

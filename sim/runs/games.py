@@ -51,17 +51,18 @@ def set_threads(threads: int | None) -> None:
     numba.set_num_threads(threads)
 
 
-def call_kernel(kernel, policies: list[Policy], *arguments) -> None:
+def call_kernel(kernel, policies: list[Policy], *arguments, chunksize: int = 1) -> None:
     """Call `kernel` (compiled with the external bots among `policies`, if any); a policy that
-    answers with an illegal action, or a bot that fails, becomes a BotError naming the policies."""
+    answers with an illegal action, or a bot that fails, becomes a BotError naming the policies.
+    Its parallel loops hand out `chunksize` iterations at a time."""
     bots = external_bots(policies)
     if bots:
         kernel = engine_with_bots(bots, kernel)
-    # The kernels' parallel loops hand out their blocks one at a time instead of splitting
+    # The kernels' parallel loops hand out their blocks a few at a time instead of splitting
     # them evenly in advance, so a core slowed by other work does not hold up the others.
     # (Set here: calling set_parallel_chunksize inside a kernel would stop numba caching it.)
-    labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
-    previous_chunksize = numba.set_parallel_chunksize(1)
+    labels = lambda: ", ".join(dict.fromkeys(policy.label for policy in policies))  # noqa: E731 - on failure only
+    previous_chunksize = numba.set_parallel_chunksize(chunksize)
     try:
         kernel(*arguments)
     except (ValueError, SystemError) as error:
@@ -70,9 +71,9 @@ def call_kernel(kernel, policies: list[Policy], *arguments) -> None:
         cause = error if isinstance(error, ValueError) else error.__cause__
         if not isinstance(cause, ValueError):
             if bots:
-                raise BotError(f"an external bot failed: {type(error).__name__}: {error} (policies: {labels})") from None
+                raise BotError(f"an external bot failed: {type(error).__name__}: {error} (policies: {labels()})") from None
             raise
-        raise BotError(f"{cause} (policies: {labels})") from None
+        raise BotError(f"{cause} (policies: {labels()})") from None
     except KeyboardInterrupt:
         raise
     except BaseException as error:
@@ -80,7 +81,7 @@ def call_kernel(kernel, policies: list[Policy], *arguments) -> None:
             raise
         # A bot's compile or run error (numba typing errors, exceptions, SystemExit).
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise BotError(f"an external bot failed: {type(error).__name__}: {first} (policies: {labels})") from None
+        raise BotError(f"an external bot failed: {type(error).__name__}: {first} (policies: {labels()})") from None
     finally:
         numba.set_parallel_chunksize(previous_chunksize)
 

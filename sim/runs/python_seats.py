@@ -10,6 +10,7 @@ changes the data.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numba
@@ -25,11 +26,13 @@ from sim.config.policies import Policy, policy_arrays
 from sim.config.python_policy import BotCaller, Decisions
 from sim.config.rules import Rules
 
-DEFAULT_BATCH = 4096  # games in play at once: each bot is asked for up to this many decisions per call
+DEFAULT_BATCH = 2048  # games in play at once (measured: benchmarks/bench_python_bots.py)
 MAX_BATCH = 2**16  # about 6 KB of state, observation and mask per game in play
 # Below this many games in play per thread a step runs on the calling thread: waking the
 # thread pool costs more than the step (as sim.env.vector.VectorEnv).
 PARALLEL_MIN_ENVS_PER_THREAD = 32
+PIPELINE_MIN_ENVS = 32  # games per half of a pool played as two halves side by side
+PARALLEL_CHUNK = 32  # envs a kernel thread takes at a time
 
 KernelCall = Callable[..., None]  # sim.runs.games.call_kernel(kernel, policies, *arguments)
 
@@ -74,10 +77,9 @@ def listed_arrays(listed: list[Policy]) -> tuple[np.ndarray, np.ndarray, np.ndar
     return ids, params, decisions
 
 
-def finished_rows(before: np.ndarray, after: np.ndarray, n_rows: int) -> np.ndarray:
-    """Rows finished between two kernel calls: env i plays rows before[i], before[i] + B, ...
-    up to (not including) after[i], or to the end once it is done (NO_ROW)."""
-    stride = before.shape[0]
+def finished_rows(before: np.ndarray, after: np.ndarray, stride: int, n_rows: int) -> np.ndarray:
+    """Rows finished between two kernel calls: env i plays rows before[i], before[i] + stride,
+    ... up to (not including) after[i], or to the end once it is done (NO_ROW)."""
     changed = np.flatnonzero((before != bot_pool.NO_ROW) & (after != before))
     if changed.size == 0:
         return changed
@@ -86,6 +88,83 @@ def finished_rows(before: np.ndarray, after: np.ndarray, n_rows: int) -> np.ndar
     counts = (ends - starts + stride - 1) // stride
     offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
     return np.repeat(starts, counts) + stride * offsets
+
+
+@dataclass
+class Batch:
+    """What every part of the pool shares: the rows to play and where their results go."""
+
+    listed: list[Policy]
+    games: tuple[np.ndarray, np.ndarray]  # the kernels' (game ids [n], seatings [n, players])
+    seen_ids: np.ndarray  # the game id each row has for the bots [n]
+    results: tuple[np.ndarray, ...]
+    call: KernelCall
+    bots: list[SeatedBot]
+    seat_bot: np.ndarray  # [n, players]: the bot at each seat of each row, -1 for built-in seats
+    arrays: tuple[np.ndarray, np.ndarray, np.ndarray]  # listed_arrays(listed)
+
+    @property
+    def rows(self) -> int:
+        return self.games[0].shape[0]
+
+
+class Part:
+    """Envs first .. first + size - 1 of a pool of `stride` envs (env k plays rows k, k + stride,
+    ...): their game states, their rows and the buffers of the decisions they wait for."""
+
+    def __init__(self, batch: Batch, rules: Rules, seed: int, envs: range, stride: int, kernel) -> None:
+        self.batch = batch
+        self.kernel = kernel
+        size = len(envs)
+        self.states = np.zeros(size, dtype=GAME_STATE_DTYPE)
+        init_states(self.states, rules.to_record(), policy_arrays(batch.listed), seed, rules.round_sizes_array(),
+                    np.zeros(MAX_PLAYERS, dtype=np.int64), stride)  # fmt: skip
+        self.states["records"] = 1
+        self.rows = np.arange(envs.start, envs.stop, dtype=np.int64)
+        self.schedule = (self.rows, stride)
+        self.answers = np.zeros(size, dtype=np.int64)
+        self.observations = np.zeros((size, OBSERVATION_SIZE), dtype=np.float32)
+        self.masks = np.zeros((size, N_ACTIONS), dtype=np.bool_)
+        self.asked = np.full(size, NO_SEAT, dtype=np.int64)
+        self.kinds = np.zeros(size, dtype=np.int64)
+        self.round_sizes = np.zeros(size, dtype=np.int64)
+        self.outputs = (self.observations, self.masks, self.asked, self.kinds, self.round_sizes)
+        self.started = False
+        self.before = self.rows.copy()
+
+    def advance(self) -> None:
+        """One kernel step: start the games, or apply the answers; play until asked."""
+        batch = self.batch
+        self.before[:] = self.rows
+        batch.call(self.kernel, batch.listed, self.states, not self.started, self.schedule, self.answers, batch.games,
+                   batch.arrays, batch.results, self.outputs, chunksize=PARALLEL_CHUNK)  # fmt: skip
+        self.started = True
+
+    def ask(self) -> bool:
+        """Tell the bots which of their games ended, then ask each bot once for every decision
+        this part waits for; False once every row of the part is played."""
+        batch = self.batch
+        if any(bot.caller.has_game_over for bot in batch.bots):
+            done = finished_rows(self.before, self.rows, self.schedule[1], batch.rows)
+            if done.size:
+                for number, bot in enumerate(batch.bots):
+                    if bot.caller.has_game_over:
+                        notify_game_over(bot.caller, done, batch.seat_bot[done] == number, batch.seen_ids, batch.results)
+        waiting = np.flatnonzero(self.asked != NO_SEAT)
+        if waiting.size == 0:
+            return False
+        every = waiting.size == self.asked.shape[0]
+        if len(batch.bots) == 1 and every:  # the common case: the buffers themselves, no copies
+            context = Decisions(batch.seen_ids[self.rows], self.asked, self.kinds, self.round_sizes)
+            self.answers[:] = batch.bots[0].caller.ask(self.observations, self.masks, context)
+            return True
+        bot_of_env = batch.seat_bot[self.rows[waiting], self.asked[waiting]]
+        for number, bot in enumerate(batch.bots):
+            envs = waiting[bot_of_env == number]
+            if envs.size:
+                context = Decisions(batch.seen_ids[self.rows[envs]], self.asked[envs], self.kinds[envs], self.round_sizes[envs])
+                self.answers[envs] = bot.caller.ask(self.observations[envs], self.masks[envs], context)
+        return True
 
 
 def play_with_bots(
@@ -99,7 +178,11 @@ def play_with_bots(
 ) -> None:
     """Play every row of `games` = (game ids [n], seatings [n, players]: index into `listed`
     of the policy at each seat, the ids bots see [n]) into `results` (the records play_games
-    fills, indexed by row) with at most `batch` games in play at once."""
+    fills, indexed by row) with at most `batch` games in play at once.
+
+    On more than one thread the pool is played as two halves: while the bots decide for one,
+    the kernel steps the other (it releases the GIL), so the bots' Python and the kernels run
+    side by side."""
     game_ids, seatings, seen_ids = games
     n_rows = game_ids.shape[0]
     pool = min(check_batch(batch), n_rows)
@@ -107,49 +190,29 @@ def play_with_bots(
     bot_of_listed = np.full(MAX_PLAYERS, -1, dtype=np.int64)
     for number, bot in enumerate(bots):
         bot_of_listed[bot.listed] = number
-    seat_bot = bot_of_listed[seatings]  # [n, players]: the bot at each seat, -1 for built-in seats
-    with_game_over = [number for number, bot in enumerate(bots) if bot.caller.has_game_over]
-
-    states = np.zeros(pool, dtype=GAME_STATE_DTYPE)
-    init_states(states, rules.to_record(), policy_arrays(listed), seed, rules.round_sizes_array(),
-                np.zeros(MAX_PLAYERS, dtype=np.int64), pool)  # fmt: skip
-    states["records"] = 1
-    rows = np.arange(pool, dtype=np.int64)
-    answers = np.zeros(pool, dtype=np.int64)
-    observations = np.zeros((pool, OBSERVATION_SIZE), dtype=np.float32)
-    masks = np.zeros((pool, N_ACTIONS), dtype=np.bool_)
-    asked = np.full(pool, NO_SEAT, dtype=np.int64)
-    kinds = np.zeros(pool, dtype=np.int64)
-    round_sizes = np.zeros(pool, dtype=np.int64)
-    outputs = (observations, masks, asked, kinds, round_sizes)
-    kernel_games = (game_ids, np.ascontiguousarray(seatings, dtype=np.int64))
-    arrays = listed_arrays(listed)
+    shared = Batch(listed, (game_ids, np.ascontiguousarray(seatings, dtype=np.int64)), seen_ids, results, call, bots,
+                   bot_of_listed[seatings], listed_arrays(listed))  # fmt: skip
     threads = numba.get_num_threads()
-    kernel = bot_pool.run_envs if threads > 1 and pool >= PARALLEL_MIN_ENVS_PER_THREAD * threads else bot_pool.run_envs_serial
-
-    starting = True
-    while True:
-        before = rows.copy()
-        call(kernel, listed, states, starting, rows, answers, kernel_games, arrays, results, outputs)
-        starting = False
-        if with_game_over:
-            done = finished_rows(before, rows, n_rows)
-            if done.size:
-                for number in with_game_over:
-                    notify_game_over(bots[number].caller, done, seat_bot[done] == number, seen_ids, results)
-        waiting = np.flatnonzero(asked != NO_SEAT)
-        if waiting.size == 0:
-            return
-        bot_of_env = seat_bot[rows[waiting], asked[waiting]]
-        for number, bot in enumerate(bots):
-            envs = waiting if len(bots) == 1 else waiting[bot_of_env == number]
-            if envs.size == 0:
-                continue
-            whole = envs.size == pool  # every env: the buffers themselves, no copy
-            context = Decisions(seen_ids[rows[envs]], asked[envs], kinds[envs], round_sizes[envs])
-            answers[envs] = bot.caller.ask(
-                observations if whole else observations[envs], masks if whole else masks[envs], context
-            )
+    if threads == 1 or pool < 2 * PIPELINE_MIN_ENVS:
+        part = Part(shared, rules, seed, range(pool), pool, bot_pool.run_envs_serial)
+        part.advance()
+        while part.ask():
+            part.advance()
+        return
+    half = pool // 2
+    parallel = half >= PARALLEL_MIN_ENVS_PER_THREAD * threads
+    kernel = bot_pool.run_envs if parallel else bot_pool.run_envs_serial
+    parts = [Part(shared, rules, seed, envs, pool, kernel) for envs in (range(half), range(half, pool))]
+    # One kernel thread (with the run's kernel threads) steps a half while this thread asks
+    # the bots for the other.
+    with ThreadPoolExecutor(1, "wizard-sim-pool", initializer=numba.set_num_threads, initargs=(threads,)) as kernels:
+        stepped = [kernels.submit(part.advance) for part in parts]
+        while parts:
+            for index, part in enumerate(parts):
+                stepped[index].result()
+                stepped[index] = kernels.submit(part.advance) if part.ask() else None
+            parts = [part for part, step in zip(parts, stepped) if step is not None]
+            stepped = [step for step in stepped if step is not None]
 
 
 def notify_game_over(caller: BotCaller, rows: np.ndarray, seated: np.ndarray, seen_ids: np.ndarray, results: tuple) -> None:
