@@ -5,9 +5,11 @@ tensor through the model, numpy actions out, a whole batch of decisions per call
     wizard-sim tournament --policies examples.torch_bot:TorchBidder,heuristic,heuristic,heuristic --games 2000 --out /tmp/torch
 
 (from the repository's root). The model here is examples/numpy_bot.py's linear bid model as a
-torch.nn.Linear layer, so it bids as LinearBidder does; put your trained network in its place
-(e.g. `torch.load` in __init__) and keep act as it is. Cards and trump are played by
-`heuristic` (DECISIONS = ("bid",), inherited), inside the compiled engine.
+torch.nn.Linear layer; put your trained network in its place (e.g. `torch.load` in __init__)
+and keep act as it is. Its bids are LinearBidder's, except where the model's value lies
+exactly halfway between two bids: torch sums in another order and may round the other way.
+Cards and trump are played by `heuristic` (DECISIONS = ("bid",), inherited), inside the
+compiled engine.
 """
 from __future__ import annotations
 

@@ -10,9 +10,9 @@ those it delegates. `schedule` = (rows [B], stride): env i plays rows rows[i],
 rows[i] + stride, ... (`rows[i]`: its row now, NO_ROW once done); the driver starts env k of
 its pool of `stride` envs at row k, so the pool's size never changes a game.
 
-A step: every env that was asked applies its answer (a flat action, or DELEGATE: the seated
-fallback decides, drawing from the round's DECISIONS stream as it does in run_games), then
-plays on until one of its Python seats must decide — writing that seat's observation and mask
+A step (run_envs): every env that was asked applies its answer (a flat action, or DELEGATE:
+the seated fallback decides, drawing from the round's DECISIONS stream as it does in
+run_games), then plays on until one of its Python seats must decide — writing that seat's observation and mask
 — or until its rows are done. Each round is recorded into the result arrays as it ends, with
 the records kernels.games.play_games fills (kernels.games.record_round, record_plays,
 record_game).
@@ -55,32 +55,23 @@ def plays_before(state):
 
 
 @njit(cache=True)
-def play_until_asked(states, i, schedule, games, listed, results):
-    """Play env i until one of its Python seats must decide (that seat is returned) or its rows
-    are done (NO_SEAT), recording every round and game that ends."""
-    rows, stride = schedule
-    state = states[i]
+def finish_round(state, row, schedule, games, listed, results):
+    """Record the round the env's game just ended (the state holds it); start the next round,
+    or the game of the env's next row. Returns the row the env plays now (NO_ROW: none left)."""
     workspace = state.workspace
     table = workspace.table
-    log_plays = results[3].shape[1] > 0
-    while True:
-        seat = advance(state)
-        if seat != NO_SEAT:
-            return seat
-        # A round ended (the state holds it until it is recorded).
-        row = rows[i]
-        record_round(table, workspace.seats, results, row, state.round_index)
-        if log_plays:
-            record_plays(workspace.plays, table.round_size * table.n_players, results, row, plays_before(state))
-        next_round(state)
-        if state.over:
-            record_game(table.totals, state.winners, table.n_players, results, row)
-            row += stride
-            if row >= games[0].shape[0]:
-                rows[i] = NO_ROW
-                return NO_SEAT
-            rows[i] = row
-            seat_row(state, row, games, listed)
+    record_round(table, workspace.seats, results, row, state.round_index)
+    if results[3].shape[1] > 0:
+        record_plays(workspace.plays, table.round_size * table.n_players, results, row, plays_before(state))
+    next_round(state)
+    if not state.over:
+        return row
+    record_game(table.totals, state.winners, table.n_players, results, row)
+    row += schedule[1]
+    if row >= games[0].shape[0]:
+        return NO_ROW
+    seat_row(state, row, games, listed)
+    return row
 
 
 @njit(cache=True)
@@ -96,40 +87,39 @@ def apply_bot_answer(state, action):
     apply_answer(state, checked(answer_of(table.phase, action), legal), legal)
 
 
-@njit(cache=True)
-def run_env(states, i, starting, schedule, answers, games, listed, results, outputs):
-    """Start env i's first row (`starting`) or apply its answer if it was asked; then play it
-    until a Python seat must decide. outputs = (observations [B, K], masks [B, A], seats [B]
-    (the seat asked, NO_SEAT when none), kinds [B] (DECIDE_*), round sizes [B])."""
-    observations, masks, asked, kinds, round_sizes = outputs
-    rows = schedule[0]
-    if rows[i] == NO_ROW:
-        asked[i] = NO_SEAT
-        return
-    state = states[i]
-    if starting:
-        seat_row(state, rows[i], games, listed)
-    elif asked[i] != NO_SEAT:
-        apply_bot_answer(state, answers[i])
-    seat = play_until_asked(states, i, schedule, games, listed, results)
-    asked[i] = seat
-    if seat != NO_SEAT:
-        table = state.workspace.table
-        observe(state, seat, observations[i], masks[i])
-        kinds[i] = table.phase
-        round_sizes[i] = table.round_size
-
-
 @njit(cache=True, parallel=True, nogil=True)
 def run_envs(states, starting, schedule, answers, games, listed, results, outputs):
-    """run_env for every env, in parallel (envs play distinct rows: the thread count never
-    changes a result). nogil: writer threads write earlier chunks meanwhile."""
+    """For every env, in parallel: start its first row (`starting`) or apply its answer if it
+    was asked; then play until one of its Python seats must decide (written to outputs) or
+    its rows are done (asked: NO_SEAT). outputs = (observations [B, K], masks [B, A], asked
+    seats [B], decision kinds [B], round sizes [B]). Envs play distinct rows: the thread count
+    never changes a result. nogil: the driver's other thread asks the bots meanwhile.
+
+    Every call a step makes takes game records only, never arrays: an array crossing a call
+    costs two atomic reference-count updates, on a cache line every thread writes."""
+    observations, masks, asked, kinds, round_sizes = outputs
+    rows = schedule[0]
     for i in prange(states.shape[0]):
-        run_env(states, i, starting, schedule, answers, games, listed, results, outputs)
-
-
-@njit(cache=True, nogil=True)
-def run_envs_serial(states, starting, schedule, answers, games, listed, results, outputs):
-    """run_envs on the calling thread (for a few envs, waking the thread pool costs more)."""
-    for i in range(states.shape[0]):
-        run_env(states, i, starting, schedule, answers, games, listed, results, outputs)
+        row = rows[i]
+        if row == NO_ROW:
+            asked[i] = NO_SEAT
+            continue
+        state = states[i]
+        if starting:
+            seat_row(state, row, games, listed)
+        elif asked[i] != NO_SEAT:
+            apply_bot_answer(state, answers[i])
+        seat = advance(state)
+        while seat == NO_SEAT:  # a round ended
+            row = finish_round(state, row, schedule, games, listed, results)
+            if row == NO_ROW:
+                break
+            seat = advance(state)
+        rows[i] = row
+        asked[i] = seat
+        if seat != NO_SEAT:
+            # Read through `state`: with a record variable for the table assigned here, numba's
+            # parallel loop lost these two writes (tests/test_python_policies.py caught it).
+            kinds[i] = state.workspace.table.phase
+            round_sizes[i] = state.workspace.table.round_size
+            observe(state, seat, observations[i], masks[i])

@@ -112,10 +112,12 @@ class Part:
     """Envs first .. first + size - 1 of a pool of `stride` envs (env k plays rows k, k + stride,
     ...): their game states, their rows and the buffers of the decisions they wait for."""
 
-    def __init__(self, batch: Batch, rules: Rules, seed: int, envs: range, stride: int, kernel) -> None:
+    def __init__(self, batch: Batch, rules: Rules, seed: int, envs: range, stride: int, threads: int) -> None:
         self.batch = batch
-        self.kernel = kernel
         size = len(envs)
+        # Below PARALLEL_MIN_ENVS_PER_THREAD games a thread, waking the thread pool costs more
+        # than the step.
+        self.threads = threads if size >= PARALLEL_MIN_ENVS_PER_THREAD * threads else 1
         self.states = np.zeros(size, dtype=GAME_STATE_DTYPE)
         init_states(self.states, rules.to_record(), policy_arrays(batch.listed), seed, rules.round_sizes_array(),
                     np.zeros(MAX_PLAYERS, dtype=np.int64), stride)  # fmt: skip
@@ -136,8 +138,13 @@ class Part:
         """One kernel step: start the games, or apply the answers; play until asked."""
         batch = self.batch
         self.before[:] = self.rows
-        batch.call(self.kernel, batch.listed, self.states, not self.started, self.schedule, self.answers, batch.games,
-                   batch.arrays, batch.results, self.outputs, chunksize=PARALLEL_CHUNK)  # fmt: skip
+        previous = numba.get_num_threads()
+        numba.set_num_threads(self.threads)
+        try:
+            batch.call(bot_pool.run_envs, batch.listed, self.states, not self.started, self.schedule, self.answers,
+                       batch.games, batch.arrays, batch.results, self.outputs, chunksize=PARALLEL_CHUNK)  # fmt: skip
+        finally:
+            numba.set_num_threads(previous)
         self.started = True
 
     def ask(self) -> bool:
@@ -194,18 +201,15 @@ def play_with_bots(
                    bot_of_listed[seatings], listed_arrays(listed))  # fmt: skip
     threads = numba.get_num_threads()
     if threads == 1 or pool < 2 * PIPELINE_MIN_ENVS:
-        part = Part(shared, rules, seed, range(pool), pool, bot_pool.run_envs_serial)
+        part = Part(shared, rules, seed, range(pool), pool, threads)
         part.advance()
         while part.ask():
             part.advance()
         return
     half = pool // 2
-    parallel = half >= PARALLEL_MIN_ENVS_PER_THREAD * threads
-    kernel = bot_pool.run_envs if parallel else bot_pool.run_envs_serial
-    parts = [Part(shared, rules, seed, envs, pool, kernel) for envs in (range(half), range(half, pool))]
-    # One kernel thread (with the run's kernel threads) steps a half while this thread asks
-    # the bots for the other.
-    with ThreadPoolExecutor(1, "wizard-sim-pool", initializer=numba.set_num_threads, initargs=(threads,)) as kernels:
+    parts = [Part(shared, rules, seed, envs, pool, threads) for envs in (range(half), range(half, pool))]
+    # A kernel thread steps one half while this thread asks the bots for the other.
+    with ThreadPoolExecutor(1, "wizard-sim-pool") as kernels:
         stepped = [kernels.submit(part.advance) for part in parts]
         while parts:
             for index, part in enumerate(parts):
