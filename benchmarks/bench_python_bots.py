@@ -140,7 +140,7 @@ class Profile:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=2000)
-    parser.add_argument("--batches", default="64,256,1024,4096,16384")
+    parser.add_argument("--batches", default="64,256,1024,2048,4096,16384")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each figure; the best is reported")
     parser.add_argument("--profile", action="store_true", help="split the steps' time (one more run per batch size)")
     parser.add_argument("--json", action="store_true")

@@ -227,7 +227,7 @@ def test_policy_objects_in_the_api():
     with pytest.raises(ConfigError, match="has PARAMETERS but is an instance"):
         run_games(rules, [WithParameters(), "heuristic", "random"], seed=1, games=4)
     assert run_games(rules, [Lowest, "random", "random"], seed=1, games=2).policies[0].label == "python_bots:Lowest"
-    with pytest.raises(ConfigError, match="batch must be in 1..65,536"):
+    with pytest.raises(ConfigError, match="batch must be in 1..32,768"):
         run_games(rules, [Lowest, "random", "random"], seed=1, games=2, batch=0)
 
 
@@ -254,7 +254,7 @@ def test_simulate_is_the_same_for_any_chunk_batch_and_threads(tmp_path):
     played = run_games(sim.Rules(players=3, rounds=(1, 2, 3, 4)), [p for p in SIMULATE[-1].split(",")], seed=3, games=20)
     assert (rounds["bid"].to_numpy() == played.seats["bid"].reshape(-1)).all()
     bad = invoke("simulate", *SIMULATE, "--batch-games", 0, "--out", tmp_path / "bad")
-    one_line(bad, 2, "batch must be in 1..65,536")
+    one_line(bad, 2, "batch must be in 1..32,768")
     assert not (tmp_path / "bad").exists()
 
 

@@ -27,7 +27,7 @@ from sim.config.python_policy import BotCaller, Decisions
 from sim.config.rules import Rules
 
 DEFAULT_BATCH = 2048  # games in play at once (measured: benchmarks/bench_python_bots.py)
-MAX_BATCH = 2**16  # about 6 KB of state, observation and mask per game in play
+MAX_BATCH = 2**15  # about 7 KB of state, observation and mask per game in play: 230 MB
 # Below this many games in play per thread a step runs on the calling thread: waking the
 # thread pool costs more than the step (as sim.env.vector.VectorEnv).
 PARALLEL_MIN_ENVS_PER_THREAD = 32
@@ -91,8 +91,9 @@ def finished_rows(before: np.ndarray, after: np.ndarray, stride: int, n_rows: in
 
 
 @dataclass
-class Batch:
-    """What every part of the pool shares: the rows to play and where their results go."""
+class RowsToPlay:
+    """What every part of the pool shares: the rows to play, their bots and where their
+    results go."""
 
     listed: list[Policy]
     games: tuple[np.ndarray, np.ndarray]  # the kernels' (game ids [n], seatings [n, players])
@@ -112,14 +113,14 @@ class Part:
     """Envs first .. first + size - 1 of a pool of `stride` envs (env k plays rows k, k + stride,
     ...): their game states, their rows and the buffers of the decisions they wait for."""
 
-    def __init__(self, batch: Batch, rules: Rules, seed: int, envs: range, stride: int, threads: int) -> None:
-        self.batch = batch
+    def __init__(self, shared: RowsToPlay, rules: Rules, seed: int, envs: range, stride: int, threads: int) -> None:
+        self.shared = shared
         size = len(envs)
         # Below PARALLEL_MIN_ENVS_PER_THREAD games a thread, waking the thread pool costs more
         # than the step.
         self.threads = threads if size >= PARALLEL_MIN_ENVS_PER_THREAD * threads else 1
         self.states = np.zeros(size, dtype=GAME_STATE_DTYPE)
-        init_states(self.states, rules.to_record(), policy_arrays(batch.listed), seed, rules.round_sizes_array(),
+        init_states(self.states, rules.to_record(), policy_arrays(shared.listed), seed, rules.round_sizes_array(),
                     np.zeros(MAX_PLAYERS, dtype=np.int64), stride)  # fmt: skip
         self.states["records"] = 1
         self.rows = np.arange(envs.start, envs.stop, dtype=np.int64)
@@ -136,13 +137,13 @@ class Part:
 
     def advance(self) -> None:
         """One kernel step: start the games, or apply the answers; play until asked."""
-        batch = self.batch
+        shared = self.shared
         self.before[:] = self.rows
         previous = numba.get_num_threads()
         numba.set_num_threads(self.threads)
         try:
-            batch.call(bot_pool.run_envs, batch.listed, self.states, not self.started, self.schedule, self.answers,
-                       batch.games, batch.arrays, batch.results, self.outputs, chunksize=PARALLEL_CHUNK)  # fmt: skip
+            shared.call(bot_pool.run_envs, shared.listed, self.states, not self.started, self.schedule, self.answers,
+                       shared.games, shared.arrays, shared.results, self.outputs, chunksize=PARALLEL_CHUNK)  # fmt: skip
         finally:
             numba.set_num_threads(previous)
         self.started = True
@@ -150,26 +151,26 @@ class Part:
     def ask(self) -> bool:
         """Tell the bots which of their games ended, then ask each bot once for every decision
         this part waits for; False once every row of the part is played."""
-        batch = self.batch
-        if any(bot.caller.has_game_over for bot in batch.bots):
-            done = finished_rows(self.before, self.rows, self.schedule[1], batch.rows)
+        shared = self.shared
+        if any(bot.caller.has_game_over for bot in shared.bots):
+            done = finished_rows(self.before, self.rows, self.schedule[1], shared.rows)
             if done.size:
-                for number, bot in enumerate(batch.bots):
+                for number, bot in enumerate(shared.bots):
                     if bot.caller.has_game_over:
-                        notify_game_over(bot.caller, done, batch.seat_bot[done] == number, batch.seen_ids, batch.results)
+                        notify_game_over(bot.caller, done, shared.seat_bot[done] == number, shared.seen_ids, shared.results)
         waiting = np.flatnonzero(self.asked != NO_SEAT)
         if waiting.size == 0:
             return False
         every = waiting.size == self.asked.shape[0]
-        if len(batch.bots) == 1 and every:  # the common case: the buffers themselves, no copies
-            context = Decisions(batch.seen_ids[self.rows], self.asked, self.kinds, self.round_sizes)
-            self.answers[:] = batch.bots[0].caller.ask(self.observations, self.masks, context)
+        if len(shared.bots) == 1 and every:  # the common case: the buffers themselves, no copies
+            context = Decisions(shared.seen_ids[self.rows], self.asked, self.kinds, self.round_sizes)
+            self.answers[:] = shared.bots[0].caller.ask(self.observations, self.masks, context)
             return True
-        bot_of_env = batch.seat_bot[self.rows[waiting], self.asked[waiting]]
-        for number, bot in enumerate(batch.bots):
+        bot_of_env = shared.seat_bot[self.rows[waiting], self.asked[waiting]]
+        for number, bot in enumerate(shared.bots):
             envs = waiting[bot_of_env == number]
             if envs.size:
-                context = Decisions(batch.seen_ids[self.rows[envs]], self.asked[envs], self.kinds[envs], self.round_sizes[envs])
+                context = Decisions(shared.seen_ids[self.rows[envs]], self.asked[envs], self.kinds[envs], self.round_sizes[envs])
                 self.answers[envs] = bot.caller.ask(self.observations[envs], self.masks[envs], context)
         return True
 
@@ -197,7 +198,7 @@ def play_with_bots(
     bot_of_listed = np.full(MAX_PLAYERS, -1, dtype=np.int64)
     for number, bot in enumerate(bots):
         bot_of_listed[bot.listed] = number
-    shared = Batch(listed, (game_ids, np.ascontiguousarray(seatings, dtype=np.int64)), seen_ids, results, call, bots,
+    shared = RowsToPlay(listed, (game_ids, np.ascontiguousarray(seatings, dtype=np.int64)), seen_ids, results, call, bots,
                    bot_of_listed[seatings], listed_arrays(listed))  # fmt: skip
     threads = numba.get_num_threads()
     if threads == 1 or pool < 2 * PIPELINE_MIN_ENVS:
