@@ -1,7 +1,7 @@
 """Outputs pinned by digest: an optimisation of the kernels or a policy must not change one
 card, bid or score. The digests were computed at d2e09ff (before the engine's performance work)
 and are unchanged since; mc's case names infer=0 (the sampling it had then), and its posterior
-sampling (infer=1, now its default) has a case of its own. Change them only with a deliberate
+sampling (infer=1) has a case of its own. Change them only with a deliberate
 change of behaviour, and say so.
 
 Each case hashes every result array (rounds, seats, games, plays) of a small run. IEEE
