@@ -25,8 +25,8 @@ from numba import njit, prange
 from kernels.bits import at
 from kernels.cards import N_CARDS
 from kernels.estimate import deal_sample, new_estimate_memory, new_known_memory, start_sample_round
-from kernels.game_state import APPLIED, apply_answer, apply_flat_action, observe
-from kernels.games import NO_FAILURE, seated_policies
+from kernels.game_state import APPLIED, apply_answer, apply_flat_action, observe, play_seated
+from kernels.games import NO_FAILURE
 from kernels.observation import encode_observation, flat_action, write_action_mask
 from kernels.policies.dispatch import decide
 from kernels.posterior import new_work, prepare, sample_deal
@@ -51,18 +51,6 @@ ROLLOUTS_PER_BLOCK = 64  # rollouts a thread takes at a time
 
 
 @njit(cache=True)
-def play_seated(state, seat):
-    """The policy seated at `seat` (a built-in one) takes the decision; it is applied."""
-    workspace = state.workspace
-    table = workspace.table
-    seats = workspace.seats
-    legal = legal_actions(table, seats)
-    generator = workspace.scratch.generator
-    answer = decide(seated_policies(workspace), table.phase, seats[at(seat)], table, legal, generator)
-    apply_answer(state, checked(answer, legal))
-
-
-@njit(cache=True)
 def advance_rollout(state, asks):
     """Play on until the caller must answer (returns the seat to act) or the round is over
     (NO_SEAT): a fixed bid (workspace.fixed_bids) is made as it stands, a decision whose kind
@@ -73,11 +61,11 @@ def advance_rollout(state, asks):
         seat = current_seat(table)
         fixed_bid = workspace.fixed_bids[at(seat)]
         if table.phase == PHASE_BID and fixed_bid != NO_BID:
-            apply_answer(state, fixed_bid)
+            apply_answer(state, fixed_bid, legal_actions(table, workspace.seats))
         elif (asks[at(seat)] >> table.phase) & 1:
             return seat
         else:
-            play_seated(state, seat)
+            play_seated(state)
     return NO_SEAT
 
 
@@ -111,7 +99,7 @@ def step_rollout(state, asks, action):
     """Apply the caller's answer to the seat to act (a flat action, or DELEGATED) and play on
     to its next decision (returned, as advance_rollout)."""
     if action == DELEGATED:
-        play_seated(state, current_seat(state.workspace.table))
+        play_seated(state)
     elif apply_flat_action(state, action) != APPLIED:  # the caller checks its answers first
         raise ValueError("an illegal answer reached estimate's rollouts")
     return advance_rollout(state, asks)

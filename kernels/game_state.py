@@ -7,6 +7,12 @@ transitions (kernels.round_state), so a game played here is the game of the batc
 the same first dealer, deals and DECISIONS stream per round. Built-in policies seated at the
 seats the caller does not control answer through kernels.policies.dispatch.decide, drawing
 the same random numbers as in run_games.
+
+The caller controls decision kinds per seat (`controlled[seat]`: bit DECIDE_* set when the
+caller makes that seat's decisions of that kind; the environments control all of a seat's
+decisions, the Python-seat driver, kernels.bot_pool, those its bots take). With `records` set
+(the driver), cards are logged to the workspace's play log as the engine logs them and a
+finished round stays at PHASE_DONE until next_round, so that it can be recorded first.
 """
 import numpy as np
 from numba import njit
@@ -16,9 +22,20 @@ from kernels.cards import N_CARDS
 from kernels.games import begin_game, deal_and_seed, init_workspace, seated_policies
 from kernels.observation import answer_of, encode_observation, write_action_mask
 from kernels.policies.dispatch import decide
-from kernels.round_state import apply_action, begin_round, checked, current_seat, legal_actions
+from kernels.round_state import (
+    apply_action,
+    begin_round,
+    checked,
+    current_seat,
+    legal_actions,
+    log_card,
+    log_trick_winner,
+)
 from kernels.rules import dealer_of_round, game_winners, round_score
 from kernels.state import (
+    DECIDE_BID,
+    DECIDE_CARD,
+    DECIDE_TRUMP,
     MAX_PLAYERS,
     MAX_ROUND_SIZE,
     NO_SEAT,
@@ -57,14 +74,17 @@ GAME_STATE_DTYPE = np.dtype(
         ("n_rounds", _i8),
         ("round_index", _i8),  # index into round_sizes of the round in play
         ("first_dealer", _i8),
-        ("controlled", _i8, _seats),  # 1: the caller chooses this seat's actions
+        ("controlled", _i8, _seats),  # bit DECIDE_* set: the caller makes this seat's decisions of that kind
         ("card_trick", _i8, (N_CARDS,)),  # 1 + the trick each card was played to this round
         ("rounds_ended", _i8),
         ("over", _i8),  # 1 once the last round is scored
         ("winners", _i8, _seats),  # game winners once over (ties share)
         ("last_round", ROUND_SUMMARY_DTYPE),
+        ("records", _i8),  # 1: log cards and hold a finished round for the driver to record (next_round)
     ]
 )
+
+ALL_DECISIONS = (1 << DECIDE_TRUMP) | (1 << DECIDE_BID) | (1 << DECIDE_CARD)  # a controlled seat of the environments
 
 # Why an action was refused (0: applied).
 APPLIED = 0
@@ -114,23 +134,40 @@ def summarize_round(state):
 
 
 @njit(cache=True)
-def apply_answer(state, answer):
-    """Apply the seat to act's legal answer (a suit, bid or card id). A round that ends is
-    summarized in state.last_round and the next one starts, or the game is over."""
+def apply_answer(state, answer, legal):
+    """Apply the seat to act's legal answer (a suit, bid or card id; `legal`: the mask it was
+    chosen from). A round that ends is summarized in state.last_round and the next one starts,
+    or the game is over (with `records`: it waits for next_round)."""
     workspace = state.workspace
     table = workspace.table
     if table.phase == PHASE_PLAY:
         state.card_trick[at(answer)] = table.trick + 1
-    apply_action(table, workspace.seats, answer)
+        first_play = table.trick * table.n_players
+        if state.records:
+            seat = current_seat(table)
+            log_card(workspace.plays[at(first_play + table.n_in_trick)], answer, seat, legal)
+        apply_action(table, workspace.seats, answer)
+        if state.records and table.n_in_trick == 0:  # the trick is complete: its winner leads next
+            log_trick_winner(workspace.plays, first_play, table.n_players, table.leader)
+    else:
+        apply_action(table, workspace.seats, answer)
     if table.phase != PHASE_DONE:
         return
     summarize_round(state)
+    if not state.records:
+        next_round(state)
+
+
+@njit(cache=True)
+def next_round(state):
+    """After a finished round: start the next one, or the game is over."""
     state.rounds_ended += 1
     state.round_index += 1
     if state.round_index < state.n_rounds:
         start_round(state)
     else:
         state.over = 1
+        table = state.workspace.table
         game_winners(table.totals, table.n_players, state.winners)
 
 
@@ -142,28 +179,38 @@ def apply_flat_action(state, action):
     workspace = state.workspace
     table = workspace.table
     answer = answer_of(table.phase, action)
-    if answer < 0 or (legal_actions(table, workspace.seats) >> answer) & 1 == 0:
+    legal = legal_actions(table, workspace.seats)
+    if answer < 0 or (legal >> answer) & 1 == 0:
         return REFUSED_ILLEGAL
-    apply_answer(state, answer)
+    apply_answer(state, answer, legal)
     return APPLIED
 
 
 @njit(cache=True)
 def advance(state):
-    """Let the built-in policies play every seat the caller does not control until a
-    controlled seat must act (returned) or the game is over (NO_SEAT)."""
+    """Let the built-in policies make every decision the caller does not control until the
+    caller must decide for a seat (returned) or the game is over or a held round ended
+    (NO_SEAT)."""
+    table = state.workspace.table
+    while state.over == 0 and table.phase != PHASE_DONE:
+        seat = current_seat(table)
+        if (state.controlled[at(seat)] >> table.phase) & 1:
+            return seat
+        play_seated(state)
+    return NO_SEAT
+
+
+@njit(cache=True)
+def play_seated(state):
+    """The policy seated at the seat to act decides, drawing from the round's DECISIONS stream
+    as in run_games, and its answer is applied."""
     workspace = state.workspace
     table = workspace.table
     seats = workspace.seats
-    generator = workspace.scratch.generator
-    while state.over == 0:
-        seat = current_seat(table)
-        if state.controlled[at(seat)]:
-            return seat
-        legal = legal_actions(table, seats)
-        answer = decide(seated_policies(workspace), table.phase, seats[at(seat)], table, legal, generator)
-        apply_answer(state, checked(answer, legal))
-    return NO_SEAT
+    legal = legal_actions(table, seats)
+    me = seats[at(current_seat(table))]
+    answer = decide(seated_policies(workspace), table.phase, me, table, legal, workspace.scratch.generator)
+    apply_answer(state, checked(answer, legal), legal)
 
 
 @njit(cache=True)

@@ -93,7 +93,7 @@ def play_game(game_key, rules, round_sizes, workspace_storage, results, slot):
     workspace = workspace_storage[0]
     table = workspace.table
     seats = workspace.seats
-    _, _, game_results, play_results = results
+    play_results = results[3]
     n_players = rules.n_players
     first = begin_game(game_key, rules, workspace)
     log_plays = play_results.shape[1] > 0
@@ -104,13 +104,27 @@ def play_game(game_key, rules, round_sizes, workspace_storage, results, slot):
         play_round(game_key, workspace, log_plays)
         record_round(table, seats, results, slot, index)
         if log_plays:
-            for play in range(round_size * n_players):
-                play_results[slot, logged] = workspace.plays[play]
-                logged += 1
+            record_plays(workspace.plays, round_size * n_players, results, slot, logged)
+            logged += round_size * n_players
     game_winners(table.totals, n_players, workspace.winners)
+    record_game(table.totals, workspace.winners, n_players, results, slot)
+
+
+@njit(cache=True)
+def record_plays(plays, count, results, slot, first):
+    """Copy a round's play log plays[:count] to the game's play records from index `first`."""
+    play_results = results[3]
+    for play in range(count):
+        play_results[slot, first + play] = plays[play]
+
+
+@njit(cache=True)
+def record_game(totals, winners, n_players, results, slot):
+    """The final totals and winner flags of the game in results slot `slot`."""
+    game_results = results[2]
     for seat in range(n_players):
-        game_results[slot, seat].total = table.totals[seat]
-        game_results[slot, seat].winner = workspace.winners[seat]
+        game_results[slot, seat].total = totals[seat]
+        game_results[slot, seat].winner = winners[seat]
 
 
 @njit(cache=True)

@@ -299,6 +299,22 @@ def play_bidding(decide, policies, table, seats, generator, fixed_bids):
 
 
 @njit(cache=True, inline="always")
+def log_card(play, card, seat, legal):
+    """A card's entry in a round's play log (a PLAY_DTYPE record): the card, its seat and the
+    mask of the cards it could legally play."""
+    play.card = card
+    play.seat = seat
+    play.legal = legal
+
+
+@njit(cache=True, inline="always")
+def log_trick_winner(plays, first_play, n_players, winner):
+    """The trick's winner, in the log entries of its n_players cards from plays[first_play]."""
+    for position in range(n_players):
+        plays[first_play + position].winner = winner
+
+
+@njit(cache=True, inline="always")
 def play_tricks(decide, policies, table, seats, generator, plays, end_trick):
     """Play cards until trick `end_trick` starts or the round ends, asking `decide` as
     play_bidding does. Logs each card to plays[trick * N + position] (card, seat, legal mask,
@@ -315,15 +331,11 @@ def play_tricks(decide, policies, table, seats, generator, plays, end_trick):
             legal = legal_cards(me.hand, table.led_suit)
             card = checked(decide(policies, DECIDE_CARD, me, table, legal, generator), legal)
             if logging:
-                play = plays[first_play + position]
-                play.card = card
-                play.seat = seat
-                play.legal = legal
+                log_card(plays[first_play + position], card, seat, legal)
             play_card(table, seats, seat, card)
         winner = complete_trick(table, seats)
         if logging:
-            for position in range(n_players):
-                plays[first_play + position].winner = winner
+            log_trick_winner(plays, first_play, n_players, winner)
 
 
 @njit(cache=True, inline="always")

@@ -9,7 +9,8 @@ accuracy_vs_baseline.png (heuristic bid accuracy by round size next to the publi
 baseline), tournament.json and tournament.png (mc / heuristic / random duplicate tournament),
 estimate.json and estimate.png (an example per-hand estimate), calibration.json and
 calibration.png (estimate's P(take the trick) against round-1 self-play, with and without
-inference from the earlier bids; benchmarks/bench_estimate.py --calibration). The datasets behind them go
+inference from the earlier bids; benchmarks/bench_estimate.py --calibration), inference.json
+(mc with inference against mc without, a duplicate tournament). The datasets behind them go
 to --runs (default results/runs/, not in git). Every figure records its seed and the package
 version.
 """
@@ -32,7 +33,7 @@ import sim
 from sim.analysis.report import accuracy_tables
 from sim.config.rules import Rules
 from sim.runs.simulation import SimulationConfig, simulate
-from sim.runs.tournament import TournamentConfig, tournament
+from sim.runs.tournament import TournamentConfig, resume_tournament, tournament
 
 HERE = Path(__file__).resolve().parent
 # Schumacher & Pleines, "Improving Bidding and Playing Strategies in the Trick-Taking game
@@ -41,6 +42,8 @@ BASELINE = (0.84, 0.71, 0.59, 0.51, 0.48, 0.46, 0.44, 0.43, 0.42, 0.41, 0.41, 0.
 # mc at a cheaper setting than its default (samples=16, play_samples=16): 100k deals x 4
 # rotations at the default would take hours on 2 cores; this setting takes about 15 minutes.
 TOURNAMENT_POLICIES = "mc:samples=8,play_samples=4,heuristic,heuristic,random"
+# Issue #14's test of mc's inference: 20,000 deals take about 26 minutes on 2 cores.
+INFERENCE_POLICIES = "mc:infer=1,mc,heuristic,heuristic"
 EXAMPLE_HAND = {"hand": "W AS KH 7H J", "trump": "3H", "players": 4, "position": 2, "bids": (1, 0)}
 
 
@@ -51,14 +54,15 @@ class Sizes:
     estimate_samples: int
     calibration_games: int
     calibration_samples: int
+    inference_deals: int
 
 
 FULL = Sizes(accuracy_games=200_000, tournament_deals=100_000, estimate_samples=200_000,
-             calibration_games=4_000_000, calibration_samples=200_000)
+             calibration_games=4_000_000, calibration_samples=200_000, inference_deals=20_000)
 QUICK = Sizes(accuracy_games=400, tournament_deals=30, estimate_samples=2_000,
-              calibration_games=20_000, calibration_samples=2_000)
-SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1, "calibration": 11}
-STEPS = ("accuracy", "tournament", "estimate", "calibration")
+              calibration_games=20_000, calibration_samples=2_000, inference_deals=10)
+SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1, "calibration": 11, "inference": 2026}
+STEPS = ("accuracy", "tournament", "estimate", "calibration", "inference")
 
 
 def provenance(seed: int, **extra) -> dict:
@@ -129,6 +133,27 @@ def tournament_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     return result
 
 
+# -- mc with and without inference ---------------------------------------------------------------
+def inference_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
+    seed = SEEDS["inference"]
+    config = TournamentConfig.build(Rules(players=4), INFERENCE_POLICIES, seed=seed, deals=sizes.inference_deals)
+    path = runs / "mc_inference"
+    # A finished (or interrupted) run of this configuration is read back or finished, not replayed.
+    record = path / "run.json"
+    if record.exists() and json.loads(record.read_text()).get("config") == config.to_dict():
+        played = resume_tournament(str(path))
+    else:
+        played = tournament(config, str(path), overwrite=True)
+    policies, pairs = played.summary
+    result = {
+        **provenance(seed, deals=sizes.inference_deals, players=4, policies=INFERENCE_POLICIES, duplicate=True),
+        "policies": policies,
+        "pairs": pairs,
+    }
+    (out / "inference.json").write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
 # -- an example per-hand estimate ----------------------------------------------------------------
 def estimate_figures(sizes: Sizes, out: Path) -> dict:
     seed = SEEDS["estimate"]
@@ -194,11 +219,9 @@ def markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def write_readme(out: Path, accuracy_result: dict, tournament_result: dict, estimate_result: dict,
-                 calibration_result: dict, command: str, notes: str = "") -> None:
-    acc = pd.DataFrame(accuracy_result["rounds"])[["round", "heuristic", "standard_error", "baseline", "margin_in_se"]]
-    pol = pd.DataFrame(tournament_result["policies"])
-    pol = pd.DataFrame(
+def policy_table(policies: list[dict]) -> pd.DataFrame:
+    pol = pd.DataFrame(policies)
+    return pd.DataFrame(
         {
             "policy": pol["policy"],
             "mean score per game": pol["mean_score"].map("{:.1f}".format),
@@ -208,7 +231,16 @@ def write_readme(out: Path, accuracy_result: dict, tournament_result: dict, esti
             "mean abs(bid - tricks)": pol["mean_abs_error"].map("{:.3f}".format),
         }
     )
+
+
+def write_readme(out: Path, results: dict[str, dict], command: str, notes: str = "") -> None:
+    accuracy_result, tournament_result = results["accuracy"], results["tournament"]
+    estimate_result, calibration_result = results["estimate"], results["calibration"]
+    inference_result = results["inference"]
+    acc = pd.DataFrame(accuracy_result["rounds"])[["round", "heuristic", "standard_error", "baseline", "margin_in_se"]]
+    pol = policy_table(tournament_result["policies"])
     verdicts = "\n".join(f"- {pair['verdict']}" for pair in tournament_result["pairs"])
+    inference_verdicts = "\n".join(f"- {pair['verdict']}" for pair in inference_result["pairs"])
     est = pd.DataFrame(estimate_result["bids"])
     est = est[est["legal"]][["bid", "p_make", "p_make_lo", "p_make_hi", "expected_score", "expected_score_lo", "expected_score_hi"]].round(3)
 
@@ -278,6 +310,16 @@ z = (estimate - self-play) / sqrt(p(1-p)/games + SE(estimate)²), p the estimate
 {markdown_table(cal)}
 
 ![calibration](calibration.png)
+
+## mc with inference against mc without: {inference_result['deals']:,} deals of `{INFERENCE_POLICIES}`
+
+Seed {inference_result['seed']}; each deal played in all 4 seat rotations. `mc:infer=1` deals its samples
+from the posterior given the heuristic seats' bids (docs/mc.md, "Inference"); `mc` (infer=0)
+deals them uniformly. Issue #14 asks for mc with inference to win with its interval above zero.
+
+{markdown_table(policy_table(inference_result["policies"]))}
+
+{inference_verdicts}
 """
     (out / "README.md").write_text(text)
 
@@ -298,7 +340,8 @@ def main() -> None:
     command = "python results/regenerate.py" + (" --quick" if arguments.quick else "")
     steps = (("accuracy", lambda: accuracy(sizes, out, runs)), ("tournament", lambda: tournament_figures(sizes, out, runs)),
              ("estimate", lambda: estimate_figures(sizes, out)),
-             ("calibration", lambda: calibration_figures(sizes, out)))  # fmt: skip
+             ("calibration", lambda: calibration_figures(sizes, out)),
+             ("inference", lambda: inference_figures(sizes, out, runs)))  # fmt: skip
     only = arguments.only or STEPS
     results = {}
     for name, step in steps:
@@ -308,7 +351,7 @@ def main() -> None:
         results[name] = step()
         print(f"{name}: {time.perf_counter() - start:.1f} s")
     files = {"accuracy": "accuracy.json", "tournament": "tournament.json", "estimate": "estimate.json",
-             "calibration": "calibration.json"}
+             "calibration": "calibration.json", "inference": "inference.json"}
     for name in STEPS:
         if name not in results:
             results[name] = json.loads((out / files[name]).read_text())
@@ -317,8 +360,7 @@ def main() -> None:
         notes = (f"\nThat command regenerated only: {', '.join(arguments.only)}; the other sections are the JSON "
                  f"files of an earlier `{command}` run, read back (a full run takes about half an hour on 2 cores).")
         command += "".join(f" --only {name}" for name in arguments.only)
-    write_readme(out, results["accuracy"], results["tournament"], results["estimate"], results["calibration"], command,
-                 notes)
+    write_readme(out, results, command, notes)
     print(f"wrote {out / 'README.md'}")
 
 

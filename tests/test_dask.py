@@ -129,6 +129,35 @@ def test_an_external_bot_plays_on_dask_where_the_workers_can_import_it(tmp_path,
     assert_same_dataset(local, on_dask, ("rounds", "games"))
 
 
+def test_a_python_policy_plays_on_dask_where_the_workers_can_import_it(tmp_path, client, monkeypatch):
+    bots = str(Path(__file__).resolve().parent / "bots")
+    monkeypatch.syspath_prepend(bots)  # the driver imports the bots
+    policies = "python_bots:Lowest,heuristic,python_bots:DelegatingHeuristic,random"
+    table = ["--policies", policies, "--games", "10", "--rounds", "1-4", "--seed", "3", "--chunk-games", "3",
+             "--batch-games", "5", "--log-plays", "--quiet"]  # fmt: skip
+    on_cluster = ["--engine", "dask", "--scheduler", client.scheduler.address]
+    local, on_dask = tmp_path / "local", tmp_path / "dask"
+    assert invoke("tournament", *table, "--out", str(local)).exit_code == 0
+    refused = invoke("tournament", *table, "--out", str(on_dask), *on_cluster)
+    assert refused.exit_code == 2
+    assert refused.stderr.strip().splitlines() == [
+        "wizard-sim: error: on a Dask worker: cannot import policy module 'python_bots': No module named 'python_bots' "
+        "(an external bot's module must be importable on every worker)"
+    ]
+    client.run(prepend_to_path, bots)
+    resumed = invoke("tournament", "--resume", "--out", str(on_dask), "--quiet", *on_cluster, "--policies", policies)
+    assert resumed.exit_code == 0, resumed.output
+    assert_same_dataset(local, on_dask)
+    assert json.loads((on_dask / "summary.json").read_text()) == json.loads((local / "summary.json").read_text())
+    # A policy object that its label does not import again (an instance) stays in this process.
+    from python_bots import Lowest
+
+    config = SimulationConfig.build(Rules(players=3, rounds=(1, 2)), [Lowest(), "heuristic", "random"], seed=1, games=4)
+    with pytest.raises(ConfigError, match="python_bots:Lowest was given as an object that importing"):
+        simulate(config, str(tmp_path / "instance"), executor=DaskExecutor(client))
+    assert not (tmp_path / "instance").exists()  # refused before anything is written
+
+
 def test_workers_option_starts_a_local_cluster_and_takes_file_urls(tmp_path):
     local, on_dask = tmp_path / "local", tmp_path / "dask"
     assert invoke("simulate", *SMALL, "--out", str(local)).exit_code == 0

@@ -216,6 +216,8 @@ def test_bots_see_rollout_games_and_hear_when_they_end(bots):
     assert set(np.concatenate([c.kinds for c in contexts]).tolist()) == {2}
     over = np.concatenate([games for games, _, _ in recorder.over])
     assert sorted(over.tolist()) == list(range(150))
+    # As in run_games: one row per game and seat, with that game's score pad (3 players).
+    assert all(totals.shape == (games.shape[0], 3) for games, _, totals in recorder.over)
     assert result.samples == 50
     # With inference the bot is also asked for its first bid on proposed deals: games of one decision.
     recorder = bots.Recorder()

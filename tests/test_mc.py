@@ -295,7 +295,9 @@ def test_mc_decisions_unchanged_when_other_seats_change(players, infer, bidding)
     numbers, mc answers the same and draws the same numbers. Changing its own hand does change
     some answers."""
     rules = sim.Rules(players=players, bidding=bidding)
-    policies = policies_for(f"mc:samples=3,play_samples=2,infer={infer}", players)
+    # With inference the others play the heuristic: mc models only heuristic seats' bids.
+    others = "" if infer == 0 else ",heuristic" * (players - 1)
+    policies = policies_for(f"mc:samples=3,play_samples=2,infer={infer}{others}", players)
     rng = np.random.default_rng(players)
     checked = changed_by_own_hand = 0
     for game, r in enumerate((2, 5, 60 // players - 1)):
@@ -354,3 +356,19 @@ def test_mc_beats_the_heuristic_on_five_card_rounds():
     diff = mc_score - heuristic_score
     standard_error = diff.std(ddof=1) / math.sqrt(diff.shape[0])
     assert diff.mean() > 4 * standard_error, f"mc - heuristic = {diff.mean():.1f} +- {standard_error:.1f}"
+
+
+def test_mc_inference_models_the_heuristic_seats_by_their_parameters_and_no_other_seat():
+    """infer=1: a seat playing the heuristic is modelled as bidding like it, with its own
+    parameters; the bids of seats playing anything else (random, mc) are taken to say nothing."""
+    rules = sim.Rules(players=4)
+    policies = policies_for("mc:samples=2,play_samples=2,heuristic:aggression=1.1,random,mc", 4)
+    storage, seats, generator = started_round(rules, policies, 3, 0, 5, dealer=3)
+    memory = mc.new_decision_memory()
+    mc.start_sampling(policies, seats[0], storage[0], memory[0], generator)
+    model = memory[0]["model"]
+    assert list(model["kind"][:4][1:]) == [posterior.OPPONENT_HEURISTIC, posterior.OPPONENT_UNINFORMATIVE, posterior.OPPONENT_UNINFORMATIVE]
+    _, params = policies
+    assert np.array_equal(model["params"][1], params[1])
+    assert not np.array_equal(params[1], mc.ROLLOUT_PARAMS[1])  # aggression 1.1: not the rollouts' row
+    assert model["spread"] == 0.0  # the default: the heuristic seats exactly

@@ -4,6 +4,7 @@ A game is the engine's game: answering what the built-in policy would play gives
 final totals for that game and seat; bad input is explained and asked again, never a
 traceback; a saved game resumes to the same game; q and the end of input quit cleanly."""
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -18,6 +19,12 @@ from sim.config.rules import parse_rounds
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0
 
 runner = CliRunner()
+BOTS = Path(__file__).resolve().parent / "bots"
+
+
+@pytest.fixture
+def importable_bots(monkeypatch):
+    monkeypatch.syspath_prepend(str(BOTS))
 HEURISTIC = parse_policy("heuristic")
 
 
@@ -96,6 +103,29 @@ def test_answering_like_the_policy_gives_run_games_totals(options, tmp_path):
     exact = int((batch.seats["bid"][game, :, options["seat"]] == batch.seats["tricks"][game, :, options["seat"]]).sum())
     row = next(line for line in result.stdout.splitlines() if " you " in line and "/" in line and "%" in line)
     assert f"{exact}/{len(rules.round_sizes)}" in row and str(totals[options["seat"]]) in row
+
+
+@pytest.mark.parametrize(
+    "opponents, as_run_games",
+    [
+        ("python_bots:DelegatingHeuristic,random", "heuristic,random"),  # delegates: its fallback's game
+        ("python_bots:Lowest,python_bots:HighestBid", "python_bots:Lowest,python_bots:HighestBid"),
+    ],
+)
+def test_python_policies_play_as_in_run_games(opponents, as_run_games, tmp_path, importable_bots):
+    """Python opponents are asked with their observation and mask as run_games asks them: the
+    person answering like heuristic gives run_games' totals with the same bots seated."""
+    seed, game, seat = 21, 1, 0
+    rules = sim.Rules(players=3, rounds=(1, 2, 3))
+    config = PlayConfig.build(rules, seat, opponents, seed, game)
+    texts, _ = policy_answers(config)
+    result = play(["--players", 3, "--rounds", "1-3", "--seat", seat, "--opponents", opponents, "--seed", seed,
+                   "--game", game, "--save", tmp_path / "game.json"], texts)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    batch = sim.run_games(rules, ["heuristic", *as_run_games.split(",")], seed=seed, games=game + 1)
+    saved = load_session(tmp_path / "game.json")
+    saved.advance()
+    assert saved.is_over() and saved.state.totals() == batch.games["total"][game].tolist()
 
 
 def test_a_short_game_shows_the_table():
@@ -263,18 +293,19 @@ def test_the_bid_hint_is_estimate_of_the_situation():
         (["--players", 7], "players must be 3..6"),
         (["--seat", 4], "seat must be in 0..3"),
         (["--opponents", "heuristic,random"], "got 2 opponent policies for 3 opponents"),
-        (["--opponents", "mymodule:MyBot"], "built-in policies only"),
+        (["--opponents", "mymodule:MyBot"], "cannot import policy module 'mymodule'"),
+        (["--opponents", "broken_bots:IllegalPlayer"], "not the numba bot"),
         (["--opponents", "nosuch"], "unknown policy 'nosuch'"),
         (["--rounds", "30"], "round size 30 is outside"),
         (["--bidding", "hidden", "--even-bids", "forbidden"], "needs a last bidder"),
         (["--seed", -1], "seed must be"),
-        (["--hint-policy", "x:Y"], "built-in policies only"),
+        (["--hint-policy", "x:Y"], "must be a built-in policy"),
         (["--hint-samples", 1], "hint-samples must be in 2.."),
         (["--players", "four"], "Invalid value for '--players'"),
         (["--resume", "/nonexistent/game.json"], "cannot read /nonexistent/game.json"),
     ],
 )
-def test_bad_options_are_one_line_and_exit_2(arguments, message):
+def test_bad_options_are_one_line_and_exit_2(arguments, message, importable_bots):
     result = play(arguments, [])
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_regenerate_quick(tmp_path):
     subprocess.run([sys.executable, str(ROOT / "results" / "regenerate.py"), "--quick", "--out", str(tmp_path)], check=True)
     for name in ("README.md", "accuracy.json", "accuracy_vs_baseline.png", "tournament.json", "tournament.png",
-                 "estimate.json", "estimate.png"):  # fmt: skip
+                 "estimate.json", "estimate.png", "inference.json"):  # fmt: skip
         assert (tmp_path / name).stat().st_size > 0, name
     accuracy = json.loads((tmp_path / "accuracy.json").read_text())
     assert [row["round"] for row in accuracy["rounds"]] == list(range(1, 16)) and accuracy["seed"] == 2022
@@ -20,5 +20,9 @@ def test_regenerate_quick(tmp_path):
     assert len(tournament["policies"]) == 3 and tournament["deals"] == 30
     estimate = json.loads((tmp_path / "estimate.json").read_text())
     assert estimate["recommended_bid"] in [row["bid"] for row in estimate["bids"] if row["legal"]]
+    inference = json.loads((tmp_path / "inference.json").read_text())
+    assert [row["policy"] for row in inference["policies"]] == ["mc:infer=1", "mc", "heuristic"]
+    assert inference["pairs"][0]["policy_a"] == "mc:infer=1" and inference["pairs"][0]["policy_b"] == "mc"
     readme = (tmp_path / "README.md").read_text()
     assert "Schumacher" in readme and "Recommended bid" in readme and "--quick" in readme
+    assert "mc with inference against mc without" in readme

@@ -2,16 +2,13 @@
 
 Adding a built-in policy: write its module in this package (`decide`, and NAME, SUMMARY,
 PARAMETERS, optional COUNTS and RANGES: what sim.config.policies registers), then give it an
-id, a branch in `decide` and an entry in BUILT_IN here.
+id (kernels/policies/ids.py), a branch in `decide` and an entry in BUILT_IN here.
 """
 from numba import njit
 
 from kernels.bits import at
 from kernels.policies import heuristic, mc, random_policy
-
-POLICY_RANDOM = 0
-POLICY_HEURISTIC = 1
-POLICY_MC = 2
+from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC, POLICY_RANDOM
 
 # (policy id, module) of every built-in policy: sim.config.policies registers them.
 BUILT_IN = ((POLICY_RANDOM, random_policy), (POLICY_HEURISTIC, heuristic), (POLICY_MC, mc))
@@ -30,5 +27,5 @@ def decide(policies, decision, me, table, legal, generator):
     if policy_id == POLICY_HEURISTIC:
         return heuristic.decide(decision, params, me, table, legal, generator)
     if policy_id == POLICY_MC:
-        return mc.decide(decision, params, me, table, legal, generator)
+        return mc.decide(decision, policies, me, table, legal, generator)
     return random_policy.decide(decision, params, me, table, legal, generator)

@@ -23,8 +23,10 @@ from kernels.cards import (
     suit_mask,
 )
 from kernels.policies import heuristic
+from kernels.policies.ids import POLICY_HEURISTIC
 from kernels.posterior import (
     MODEL_DTYPE,
+    OPPONENT_UNINFORMATIVE,
     POSTERIOR_WORK_DTYPE,
     prepare,
     sample_deal,
@@ -39,15 +41,16 @@ from kernels.state import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTY
 P_SAMPLES = 0  # sampled deals per bid decision (0: the heuristic's bid)
 P_PLAY_SAMPLES = 1  # sampled deals per card decision (0: the heuristic's card)
 P_INFER = 2  # 1: deals from the posterior given the bids and trump choice shown; 0: uniform
-# infer defaults to 0: with it mc measured weaker, not stronger (docs/mc.md, "Inference").
-P_SPREAD = 3  # the posterior's opponent model: the heuristic's bids with this noise (0: exact)
+# infer defaults to 0: over 20,000 duplicate deals it measured no stronger, at 2-3x the cost
+# (docs/mc.md, "Inference").
+P_SPREAD = 3  # the posterior's model of a heuristic seat: its bids with this noise (0: exact)
 NAME = "mc"
 SUMMARY = "Monte Carlo: bids and plays by heuristic rollouts of sampled deals of the unseen cards"
 PARAMETERS = (
     ("samples", 16.0),
     ("play_samples", 16.0),
     ("infer", 0.0),
-    ("spread", 0.5),
+    ("spread", 0.0),
 )
 # Valid ranges (checked by sim.config.policies). The sample counts are capped so that one game
 # stays well under a second: a run stops within 2 s of Ctrl-C.
@@ -190,14 +193,20 @@ def best_choice(totals, choices, preferred):
 
 
 @njit(cache=True)
-def start_sampling(params, me, table, scratch, generator):
+def start_sampling(policies, me, table, scratch, generator):
     """Prepare the decision's deals: with inference, the posterior sampler of the unseen cards
-    given the bids and the dealer's trump choice shown, every seat modelled as the rollouts'
-    heuristic (kernels.posterior)."""
+    given what the seats playing the heuristic bid (with their own parameters) and the
+    dealer's trump choice (kernels.posterior). The bids of seats playing anything else (mc,
+    random, a bot) are taken to say nothing: modelling them as the heuristic's made mc
+    weaker, not stronger (docs/mc.md, "Inference")."""
+    policy_ids, params = policies
     if params[at(me.seat), P_INFER] == 0:
         return
     model = scratch.model
-    set_model(model, table.n_players, ROLLOUT_PARAMS, params[at(me.seat), P_SPREAD])
+    set_model(model, table.n_players, params, params[at(me.seat), P_SPREAD])
+    for seat in range(table.n_players):
+        if policy_ids[seat] != POLICY_HEURISTIC:
+            model.kind[seat] = OPPONENT_UNINFORMATIVE
     model.floor = MC_FLOOR
     model.pilot = MC_PILOT
     model.max_tries = MC_MAX_TRIES
@@ -221,7 +230,8 @@ def sample_base(params, me, table, scratch, generator):
 
 
 @njit(cache=True)
-def choose_bid(params, me, table, legal, generator):
+def choose_bid(policies, me, table, legal, generator):
+    _, params = policies
     preferred = heuristic.choose_bid(ROLLOUT_PARAMS, me, table, legal)
     samples = int(params[me.seat, P_SAMPLES])
     if samples == 0 or popcount(legal) == 1:
@@ -229,7 +239,7 @@ def choose_bid(params, me, table, legal, generator):
     storage = new_decision_memory()
     scratch = storage[0]
     rollout_seats = scratch.rollout_seats
-    start_sampling(params, me, table, scratch, generator)
+    start_sampling(policies, me, table, scratch, generator)
     for _ in range(samples):
         weight = sample_base(params, me, table, scratch, generator)
         if weight == 0.0:
@@ -285,7 +295,8 @@ def representative(card, distinct):
 
 
 @njit(cache=True)
-def choose_card(params, me, table, legal, generator):
+def choose_card(policies, me, table, legal, generator):
+    _, params = policies
     preferred = heuristic.choose_card(me, table, legal)
     samples = int(params[me.seat, P_PLAY_SAMPLES])
     choices = distinct_cards(legal, me, table)
@@ -294,7 +305,7 @@ def choose_card(params, me, table, legal, generator):
     storage = new_decision_memory()
     scratch = storage[0]
     rollout_seats = scratch.rollout_seats
-    start_sampling(params, me, table, scratch, generator)
+    start_sampling(policies, me, table, scratch, generator)
     for _ in range(samples):
         weight = sample_base(params, me, table, scratch, generator)
         if weight == 0.0:
@@ -313,9 +324,11 @@ def choose_card(params, me, table, legal, generator):
 
 
 @njit(cache=True, inline="always")
-def decide(decision, params, me, table, legal, generator):
+def decide(decision, policies, me, table, legal, generator):
+    """policies = (policy id per seat, parameter row per seat), as the dispatch has them: the
+    opponent model of inference reads which seats play the heuristic."""
     if decision == DECIDE_BID:
-        return choose_bid(params, me, table, legal, generator)
+        return choose_bid(policies, me, table, legal, generator)
     if decision == DECIDE_CARD:
-        return choose_card(params, me, table, legal, generator)
+        return choose_card(policies, me, table, legal, generator)
     return heuristic.choose_trump(me.hand)

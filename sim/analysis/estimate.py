@@ -35,10 +35,10 @@ from sim.config.limits import check_totals
 from sim.analysis.estimate_bots import BotEstimate, BotInference, evaluated_decisions
 from sim.config.policies import (
     Policy,
+    as_policy,
     fallback_of,
     parse_policy,
     policy_arrays,
-    policy_of,
     python_seats,
     split_policy_list,
 )
@@ -193,7 +193,7 @@ def parse_opponents(opponents: str | Sequence[PolicyLike] | object, players: int
         raise ConfigError(
             f"got {len(items)} opponent policies for {players - 1} opponents: give one, or one per opponent"
         )
-    return [policy_of(item) for item in items]
+    return [as_policy(item) for item in items]
 
 
 # --- the situation ----------------------------------------------------------------------
@@ -327,7 +327,7 @@ def make_situation(
     if len(pad) != players:
         raise ConfigError(f"totals: give one per bidding position ({players}), got {len(pad)}")
     opponent_policies = parse_opponents(opponents, players)
-    seat_policy = policy_of(policy)
+    seat_policy = as_policy(policy)
     return Situation(
         rules,
         tuple(sorted(cards)),

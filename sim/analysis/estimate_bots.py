@@ -96,21 +96,15 @@ class BotSeats:
         return answers
 
     def games_over(self, games: np.ndarray, seats: np.ndarray, totals: np.ndarray) -> None:
-        """Tell each bot with a game_over method which of its games ended (games, seats and
-        that seat's total on the pad, one row per game and seat it played)."""
+        """Tell each bot with a game_over method which of its games ended (as sim.runs'
+        games: one row per game and seat it played; totals: that game's score pad
+        [rows, players])."""
         for caller, caller_seats in self.callers:
-            game_over = getattr(caller.instance, "game_over", None)
-            if not callable(game_over):
+            if not caller.has_game_over:
                 continue
             rows = np.flatnonzero(np.isin(seats, caller_seats))
-            if not rows.size:
-                continue
-            try:
-                game_over(games[rows], seats[rows], totals[rows])
-            except KeyboardInterrupt:
-                raise
-            except BaseException as error:
-                raise BotError(f"policy {caller.label}: game_over raised {type(error).__name__}: {error}") from None
+            if rows.size:
+                caller.game_over(games[rows], seats[rows], totals[rows])
 
 
 @dataclass(frozen=True)
@@ -160,6 +154,7 @@ class BotEstimate:
         self.inference = inference
         self.seat = int(self.situation_record["seat"][0])
         self.round_size = int(self.situation_record["round_size"][0])
+        self.players = int(self.rules_record["n_players"][0])
         self.bots = BotSeats(policies)
         self.acceptance = inference.acceptance_table()
         m = inference.evaluated_seats.shape[0]
@@ -256,7 +251,7 @@ class BotEstimate:
             context = Decisions(games[rows], np.full(r, seat), np.full(r, decision), np.full(r, self.round_size))
             answers = self.bots.ask(context, observations, masks)
             # Each question is a game of one decision: over once answered (the pad unchanged).
-            pad = np.full(r, int(self.situation_record["totals"][0, seat]))
+            pad = np.tile(self.situation_record["totals"][0, : self.players].astype(np.int64), (r, 1))
             self.bots.games_over(context.games, context.seats, pad)
             answers = np.where(answers == DELEGATE, fallback, answers)
             keep = uniforms[rows, j] < self.acceptance[j, answers]
@@ -358,7 +353,7 @@ class BotEstimate:
         self.bots.games_over(
             np.repeat(games, bot_seats.size),
             np.tile(bot_seats, n),
-            summary["totals"][:, bot_seats].ravel(),
+            np.repeat(summary["totals"][:, : self.players], bot_seats.size, axis=0),
         )
         return summary["tricks"][:, self.seat].reshape(samples.shape[0], k).astype(np.int8)
 

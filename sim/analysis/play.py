@@ -1,11 +1,13 @@
 """A person at the table (`wizard-sim play`): one game of the engine in which one seat's
-decisions come from a person and the others from built-in policies.
+decisions come from a person and the others from built-in policies or Python policies.
 
 The game runs on the state API (sim.env.WizardState, the same transitions as every driver);
 a built-in seat is asked exactly as run_games asks it (kernels.policies.dispatch.decide on
-the state's records and the round's DECISIONS stream). A game is therefore a pure function of
-its configuration (rules, seat, opponents, seed, game index) and the person's answers, which
-is all a save file holds (`PlaySession.to_json`).
+the state's records and the round's DECISIONS stream), a Python policy with its observation
+and mask as in run_games (its delegated decisions by its fallback, seated in the kernels'
+arrays). A game is therefore a pure function of its configuration (rules, seat, opponents,
+seed, game index) and the person's answers (for deterministic bots), which is all a save file
+holds (`PlaySession.to_json`).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card
 from sim.config.errors import ConfigError
 from sim.config.limits import MAX_GAMES, check_count
 from sim.config.policies import Policy, is_external, parse_policy, policy_arrays, split_policy_list
+from sim.config.python_policy import DELEGATE, BotCaller, Decisions
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0, N_ACTIONS
@@ -41,10 +44,22 @@ TOLERANT_SPREAD = 1.0  # the bid hint's opponent model when no deal fits the exa
 
 
 def builtin_policy(text: str) -> Policy:
-    """A built-in policy; `module:Object` is refused before anything is imported."""
+    """A built-in policy (the card hint's); `module:Object` is refused before anything is
+    imported."""
     if is_external(text) and ":" in text:
-        raise ConfigError(f"wizard-sim play seats built-in policies only (random, heuristic, mc), not {text.strip()!r}")
+        raise ConfigError(f"the hint policy must be a built-in policy (random, heuristic, mc), not {text.strip()!r}")
     return parse_policy(text)
+
+
+def opponent_policy(text: str) -> Policy:
+    """A built-in policy or a Python policy (`module:Object`); a numba bot is refused (the
+    state API runs the built-in engine)."""
+    policy = parse_policy(text)
+    if policy.kind.bot is not None:
+        raise ConfigError(
+            f"wizard-sim play seats built-in and Python policies, not the numba bot {text.strip()!r}"
+        )
+    return policy
 
 
 @dataclass(frozen=True)
@@ -72,13 +87,13 @@ class PlayConfig:
             raise ConfigError(
                 f"got {len(names)} opponent policies for {players - 1} opponents: give one, or one per other seat"
             )
-        policies = [builtin_policy(name) for name in names]
+        policies = [opponent_policy(name) for name in names]
         policies.insert(seat, None)
         return cls(rules, seat, tuple(policies), check_seed(seed), check_count(game, "game", 0, MAX_GAMES - 1))
 
     def kernel_policies(self, hint_policy: Policy) -> tuple[np.ndarray, np.ndarray]:
         """The kernels' policy arrays, with `hint_policy` at the person's seat (it is asked
-        only for hints)."""
+        only for hints); a Python policy's seat holds its fallback."""
         return policy_arrays([hint_policy if policy is None else policy for policy in self.opponents])
 
     def label(self, seat: int) -> str:
@@ -101,7 +116,10 @@ class PlayConfig:
 
 
 def simulated_label(policy: Policy) -> str:
-    """The policy that stands for `policy` in the bid hint's simulation (mc: the heuristic)."""
+    """The policy that stands for `policy` in the bid hint's simulation (mc: the heuristic; a
+    Python policy: its fallback)."""
+    if policy.kind.python is not None:
+        return simulated_label(parse_policy(policy.kind.python.fallback))
     return "heuristic" if policy.name == "mc" else policy.label
 
 
@@ -158,6 +176,11 @@ class PlaySession:
         self.answers: list[int] = []
         # The person's seat needs an entry in the kernels' arrays; it is never asked.
         self._policies = config.kernel_policies(parse_policy("heuristic"))
+        self._bots = {
+            seat: BotCaller(policy.kind.python, policy.kind.python.instantiate(policy.params), policy.label)
+            for seat, policy in enumerate(config.opponents)
+            if policy is not None and policy.kind.python is not None
+        }
         self._trick: list[tuple[int, int]] = []
         self._announce = True  # the next advance() starts with the round in progress
         for index, action in enumerate(answers):
@@ -181,7 +204,9 @@ class PlaySession:
         events: list[Event] = self._round_start() if self._announce else []
         self._announce = False
         while not self.is_over() and not self.person_to_act():
-            events += self._apply(self._policy_action(self._policies, self.state))
+            events += self._apply(self._opponent_action())
+        if self.is_over():
+            self._end_bots()
         return events
 
     def answer(self, action: int) -> list[Event]:
@@ -195,6 +220,32 @@ class PlaySession:
     def _round_start(self) -> list[Event]:
         table = self.state.records()[0]
         return [RoundStart(*(int(table[key]) for key in ("round_size", "dealer", "trump_card", "trump")))]
+
+    def _opponent_action(self) -> int:
+        """The flat action of the opponent to act: its Python policy's answer (unless it
+        delegates, or does not take this decision), else its seated policy's."""
+        state = self.state
+        seat, decision = state.current_player(), state.decision()
+        bot = self._bots.get(seat)
+        if bot is not None and decision in bot.bot.decisions:
+            context = Decisions(
+                np.array([self.config.game]), np.array([seat]), np.array([decision]),
+                np.array([int(state.records()[0]["round_size"])]),
+            )  # fmt: skip
+            answer = int(bot.ask(state.observation(seat)[None, :], state.legal_action_mask()[None, :], context)[0])
+            if answer != DELEGATE:
+                return answer
+        return self._policy_action(self._policies, state)
+
+    def _end_bots(self) -> None:
+        """Tell each Python policy that the game ended (once)."""
+        if not self._bots:
+            return
+        totals = np.array([self.state.history[-1]["totals"][: self.config.rules.players]], dtype=np.int64)
+        for seat, bot in self._bots.items():
+            if bot.has_game_over:
+                bot.game_over(np.array([self.config.game]), np.array([seat]), totals)
+        self._bots = {}
 
     @staticmethod
     def _policy_action(policies: tuple[np.ndarray, np.ndarray], state: WizardState) -> int:

@@ -26,6 +26,7 @@ from sim.config.seeds import check_seed
 from sim.config.version import __version__
 from sim.runs.executors import Executor, LocalExecutor, check_out, load_record, load_run
 from sim.runs.games import run_games
+from sim.runs.python_seats import DEFAULT_BATCH, MAX_BATCH
 from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
 from sim.runs.tables import table_names
 from sim.runs.tournament import TournamentConfig, TournamentResult, resume_tournament, tournament
@@ -238,6 +239,14 @@ SeedOption = Annotated[
     Optional[int], typer.Option(help="Run seed, 0..2^63-1. [default: drawn at random and recorded]", show_default=False)
 ]
 ThreadsOption = Annotated[Optional[int], typer.Option(help=THREADS_HELP, show_default=False)]
+BatchOption = Annotated[
+    Optional[int],
+    typer.Option(
+        "--batch-games",
+        help=f"Games in play at once when Python policies play: each bot is asked for up to this many decisions per call, 1..{MAX_BATCH:,}; results do not depend on it. [default: {DEFAULT_BATCH:,}]",
+        show_default=False,
+    ),
+]
 LogPlaysOption = Annotated[Optional[bool], typer.Option("--log-plays", help="Also write every card played (plays/).", show_default=False)]
 OverwriteOption = Annotated[bool, typer.Option("--overwrite", help="Replace the run already in --out.")]
 ResumeOption = Annotated[bool, typer.Option("--resume", help="Finish the interrupted run in --out with its recorded configuration.")]
@@ -311,6 +320,7 @@ def simulate_command(
     first_dealer: FirstDealerOption = None,
     seed: SeedOption = None,
     threads: ThreadsOption = None,
+    batch_games: BatchOption = None,
     chunk_games: Annotated[
         Optional[int], typer.Option("--chunk-games", help="Games per part file; results do not depend on it. [default: about 128 MB of rows]", show_default=False)
     ] = None,
@@ -342,13 +352,15 @@ def simulate_command(
             stored_values = {"games": stored.games, "chunk-games": stored.chunk_games, "policy": [p.label for p in stored.policies]}
             check_resume_options(stored_options(stored) | stored_values, given)
             with open_executor(engine, scheduler, workers) as executor, progress:
-                return resume(out, threads=threads, on_progress=progress.update, executor=executor)
+                return resume(out, threads=threads, batch=batch_games, on_progress=progress.update, executor=executor)
         check_out(out, overwrite)  # before any bot module is imported
         config = SimulationConfig.build(
             rules, "heuristic" if policy is None else policy, seed=seed, games=games, chunk_games=chunk_games, log_plays=bool(log_plays)
         )
         with open_executor(engine, scheduler, workers) as executor, progress:
-            return simulate(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, executor=executor)
+            return simulate(
+                config, out, overwrite=overwrite, threads=threads, batch=batch_games, on_progress=progress.update, executor=executor
+            )
 
     result = run_reporting_errors("simulate", out, run)
     if not quiet:
@@ -425,6 +437,7 @@ def tournament_command(
     first_dealer: FirstDealerOption = None,
     seed: SeedOption = None,
     threads: ThreadsOption = None,
+    batch_games: BatchOption = None,
     chunk_games: Annotated[
         Optional[int], typer.Option("--chunk-games", help="Deals per part file; results do not depend on it.", show_default=False)
     ] = None,
@@ -464,7 +477,9 @@ def tournament_command(
             }
             check_resume_options(stored_options(stored) | stored_values, given)
             with open_executor(engine, scheduler, workers) as executor, progress:
-                return resume_tournament(out, threads=threads, on_progress=progress.update, executor=executor)
+                return resume_tournament(
+                    out, threads=threads, batch=batch_games, on_progress=progress.update, executor=executor
+                )
         if policies is None:
             raise ConfigError("--policies is required: one policy per seat, e.g. heuristic,random,random,random")
         check_out(out, overwrite)  # before any bot module is imported
@@ -478,7 +493,9 @@ def tournament_command(
             log_plays=bool(log_plays),
         )
         with open_executor(engine, scheduler, workers) as executor, progress:
-            return tournament(config, out, overwrite=overwrite, threads=threads, on_progress=progress.update, executor=executor)
+            return tournament(
+                config, out, overwrite=overwrite, threads=threads, batch=batch_games, on_progress=progress.update, executor=executor
+            )
 
     result = run_reporting_errors("tournament", out, run)
     if not quiet:

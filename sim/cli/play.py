@@ -279,7 +279,7 @@ def play_command(
     seat: Annotated[Optional[int], typer.Option(help="The seat you play, 0..players-1.", show_default="0")] = None,
     opponents: Annotated[
         Optional[str],
-        typer.Option(help="The other seats' built-in policy, or a comma list with one per other seat in seat order, e.g. heuristic,mc,random.", show_default="heuristic"),
+        typer.Option(help="The other seats' policy (built-in, or module:Object for a Python policy of yours), or a comma list with one per other seat in seat order, e.g. heuristic,mc,random.", show_default="heuristic"),
     ] = None,
     rounds: Annotated[
         Optional[str], typer.Option(help="Round sizes to play, e.g. 7, 1-5 or 1,3,5.", show_default="all, a full game")

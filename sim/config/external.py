@@ -44,7 +44,7 @@ from kernels.policies import dispatch
 from kernels.state import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, MAX_PARAMS
 from sim.config.errors import BotError, ConfigError
 from sim.config.python_policy import PythonBot, is_python_policy, load_python_bot
-from sim.config.python_policy import _error_text as error_text
+from sim.config.python_policy import error_text
 
 BOT_FUNCTIONS = ("bid", "choose_trump", "play")
 BOT_FUNCTION_OF_DECISION = {DECIDE_BID: "bid", DECIDE_TRUMP: "choose_trump", DECIDE_CARD: "play"}

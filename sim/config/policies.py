@@ -5,6 +5,7 @@ table (kernels/policies/dispatch.py) describe it.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,34 +70,55 @@ class Policy:
         return self.kind.name + (":" + ",".join(changed) if changed else "")
 
 
-def _python_kind(bot: PythonBot) -> PolicyKind:
-    fallback = parse_policy(bot.fallback)
-    if fallback.kind.bot is not None or fallback.kind.python is not None:
-        raise ConfigError(f"{bot.path}.FALLBACK must be a built-in policy, got {bot.fallback!r}")
-    return PolicyKind(bot.path, -1, bot.parameters, f"Python policy {bot.path}", python=bot)
-
-
 def _external_kind(path: str) -> PolicyKind:
+    module_name, _, object_name = path.partition(":")
+    # The labels of policy objects (policy_of_object) that no import can find again.
+    if module_name == "__main__":
+        raise ConfigError(
+            f"policy {path} is defined in __main__ (a script or notebook), which cannot be imported again"
+            " (to resume a run, or on Dask workers): move it into a module"
+        )
+    if "<locals>" in object_name:
+        raise ConfigError(
+            f"policy {path} is defined inside a function, which cannot be imported again"
+            " (to resume a run, or on Dask workers): define it at the top level of a module"
+        )
     bot = load_bot(path)
     if isinstance(bot, PythonBot):
         return _python_kind(bot)
     return PolicyKind(path, -1, bot.parameters, f"external bot {path}", bot=bot)
 
 
-def policy_of(value: str | Policy | object) -> Policy:
-    """A policy given as text (parse_policy), a parsed Policy, or a Python policy object (a
-    class or an instance with act or act_one; named `module:Class` after its class, with its
-    default parameters)."""
-    if isinstance(value, Policy):
-        return value
-    if isinstance(value, str):
-        return parse_policy(value)
-    if not is_python_policy(value):
-        raise ConfigError(f"a policy must be text (name or module:Object) or a Python policy object, got {value!r}")
-    cls = value if isinstance(value, type) else type(value)
-    bot = load_python_bot(f"{cls.__module__}:{cls.__qualname__}", value)
-    kind = _python_kind(bot)
+def _python_kind(bot: PythonBot) -> PolicyKind:
+    try:
+        fallback = parse_policy(bot.fallback)
+    except ConfigError as error:
+        raise ConfigError(f"{bot.path}.FALLBACK: {error}") from None
+    if fallback.kind.bot is not None or fallback.kind.python is not None:
+        raise ConfigError(f"{bot.path}.FALLBACK must be a built-in policy, got {bot.fallback!r}")
+    return PolicyKind(bot.path, -1, bot.parameters, f"Python policy {bot.path}", python=bot)
+
+
+def policy_of_object(target: object) -> Policy:
+    """A Python policy given as an object (a class, instantiated with its default PARAMETERS,
+    or an instance, used as it is), labelled `module:Class` by its class."""
+    if not is_python_policy(target):
+        raise ConfigError(
+            f"policy {target!r} is not a policy: give a name (`heuristic`, `module:Object`) or a Python policy"
+            " (a class or instance with a method act or act_one)"
+        )
+    cls = target if inspect.isclass(target) else type(target)
+    kind = _python_kind(load_python_bot(f"{cls.__module__}:{cls.__qualname__}", target))
     return Policy(kind, tuple(default for _, default in kind.parameters))
+
+
+def as_policy(item: object) -> Policy:
+    """A Policy, a policy text (parse_policy) or a Python policy object (policy_of_object)."""
+    if isinstance(item, Policy):
+        return item
+    if isinstance(item, str):
+        return parse_policy(item)
+    return policy_of_object(item)
 
 
 def parse_policy(text: str) -> Policy:
@@ -147,14 +169,15 @@ def split_policy_list(text: str) -> list[str]:
     return [item.strip() for item in items]
 
 
-def parse_policies(text: str | list[str], players: int) -> list[Policy]:
-    """One policy for every seat, or a comma list with exactly one per seat."""
+def parse_policies(text: str | list, players: int) -> list[Policy]:
+    """One policy for every seat, or a comma list with exactly one per seat; a list may hold
+    texts, Policy objects and Python policy objects (as_policy)."""
     names = split_policy_list(text) if isinstance(text, str) else list(text)
     if len(names) == 1:
         names = names * players
     if len(names) != players:
         raise ConfigError(f"got {len(names)} policies for {players} players: give one, or one per seat")
-    return [parse_policy(name) for name in names]
+    return [as_policy(name) for name in names]
 
 
 def fallback_of(policy: Policy) -> Policy:

@@ -1,8 +1,9 @@
 """Python policies: plain-Python bots (numpy, torch, anything) acting on the documented
 observation and action mask (docs/env.md), many decisions per call.
 
-`--policy module:Object[:key=value,...]` names one: a class (instantiated once per run and
-process, with its PARAMETERS as keyword floats) or an instance, with either method
+`--policy module:Object[:key=value,...]` names one: a class (instantiated once per batch of
+games — a run_games call, a chunk of simulate or tournament — with its PARAMETERS as keyword
+floats) or an instance, with either method
 
     act(self, observations, masks[, context]) -> actions       # a batch of decisions
     act_one(self, observation, mask[, context]) -> action       # one decision (convenience)
@@ -19,7 +20,9 @@ Optional attributes of the class (or instance):
     DECISIONS = ("trump", "bid", "card")    # the decisions the bot is asked; the others are
                                             # played by FALLBACK inside the kernels (fast)
     FALLBACK = "heuristic"                  # a built-in policy, `name[:key=value,...]`
-    game_over(self, games, seats, totals)   # called after games end (to free per-game memory)
+    game_over(self, games, seats, totals)   # called after games end (to free per-game memory):
+                                            # int64 arrays, one row per game and seat it played;
+                                            # totals: that game's final score pad [m, players]
 
 A run with a Python bot is a pure function of its configuration and seed when the bot is
 deterministic (its answers depend only on what it is shown): the batch a row arrives in and
@@ -34,12 +37,13 @@ from pathlib import Path
 
 import numpy as np
 
+from kernels import bot_pool
 from kernels import observation as obs
 from kernels.state import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, MAX_PARAMS
 from sim.config.cards import SUIT_NAMES, format_card
 from sim.config.errors import BotError, ConfigError
 
-DELEGATE = -1  # an answer that hands the decision to the bot's FALLBACK policy
+DELEGATE = bot_pool.DELEGATE  # -1: an answer that hands the decision to the bot's FALLBACK policy
 DECISION_KINDS = {"trump": DECIDE_TRUMP, "bid": DECIDE_BID, "card": DECIDE_CARD}
 DECISION_NAMES = {kind: name for name, kind in DECISION_KINDS.items()}
 DEFAULT_FALLBACK = "heuristic"
@@ -101,7 +105,7 @@ class PythonBot:
         except KeyboardInterrupt:
             raise
         except BaseException as error:
-            raise BotError(f"policy {self.path}: creating it failed: {_error_text(error, self.source)}") from None
+            raise BotError(f"policy {self.path}: creating it failed: {error_text(error, self.source)}") from None
 
 
 def _method(target: object, name: str):
@@ -168,7 +172,7 @@ def load_python_bot(path: str, target: object) -> PythonBot:
     )
 
 
-def _error_text(error: BaseException, source: str) -> str:
+def error_text(error: BaseException, source: str) -> str:
     """`TypeError: message (bot.py:12)`: the exception and the deepest line of the bot's own
     file in its traceback (the last frame when the bot's file is unknown)."""
     message = str(error).strip().splitlines()[0] if str(error).strip() else ""
@@ -193,6 +197,24 @@ class BotCaller:
         self.instance = instance
         self.label = label
         self._function = getattr(instance, "act" if bot.batched else "act_one")
+        self._game_over = _method(instance, "game_over")
+
+    @property
+    def has_game_over(self) -> bool:
+        return self._game_over is not None
+
+    def game_over(self, games: np.ndarray, seats: np.ndarray, totals: np.ndarray) -> None:
+        """Tell the bot that games `games` ended (its seat `seats` in each, one row per game and
+        seat it played; totals: the final score pad [m, players])."""
+        try:
+            self._game_over(games, seats, totals)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            raise BotError(
+                f"policy {self.label}: game_over raised {error_text(error, self.bot.source)} "
+                f"(after {games.shape[0]} seat-games ending with game {int(games[-1])})"
+            ) from None
 
     def ask(self, observations: np.ndarray, masks: np.ndarray, context: Decisions) -> np.ndarray:
         """int64 actions [n]: legal actions, or DELEGATE."""
@@ -213,7 +235,7 @@ class BotCaller:
         except KeyboardInterrupt:
             raise
         except BaseException as error:
-            raise BotError(f"policy {self.label} raised {_error_text(error, self.bot.source)} ({where})") from None
+            raise BotError(f"policy {self.label} raised {error_text(error, self.bot.source)} ({where})") from None
 
     def _call_batch(self, observations, masks, context) -> np.ndarray:
         n = observations.shape[0]
@@ -227,7 +249,7 @@ class BotCaller:
                 one = slice(i, i + 1)
                 row = Decisions(context.games[one], context.seats[one], context.kinds[one], context.round_sizes[one])
                 self._call((observations[one], masks[one], row), context.describe(i))
-            text = _error_text(error, self.bot.source)
+            text = error_text(error, self.bot.source)
             raise BotError(f"policy {self.label} raised {text} (on a batch of {n} decisions; no row fails alone)") from None
         try:
             array = np.asarray(answers)

@@ -40,7 +40,7 @@ def new_game_states(
 ) -> np.ndarray:
     """`count` GAME_STATE_DTYPE records set up for `rules` (games not started yet)."""
     flags = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    flags[list(range(rules.players) if controlled is None else controlled)] = 1
+    flags[list(range(rules.players) if controlled is None else controlled)] = kernel.ALL_DECISIONS
     states = np.zeros(count, dtype=kernel.GAME_STATE_DTYPE)
     records = policy_records(policies, rules.players)
     vector_env.init_states(states, rules.to_record(), records, seed, rules.round_sizes_array(), flags, game_stride)

@@ -119,6 +119,7 @@ class DaskExecutor:
                 f"the Dask workers could not run wizard-sim ({error}): install it, the same version, on every worker"
             ) from None
         check_workers(reports, job.out)
+        job = job.portable()
         if job.threads is None:
             job = dataclasses.replace(job, threads=self.default_threads)
         todo = iter(indices)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import collections
 import contextlib
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Protocol
 
 import pyarrow as pa
@@ -44,6 +44,7 @@ class ChunkedConfig(Protocol):
     """What the executors need of a run configuration (SimulationConfig, TournamentConfig)."""
 
     command: ClassVar[str]  # the wizard-sim command of its runs, as recorded in run.json
+    policies: tuple  # the run's policies (sim.config.policies.Policy)
 
     @classmethod
     def from_dict(cls, data: dict) -> "ChunkedConfig": ...
@@ -57,7 +58,7 @@ class ChunkedConfig(Protocol):
 
     def chunk_range(self, index: int) -> tuple[int, int]: ...
 
-    def compute_chunk(self, first: int, count: int, threads: int | None) -> Any: ...
+    def compute_chunk(self, first: int, count: int, threads: int | None, batch: int | None) -> Any: ...
 
     def finish_chunk(self, result: Any) -> FinishedChunk: ...
 
@@ -67,20 +68,46 @@ class ChunkedConfig(Protocol):
 @dataclass(frozen=True)
 class ChunkJob:
     """Everything a chunk task needs, small and picklable: the run's configuration class (pickled
-    by name) and configuration as in run.json, its absolute output directory, and the kernel
-    threads per chunk (None: the executor's default; the data never depends on it)."""
+    by name) and configuration as in run.json, its absolute output directory, the kernel
+    threads per chunk and the games in play at once with Python policies (None: the defaults;
+    the data never depends on them).
+
+    `live` is the configuration object itself, used in this process: its Python policies may be
+    objects the caller passed (sim.config.policies.policy_of_object). Another process rebuilds
+    the configuration from its run.json form (portable())."""
 
     kind: type[ChunkedConfig]
     config: dict
     out: str
     threads: int | None = None
+    batch: int | None = None
+    live: Any = field(default=None, compare=False, repr=False)
 
     @property
     def command(self) -> str:
         return self.kind.command
 
     def configuration(self) -> ChunkedConfig:
-        return self.kind.from_dict(self.config)
+        return self.live if self.live is not None else self.kind.from_dict(self.config)
+
+    def portable(self) -> "ChunkJob":
+        """The job for other processes, which rebuild the configuration from its run.json form."""
+        if self.live is not None:
+            check_portable(self.live)
+        return replace(self, live=None)
+
+
+def check_portable(config: ChunkedConfig) -> None:
+    """Another process imports every policy of `config` by its label: refused (one line) when
+    a policy object given in this process is not what its label imports."""
+    rebuilt = type(config).from_dict(config.to_dict())
+    for given, imported in zip(config.policies, rebuilt.policies):
+        if given != imported:
+            raise ConfigError(
+                f"policy {given.label} was given as an object that importing {given.label} does not give back"
+                " (an instance, or a class defined elsewhere): other processes cannot rebuild it; pass a class"
+                " importable as module:Class"
+            )
 
 
 def write_chunk(config: ChunkedConfig, job: ChunkJob, index: int, result: Any) -> dict:
@@ -103,7 +130,7 @@ def run_chunk(job: ChunkJob, index: int) -> dict:
     """Compute and write chunk `index` of `job`: the task of a cluster worker."""
     config = job.configuration()
     first, count = config.chunk_range(index)
-    return write_chunk(config, job, index, config.compute_chunk(first, count, job.threads))
+    return write_chunk(config, job, index, config.compute_chunk(first, count, job.threads, job.batch))
 
 
 ChunkDone = Callable[[int, dict], None]
@@ -147,7 +174,7 @@ class LocalExecutor:
 
             try:
                 for index in indices:
-                    result = config.compute_chunk(*config.chunk_range(index), job.threads)
+                    result = config.compute_chunk(*config.chunk_range(index), job.threads, job.batch)
                     settle(WRITERS - 1)
                     in_flight.append(writers.submit(write, index, result))
                 settle(0)
@@ -158,10 +185,13 @@ class LocalExecutor:
                         settle(len(in_flight) - 1)
 
 
-def checked_executor(executor: Executor | None, threads: int | None) -> Executor:
-    """`executor` (default: a LocalExecutor), once it has accepted the kernel thread count."""
+def checked_executor(executor: Executor | None, threads: int | None, config: ChunkedConfig | None = None) -> Executor:
+    """`executor` (default: a LocalExecutor), once it has accepted the kernel thread count and,
+    when it runs chunks in other processes, `config`'s policies (check_portable)."""
     executor = executor if executor is not None else LocalExecutor()
     executor.check_threads(threads)
+    if config is not None and not isinstance(executor, LocalExecutor):
+        check_portable(config)
     return executor
 
 
@@ -276,15 +306,17 @@ def reopen_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, RunD
 
 
 def execute(
-    kind: type[ChunkedConfig],
+    config: ChunkedConfig,
     directory: RunDirectory,
     record: dict,
     executor: Executor,
     threads: int | None = None,
     on_progress: ProgressCallback | None = None,
+    batch: int | None = None,
 ) -> int:
-    """Run every chunk that is not complete on `executor`, appending each to the journal as it
-    lands. Returns the number of games (units) computed. The caller holds the lock."""
+    """Run every chunk of the run `config` that is not complete on `executor`, appending each
+    to the journal as it lands. Returns the number of games (units) computed. The caller holds
+    the lock."""
     games_total, per_chunk = record["chunks"]["total"], record["chunks"]["games"]
     size = lambda index: min(per_chunk, games_total - index * per_chunk)  # noqa: E731
     todo = pending_chunks(record)
@@ -302,7 +334,7 @@ def execute(
         if on_progress:
             on_progress(games_done, games_total)
 
-    job = ChunkJob(kind, record["config"], str(directory.path.absolute()), threads)
+    job = ChunkJob(type(config), record["config"], str(directory.path.absolute()), threads, batch, config)
     try:
         executor.run(job, todo, on_chunk)
     except BotError:

@@ -23,6 +23,7 @@ from sim.config.policies import Policy, external_bots, parse_policies, policy_ar
 from sim.config.python_policy import DECISION_NAMES
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
+from sim.runs.python_seats import check_batch, play_with_bots, seating_rows
 
 
 @dataclass
@@ -56,18 +57,18 @@ def set_threads(threads: int | None) -> None:
     numba.set_num_threads(threads)
 
 
-def call_kernel(kernel, policies: list[Policy], *arguments):
+def call_kernel(kernel, policies: list[Policy], *arguments, chunksize: int = 1):
     """Call `kernel` (compiled with the external bots among `policies`, if any) and return its
-    result. A bot that does not compile is one BotError line naming it and its file:line; a
-    policy that fails at run time in a kernel that does not report its failures itself (see
-    play_in_slices) is one BotError line naming the policies."""
+    result; its parallel loops hand out `chunksize` iterations at a time. A bot that does not
+    compile is one BotError line naming it and its file:line; a policy that fails at run time
+    in a kernel that does not report its failures itself (see play_in_slices) is one BotError
+    line naming the policies."""
     bots = external_bots(policies)
     engine = engine_with_bots(bots, kernel) if bots else kernel
-    # The kernels' parallel loops hand out their blocks one at a time instead of splitting
+    # The kernels' parallel loops hand out their blocks a few at a time instead of splitting
     # them evenly in advance, so a core slowed by other work does not hold up the others.
     # (Set here: calling set_parallel_chunksize inside a kernel would stop numba caching it.)
-    labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
-    previous_chunksize = numba.set_parallel_chunksize(1)
+    previous_chunksize = numba.set_parallel_chunksize(chunksize)
     try:
         return engine(*arguments)
     except NumbaError as error:  # raised while compiling: a bot's typing (or lowering) error
@@ -82,6 +83,7 @@ def call_kernel(kernel, policies: list[Policy], *arguments):
         cause = error.__cause__ if isinstance(error, SystemError) and error.__cause__ is not None else error
         if not (bots or isinstance(cause, IllegalAction)):
             raise
+        labels = ", ".join(dict.fromkeys(policy.label for policy in policies))  # built on failure only
         raise BotError(f"a policy failed: {exception_text(cause)} (policies: {labels})") from None
     finally:
         numba.set_parallel_chunksize(previous_chunksize)
@@ -229,18 +231,19 @@ def run_games(
     game_ids: np.ndarray | None = None,
     log_plays: bool = False,
     threads: int | None = None,
+    batch: int | None = None,
 ) -> GameBatch:
     """Play games first_game .. first_game+games-1 (or the given game_ids) of the run `seed`.
 
-    Each game is a pure function of (seed, game id): any split of a run into batches, and any
-    thread count, gives the same games."""
+    Each game is a pure function of (seed, game id) (and of the answers of the Python policies
+    among `policies`: classes, instances or `module:Object` texts are Python policies): any
+    split of a run into batches, any thread count and any `batch` (games in play at once
+    with Python seats, sim.runs.python_seats) give the same games."""
     seed = check_seed(seed)
-    if not (policies and isinstance(policies, list) and isinstance(policies[0], Policy)):
-        policies = parse_policies(policies, rules.players)
+    policies = parse_policies(policies, rules.players)
     if len(policies) != rules.players:
         raise ConfigError(f"got {len(policies)} policies for {rules.players} players")
-    if python_seats(policies):
-        raise ConfigError("Python policies cannot play in run_games yet")
+    check_batch(batch)
     if game_ids is None:
         games = check_count(games, "games", 1, MAX_GAMES)
         first_game = check_count(first_game, "first_game", 0, MAX_GAMES)
@@ -257,8 +260,11 @@ def run_games(
         largest = MAX_RESULT_BYTES // result_bytes(rules, 1, log_plays)
         raise ConfigError(f"games: {n_games:,} games at once need more than 1 GiB of results; at most {largest:,} per call")
     results = empty_results(rules, n_games, log_plays)
-    play_in_slices(policies, seed, game_ids, rules, results)
-    seating = np.broadcast_to(np.arange(rules.players, dtype=np.int64), (n_games, rules.players))
+    seating = seating_rows(rules.players, n_games)
+    if python_seats(policies):
+        play_with_bots(rules, policies, seed, (game_ids, seating, game_ids), results, call_kernel, batch)
+    else:
+        play_in_slices(policies, seed, game_ids, rules, results)
     return GameBatch(rules, policies, seed, game_ids, *results, seating)
 
 

@@ -14,6 +14,7 @@ from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
 from sim.runs.executors import Executor, FinishedChunk, ProgressCallback, checked_executor, execute, reopen_run, start_run
 from sim.runs.games import GameBatch, run_games
+from sim.runs.python_seats import check_batch
 from sim.runs.statistics import policy_figures
 from sim.runs.tables import batch_tables, table_names
 from sim.storage import RunDirectory, chunk_range, chunk_ranges
@@ -71,7 +72,7 @@ class SimulationConfig:
     def build(
         cls,
         rules: Rules,
-        policies: str | list[str],
+        policies: str | list,
         *,
         seed: int | None,
         games: int,
@@ -119,10 +120,10 @@ class SimulationConfig:
     def chunk_range(self, index: int) -> tuple[int, int]:
         return chunk_range(self.games, self.chunk_games, index)
 
-    def compute_chunk(self, first: int, games: int, threads: int | None = None) -> GameBatch:
+    def compute_chunk(self, first: int, games: int, threads: int | None = None, batch: int | None = None) -> GameBatch:
         return run_games(
             self.rules, list(self.policies), seed=self.seed, games=games, first_game=first,
-            log_plays=self.log_plays, threads=threads,
+            log_plays=self.log_plays, threads=threads, batch=batch,
         )  # fmt: skip
 
     def finish_chunk(self, batch: GameBatch) -> FinishedChunk:
@@ -188,11 +189,17 @@ class SimulationResult:
 
 
 def _run(
-    directory: RunDirectory, record: dict, executor: Executor, threads: int | None, on_progress: ProgressCallback | None
+    config: SimulationConfig,
+    directory: RunDirectory,
+    record: dict,
+    executor: Executor,
+    threads: int | None,
+    batch: int | None,
+    on_progress: ProgressCallback | None,
 ) -> SimulationResult:
     start = time.perf_counter()
     try:
-        computed = execute(SimulationConfig, directory, record, executor, threads, on_progress)
+        computed = execute(config, directory, record, executor, threads, on_progress, batch)
     finally:
         directory.release()
     return SimulationResult(str(directory.path), record, computed, time.perf_counter() - start)
@@ -204,24 +211,29 @@ def simulate(
     *,
     overwrite: bool = False,
     threads: int | None = None,
+    batch: int | None = None,
     on_progress: ProgressCallback | None = None,
     executor: Executor | None = None,
 ) -> SimulationResult:
     """Run `config` into the directory `out` (refused when it is not empty, unless overwrite)
-    on `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk."""
-    executor = checked_executor(executor, threads)
+    on `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk,
+    `batch` games in play at once with Python policies (neither changes the data)."""
+    executor = checked_executor(executor, threads, config)
+    check_batch(batch)
     directory, record = start_run(config, out, overwrite, config.games, config.chunk_games)
-    return _run(directory, record, executor, threads, on_progress)
+    return _run(config, directory, record, executor, threads, batch, on_progress)
 
 
 def resume(
     out: str,
     *,
     threads: int | None = None,
+    batch: int | None = None,
     on_progress: ProgressCallback | None = None,
     executor: Executor | None = None,
 ) -> SimulationResult:
     """Finish the interrupted run in `out` (on any executor); the result equals an uninterrupted run."""
     executor = checked_executor(executor, threads)
-    _, directory, record = reopen_run(SimulationConfig, out)
-    return _run(directory, record, executor, threads, on_progress)
+    check_batch(batch)
+    config, directory, record = reopen_run(SimulationConfig, out)
+    return _run(config, directory, record, executor, threads, batch, on_progress)

@@ -25,11 +25,12 @@ import pyarrow as pa
 
 from kernels.seating import random_seatings
 from sim.config.errors import BotError, ConfigError
-from sim.config.policies import Policy, parse_policies, split_policy_list
+from sim.config.policies import Policy, parse_policies, python_seats, split_policy_list
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
 from sim.runs.executors import Executor, FinishedChunk, ProgressCallback, checked_executor, execute, reopen_run, start_run
-from sim.runs.games import GameBatch, GameFailure, empty_results, run_games
+from sim.runs.games import GameBatch, GameFailure, call_kernel, empty_results, run_games, set_threads
+from sim.runs.python_seats import check_batch, play_with_bots
 from sim.runs.simulation import check_run_size
 from sim.runs.statistics import normal_interval, policy_figures
 from sim.runs.tables import batch_tables, table_names
@@ -78,7 +79,7 @@ class TournamentConfig:
     def build(
         cls,
         rules: Rules,
-        policies: str | list[str],
+        policies: str | list,
         *,
         seed: int | None,
         deals: int,
@@ -123,8 +124,10 @@ class TournamentConfig:
     def chunk_range(self, index: int) -> tuple[int, int]:
         return chunk_range(self.deals, self.chunk_deals, index)
 
-    def compute_chunk(self, first_deal: int, deals: int, threads: int | None = None) -> GameBatch:
-        return play_chunk(self, first_deal, deals, threads)
+    def compute_chunk(
+        self, first_deal: int, deals: int, threads: int | None = None, batch: int | None = None
+    ) -> GameBatch:
+        return play_chunk(self, first_deal, deals, threads, batch)
 
     def finish_chunk(self, batch: GameBatch) -> FinishedChunk:
         return FinishedChunk(batch_tables(batch, self.log_plays), chunk_stats(self, batch))
@@ -165,16 +168,41 @@ def seatings_of(config: TournamentConfig, deal_ids: np.ndarray) -> np.ndarray:
     return seatings
 
 
-def play_chunk(config: TournamentConfig, first_deal: int, deals: int, threads: int | None = None) -> GameBatch:
-    """Every game of deals first_deal.. first_deal+deals-1, rows ordered (deal, rotation)."""
+def play_chunk(
+    config: TournamentConfig, first_deal: int, deals: int, threads: int | None = None, batch: int | None = None
+) -> GameBatch:
+    """Every game of deals first_deal.. first_deal+deals-1, rows ordered (deal, rotation);
+    `batch`: games in play at once when Python policies play (never changes the data)."""
     deal_ids = np.arange(first_deal, first_deal + deals, dtype=np.int64)
     rotations = config.rotations
     deal_of_row = np.repeat(deal_ids, rotations)
     seating = seatings_of(config, deal_ids)
+    if config.duplicate:
+        game_ids = deal_of_row * rotations + np.tile(np.arange(rotations), deals)
+        rotation_column = np.tile(np.arange(rotations, dtype=np.int8), deals)
+    else:
+        game_ids = deal_of_row
+        rotation_column = np.full(deals, NO_ROTATION, dtype=np.int8)
     results = empty_results(config.rules, deals * rotations, config.log_plays)
-    # One kernel batch per distinct seating: rotation k is rows k::N; random seatings are
-    # grouped (at most N! groups). The deals depend only on the deal id, so each game is the
-    # same whichever batch plays it.
+    listed = list(config.policies)
+    if python_seats(listed):
+        # Every row in one pool, whatever its seating: each bot is asked for all its rows at
+        # once, and sees each game by its game_id.
+        check_batch(batch)
+        set_threads(threads)
+        play_with_bots(config.rules, listed, config.seed, (deal_of_row, seating, game_ids), results, call_kernel, batch)
+    else:
+        play_seatings(config, deal_of_row, seating, results, threads)
+    return GameBatch(config.rules, listed, config.seed, game_ids, *results, seating, deal_of_row, rotation_column)
+
+
+def play_seatings(
+    config: TournamentConfig, deal_of_row: np.ndarray, seating: np.ndarray, results: tuple, threads: int | None
+) -> None:
+    """Built-in policies only: one kernel batch per distinct seating. Rotation k is rows k::N;
+    random seatings are grouped (at most N! groups). The deals depend only on the deal id, so
+    each game is the same whichever batch plays it."""
+    rotations = config.rotations
     if config.duplicate:
         groups = [(seating[k], slice(k, None, rotations)) for k in range(rotations)]
     else:
@@ -196,15 +224,6 @@ def play_chunk(config: TournamentConfig, first_deal: int, deals: int, threads: i
             raise BotError(failure.at(place)) from None
         for target, source in zip(results, (batch.rounds, batch.seats, batch.games, batch.plays)):
             target[rows] = source
-    if config.duplicate:
-        game_ids = deal_of_row * rotations + np.tile(np.arange(rotations), deals)
-        rotation_column = np.tile(np.arange(rotations, dtype=np.int8), deals)
-    else:
-        game_ids = deal_of_row
-        rotation_column = np.full(deals, NO_ROTATION, dtype=np.int8)
-    return GameBatch(
-        config.rules, list(config.policies), config.seed, game_ids, *results, seating, deal_of_row, rotation_column
-    )
 
 
 # -- statistics -------------------------------------------------------------------------------
@@ -352,6 +371,7 @@ def _run(
     record: dict,
     executor: Executor,
     threads: int | None,
+    batch: int | None,
     on_progress: ProgressCallback | None,
 ) -> TournamentResult:
     def games_progress(deals_done: int, deals_total: int) -> None:
@@ -360,7 +380,8 @@ def _run(
 
     start = time.perf_counter()
     try:
-        deals = execute(TournamentConfig, directory, record, executor, threads, games_progress if on_progress else None)
+        progress = games_progress if on_progress else None
+        deals = execute(config, directory, record, executor, threads, progress, batch)
         write_summary(directory, record)
     finally:
         directory.release()
@@ -374,25 +395,30 @@ def tournament(
     *,
     overwrite: bool = False,
     threads: int | None = None,
+    batch: int | None = None,
     on_progress: ProgressCallback | None = None,
     executor: Executor | None = None,
 ) -> TournamentResult:
     """Play the tournament `config` into `out` (refused when not empty, unless overwrite) on
-    `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk.
+    `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk,
+    `batch` games in play at once with Python policies (neither changes the data).
     `on_progress` is called with games done and games in all."""
-    executor = checked_executor(executor, threads)
+    executor = checked_executor(executor, threads, config)
+    check_batch(batch)
     directory, record = start_run(config, out, overwrite, config.deals, config.chunk_deals)
-    return _run(config, directory, record, executor, threads, on_progress)
+    return _run(config, directory, record, executor, threads, batch, on_progress)
 
 
 def resume_tournament(
     out: str,
     *,
     threads: int | None = None,
+    batch: int | None = None,
     on_progress: ProgressCallback | None = None,
     executor: Executor | None = None,
 ) -> TournamentResult:
     """Finish the interrupted tournament in `out`; the result equals an uninterrupted one."""
     executor = checked_executor(executor, threads)
+    check_batch(batch)
     config, directory, record = reopen_run(TournamentConfig, out)
-    return _run(config, directory, record, executor, threads, on_progress)
+    return _run(config, directory, record, executor, threads, batch, on_progress)

@@ -1,0 +1,98 @@
+"""How mc's posterior samples come out in real games (docs/mc.md, "Inference").
+
+Plays full games with the heuristic at every seat; at each bid and card decision of seat 0
+with something to infer, it runs mc's own sampler setup (mc.start_sampling, infer=1 with the
+given spread) and draws mc's `samples` weighted deals, recording the effective sample size
+(sum w)^2 / sum w^2, the share of samples given up (weight 0) and the candidate hands whose
+likelihood was evaluated (the sampler's cost: a replay of the heuristic's bid each).
+
+    python benchmarks/mc_inference_stats.py --games 300 --spread 0
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from numba import njit
+
+from kernels.games import begin_game, deal_and_seed, new_workspace
+from kernels.policies import mc
+from kernels.policies.dispatch import decide
+from kernels.posterior import sample_deal
+from kernels.round_state import begin_round, play_out
+from kernels.rules import dealer_of_round
+from kernels.state import DECIDE_BID, PLAY_DTYPE
+from sim.config.policies import parse_policies, policy_arrays
+from sim.config.rules import Rules
+
+NO_LOG = np.zeros(0, dtype=PLAY_DTYPE)
+ROWS = ("bid", "trick 1", "trick 2", "trick 3", "later tricks")
+STAT_DECISIONS, STAT_ESS, STAT_GIVEN_UP, STAT_CANDIDATES = range(4)
+
+
+@njit(cache=True)
+def measuring_decide(policies, decision, me, table, legal, generator):
+    """The seated policy's decision; before it, at seat 0, mc's sampler statistics."""
+    policy_ids, params, sampler_policies, samples, stats = policies
+    if me.seat == 0 and decision != 0:
+        storage = mc.new_decision_memory()
+        scratch = storage[0]
+        mc.start_sampling(sampler_policies, me, table, scratch, generator)
+        if scratch.posterior.n_constrained > 0:
+            total = 0.0
+            squares = 0.0
+            given_up = 0
+            candidates = 0
+            for _ in range(samples):
+                weight, proposals = sample_deal(scratch.model, scratch.posterior, scratch.hands, generator)
+                candidates += proposals
+                total += weight
+                squares += weight * weight
+                given_up += weight == 0.0
+            row = 0 if decision == DECIDE_BID else 1 + min(table.trick, 3)
+            stats[row, STAT_DECISIONS] += 1
+            stats[row, STAT_ESS] += total * total / squares if squares > 0.0 else 0.0
+            stats[row, STAT_GIVEN_UP] += given_up
+            stats[row, STAT_CANDIDATES] += candidates
+    return decide((policy_ids, params), decision, me, table, legal, generator)
+
+
+@njit(cache=True)
+def play(seed, games, rules, round_sizes, policies):
+    storage = new_workspace(rules, (policies[0], policies[1]))
+    workspace = storage[0]
+    for game in range(games):
+        first = begin_game((seed, game), rules, workspace)
+        for size in round_sizes:
+            begin_round(workspace.table, workspace.seats, size, dealer_of_round(first, size, rules.n_players))
+            deal_and_seed((seed, game), workspace)
+            play_out(measuring_decide, policies, workspace.table, workspace.seats, workspace.scratch.generator,
+                     workspace.fixed_bids, NO_LOG)  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--spread", type=float, default=0.0)
+    parser.add_argument("--seed", type=int, default=3)
+    args = parser.parse_args()
+    rules = Rules(players=4)
+    ids, params = policy_arrays(parse_policies("heuristic", 4))
+    sampler = policy_arrays(parse_policies(f"mc:spread={args.spread},heuristic,heuristic,heuristic", 4))
+    samples = int(sampler[1][0, mc.P_SAMPLES])
+    stats = np.zeros((len(ROWS), 4))
+    began = time.perf_counter()
+    play(args.seed, args.games, rules.to_record()[0], rules.round_sizes_array(), (ids, params, sampler, samples, stats))
+    print(f"{args.games} heuristic games, 4 players, mc's sampler at seat 0 (spread {args.spread:g}, "
+          f"{samples} samples a decision), {time.perf_counter() - began:.0f} s")  # fmt: skip
+    print("| decision | decisions | effective samples | given up | candidate hands a decision |")
+    print("| --- | --- | --- | --- | --- |")
+    for row, name in enumerate(ROWS):
+        n = stats[row, STAT_DECISIONS]
+        print(f"| {name} | {int(n)} | {stats[row, STAT_ESS] / n:.2f} | {stats[row, STAT_GIVEN_UP] / n / samples:.1%} "
+              f"| {stats[row, STAT_CANDIDATES] / n:.0f} |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,6 @@
+"""The built-in policies' ids (kernels.policies.dispatch chooses by them; mc's opponent model
+reads which seats play the heuristic)."""
+
+POLICY_RANDOM = 0
+POLICY_HEURISTIC = 1
+POLICY_MC = 2
