@@ -305,18 +305,23 @@ def reopen_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, RunD
     return config, directory, record
 
 
-def execute(
-    config: ChunkedConfig,
-    directory: RunDirectory,
-    record: dict,
-    executor: Executor,
-    threads: int | None = None,
-    on_progress: ProgressCallback | None = None,
-    batch: int | None = None,
-) -> int:
-    """Run every chunk of the run `config` that is not complete on `executor`, appending each
-    to the journal as it lands. Returns the number of games (units) computed. The caller holds
-    the lock."""
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run's chunks are computed, none of which changes the data: on `executor`, with
+    `threads` kernel threads per chunk and `batch` games in play at once when Python policies
+    play; `on_progress(done, total)` hears of every chunk that lands."""
+
+    executor: Executor
+    threads: int | None = None
+    batch: int | None = None
+    on_progress: ProgressCallback | None = None
+
+
+def execute(config: ChunkedConfig, directory: RunDirectory, record: dict, options: RunOptions) -> int:
+    """Run every chunk of the run `config` that is not complete, appending each to the
+    journal as it lands. Returns the number of games (units) computed. The caller holds the
+    lock."""
+    on_progress = options.on_progress
     games_total, per_chunk = record["chunks"]["total"], record["chunks"]["games"]
     size = lambda index: min(per_chunk, games_total - index * per_chunk)  # noqa: E731
     todo = pending_chunks(record)
@@ -334,9 +339,9 @@ def execute(
         if on_progress:
             on_progress(games_done, games_total)
 
-    job = ChunkJob(type(config), record["config"], str(directory.path.absolute()), threads, batch, config)
+    job = ChunkJob(type(config), record["config"], str(directory.path.absolute()), options.threads, options.batch, config)
     try:
-        executor.run(job, todo, on_chunk)
+        options.executor.run(job, todo, on_chunk)
     except BotError:
         # A bot failed before the run recorded a chunk: a new run then leaves nothing behind,
         # so that the same command can run again once the bot is fixed. A run with recorded

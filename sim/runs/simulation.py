@@ -12,7 +12,16 @@ from sim.config.limits import MAX_CHUNK_BYTES, MAX_CHUNKS, MAX_GAMES, check_coun
 from sim.config.policies import Policy, parse_policies
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
-from sim.runs.executors import Executor, FinishedChunk, ProgressCallback, checked_executor, execute, reopen_run, start_run
+from sim.runs.executors import (
+    Executor,
+    FinishedChunk,
+    ProgressCallback,
+    RunOptions,
+    checked_executor,
+    execute,
+    reopen_run,
+    start_run,
+)
 from sim.runs.games import GameBatch, run_games
 from sim.runs.python_seats import check_batch
 from sim.runs.statistics import policy_figures
@@ -188,18 +197,10 @@ class SimulationResult:
         return summarize_simulation(self.record)
 
 
-def _run(
-    config: SimulationConfig,
-    directory: RunDirectory,
-    record: dict,
-    executor: Executor,
-    threads: int | None,
-    batch: int | None,
-    on_progress: ProgressCallback | None,
-) -> SimulationResult:
+def _run(config: SimulationConfig, directory: RunDirectory, record: dict, options: RunOptions) -> SimulationResult:
     start = time.perf_counter()
     try:
-        computed = execute(config, directory, record, executor, threads, on_progress, batch)
+        computed = execute(config, directory, record, options)
     finally:
         directory.release()
     return SimulationResult(str(directory.path), record, computed, time.perf_counter() - start)
@@ -221,7 +222,7 @@ def simulate(
     executor = checked_executor(executor, threads, config)
     check_batch(batch)
     directory, record = start_run(config, out, overwrite, config.games, config.chunk_games)
-    return _run(config, directory, record, executor, threads, batch, on_progress)
+    return _run(config, directory, record, RunOptions(executor, threads, batch, on_progress))
 
 
 def resume(
@@ -236,4 +237,4 @@ def resume(
     executor = checked_executor(executor, threads)
     check_batch(batch)
     config, directory, record = reopen_run(SimulationConfig, out)
-    return _run(config, directory, record, executor, threads, batch, on_progress)
+    return _run(config, directory, record, RunOptions(executor, threads, batch, on_progress))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -28,7 +28,16 @@ from sim.config.errors import BotError, ConfigError
 from sim.config.policies import Policy, parse_policies, python_seats, split_policy_list
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
-from sim.runs.executors import Executor, FinishedChunk, ProgressCallback, checked_executor, execute, reopen_run, start_run
+from sim.runs.executors import (
+    Executor,
+    FinishedChunk,
+    ProgressCallback,
+    RunOptions,
+    checked_executor,
+    execute,
+    reopen_run,
+    start_run,
+)
 from sim.runs.games import GameBatch, GameFailure, call_kernel, empty_results, run_games, set_threads
 from sim.runs.python_seats import check_batch, play_with_bots
 from sim.runs.simulation import check_run_size
@@ -365,15 +374,9 @@ def write_summary(directory: RunDirectory, record: dict) -> None:
         raise RunError(f"writing the summary failed: {error.strerror or error}") from None
 
 
-def _run(
-    config: TournamentConfig,
-    directory: RunDirectory,
-    record: dict,
-    executor: Executor,
-    threads: int | None,
-    batch: int | None,
-    on_progress: ProgressCallback | None,
-) -> TournamentResult:
+def _run(config: TournamentConfig, directory: RunDirectory, record: dict, options: RunOptions) -> TournamentResult:
+    on_progress = options.on_progress
+
     def games_progress(deals_done: int, deals_total: int) -> None:
         # A run's chunks count deals; its callers count games, as its summary does.
         on_progress(deals_done * config.rotations, deals_total * config.rotations)
@@ -381,7 +384,7 @@ def _run(
     start = time.perf_counter()
     try:
         progress = games_progress if on_progress else None
-        deals = execute(config, directory, record, executor, threads, progress, batch)
+        deals = execute(config, directory, record, replace(options, on_progress=progress))
         write_summary(directory, record)
     finally:
         directory.release()
@@ -406,7 +409,7 @@ def tournament(
     executor = checked_executor(executor, threads, config)
     check_batch(batch)
     directory, record = start_run(config, out, overwrite, config.deals, config.chunk_deals)
-    return _run(config, directory, record, executor, threads, batch, on_progress)
+    return _run(config, directory, record, RunOptions(executor, threads, batch, on_progress))
 
 
 def resume_tournament(
@@ -421,4 +424,4 @@ def resume_tournament(
     executor = checked_executor(executor, threads)
     check_batch(batch)
     config, directory, record = reopen_run(TournamentConfig, out)
-    return _run(config, directory, record, executor, threads, batch, on_progress)
+    return _run(config, directory, record, RunOptions(executor, threads, batch, on_progress))
