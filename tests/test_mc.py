@@ -63,7 +63,7 @@ def test_mc_parameters_parse_with_defaults():
     policy = parse_policy("mc:play_samples=3")
     assert policy.params == (defaults["samples"], 3.0, defaults["infer"], defaults["spread"])
     assert policy.label == "mc:play_samples=3" and parse_policy("mc").label == "mc"
-    assert parse_policy("mc:infer=1,spread=0").label == "mc:infer=1,spread=0"
+    assert parse_policy("mc:infer=1,spread=0.5").label == "mc:infer=1,spread=0.5"
     for bad in ("mc:infer=2", "mc:infer=0.5", "mc:spread=-1", "mc:spread=nan"):
         with pytest.raises(ConfigError):
             parse_policy(bad)
