@@ -362,7 +362,7 @@ def test_mc_inference_models_the_heuristic_seats_by_their_parameters_and_no_othe
     """infer=1: a seat playing the heuristic is modelled as bidding like it, with its own
     parameters; the bids of seats playing anything else (random, mc) are taken to say nothing."""
     rules = sim.Rules(players=4)
-    policies = policies_for("mc:samples=2,play_samples=2,heuristic:aggression=1.1,random,mc", 4)
+    policies = policies_for("mc:samples=2,play_samples=2,infer=1,heuristic:aggression=1.1,random,mc", 4)
     storage, seats, generator = started_round(rules, policies, 3, 0, 5, dealer=3)
     memory = mc.new_decision_memory()
     mc.start_sampling(policies, seats[0], storage[0], memory[0], generator)
