@@ -1,6 +1,6 @@
 """Regenerate every reference figure in results/ (seeded: it reproduces exactly).
 
-    python results/regenerate.py              # full size (about half an hour on 2 cores)
+    python results/regenerate.py              # full size (about 45 minutes on 2 cores)
     python results/regenerate.py --quick --out /tmp/results   # a small smoke run
     python results/regenerate.py --only calibration           # one figure; the README from the JSONs
 
@@ -358,7 +358,7 @@ def main() -> None:
     notes = ""
     if arguments.only:
         notes = (f"\nThat command regenerated only: {', '.join(arguments.only)}; the other sections are the JSON "
-                 f"files of an earlier `{command}` run, read back (a full run takes about half an hour on 2 cores).")
+                 f"files of an earlier `{command}` run, read back (a full run takes about 45 minutes on 2 cores).")
         command += "".join(f" --only {name}" for name in arguments.only)
     write_readme(out, results, command, notes)
     print(f"wrote {out / 'README.md'}")
