@@ -3,7 +3,7 @@ deciding every decision and three heuristic seats, in games/s per batch size (ga
 at once), next to the all-heuristic tournament on the same deals (heuristic:aggression=1.1
 where the numpy policy sits: a tournament compares two policies at least).
 
-    python benchmarks/bench_python_bots.py                          # 2,000 deals = 8,000 games, best of 3
+    python benchmarks/bench_python_bots.py                          # 8,000 deals = 32,000 games, best of 3
     python benchmarks/bench_python_bots.py --batches 256,4096 --deals 4000 --profile
     python benchmarks/bench_python_bots.py --json
 
@@ -139,8 +139,8 @@ class Profile:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=2000)
-    parser.add_argument("--batches", default="64,256,1024,2048,4096,16384")
+    parser.add_argument("--deals", type=int, default=8000)  # 32,000 games: more than the largest batch
+    parser.add_argument("--batches", default="64,256,1024,2048,4096,8192,16384")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each figure; the best is reported")
     parser.add_argument("--profile", action="store_true", help="split the steps' time (one more run per batch size)")
     parser.add_argument("--json", action="store_true")

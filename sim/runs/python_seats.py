@@ -26,7 +26,7 @@ from sim.config.policies import Policy, policy_arrays
 from sim.config.python_policy import BotCaller, Decisions
 from sim.config.rules import Rules
 
-DEFAULT_BATCH = 2048  # games in play at once (measured: benchmarks/bench_python_bots.py)
+DEFAULT_BATCH = 8192  # games in play at once (measured: benchmarks/bench_python_bots.py --deals 8000)
 MAX_BATCH = 2**15  # about 7 KB of state, observation and mask per game in play: 230 MB
 # Below this many games in play per thread a step runs on the calling thread: waking the
 # thread pool costs more than the step (as sim.env.vector.VectorEnv).
