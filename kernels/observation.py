@@ -153,7 +153,7 @@ def answer_of(decision, action):
     return answer if 0 <= answer < ANSWERS_PER_DECISION[decision] else -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def write_action_mask(decision, legal, out):
     """out[a] = whether flat action a is legal, from the decision's legal mask (0: none)."""
     for action in range(N_ACTIONS):
@@ -166,7 +166,7 @@ def write_action_mask(decision, legal, out):
         legal &= legal - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def encode_observation(table, me, card_trick, out):
     """Write seat me.seat's observation into out[OBSERVATION_SIZE] (float32). It reads the
     public table, `me` (the observer's own record) and card_trick[c] = 1 + the trick card c
