@@ -4,9 +4,10 @@ some seats are played (or modelled) by a policy outside the kernels (a Python po
 Rollouts. One GAME_STATE_DTYPE record (kernels.game_state) per (sample, candidate bid),
 positioned at the sample's deal of the estimate's known round exactly as
 kernels.estimate.play_sample_round starts it (start_sample_round, the sample's DECISIONS
-stream, the earlier bids and the candidate fixed). `advance_rollout` plays the fixed bids and
-the seated built-in policies inside the kernel and stops at every decision the caller answers
-(asks[seat] has the bit of the decision kind); the caller's answers come back through
+stream, the earlier bids and the candidate fixed). kernels.game_state.advance plays the fixed
+bids and the seated built-in policies inside the kernel and stops at every decision the caller
+answers (the state's controlled[seat] has the bit of the decision kind, set up from the
+caller's `asks`); the caller's answers come back through
 `step_rollouts` (DELEGATED: the seat's seated policy decides). Every decision is taken in the
 order of kernels.round_state.play_out and a seated policy draws from the same stream, so a
 rollout whose caller delegates every decision is the built-in rollout, draw for draw.
@@ -25,19 +26,18 @@ from numba import njit, prange
 from kernels.bits import at
 from kernels.cards import N_CARDS
 from kernels.estimate import deal_sample, new_estimate_memory, new_known_memory, start_sample_round
-from kernels.game_state import APPLIED, apply_answer, apply_flat_action, observe, play_seated
+from kernels.game_state import APPLIED, advance, apply_flat_action, observe, play_seated
 from kernels.games import NO_FAILURE
 from kernels.observation import encode_observation, flat_action, write_action_mask
 from kernels.policies.dispatch import decide
 from kernels.posterior import new_work, prepare, sample_deal
 from kernels.rng import STREAM_DECISIONS, STREAM_PILOT, next_u64, seed_stream, uniform
-from kernels.round_state import ALL_SUITS, begin_round, checked, current_seat, legal_actions, set_rules, turn_up
+from kernels.round_state import ALL_SUITS, begin_round, checked, set_rules, turn_up
 from kernels.state import (
     DECIDE_BID,
     MAX_PLAYERS,
     NO_BID,
     NO_SEAT,
-    PHASE_BID,
     SEAT_DTYPE,
     TABLE_DTYPE,
 )
@@ -51,30 +51,13 @@ ROLLOUTS_PER_BLOCK = 64  # rollouts a thread takes at a time
 
 
 @njit(cache=True)
-def advance_rollout(state, asks):
-    """Play on until the caller must answer (returns the seat to act) or the round is over
-    (NO_SEAT): a fixed bid (workspace.fixed_bids) is made as it stands, a decision whose kind
-    asks[seat] does not have is taken by the seated policy."""
-    workspace = state.workspace
-    table = workspace.table
-    while state.over == 0:
-        seat = current_seat(table)
-        fixed_bid = workspace.fixed_bids[at(seat)]
-        if table.phase == PHASE_BID and fixed_bid != NO_BID:
-            apply_answer(state, fixed_bid, legal_actions(table, workspace.seats))
-        elif (asks[at(seat)] >> table.phase) & 1:
-            return seat
-        else:
-            play_seated(state)
-    return NO_SEAT
-
-
-@njit(cache=True)
-def start_rollout(state, rollout, situation, hands, asks):
+def start_rollout(state, rollout, situation, hands):
     """Position `state` (set up by kernels.game_state.init_state for the estimate's rules and
     seated policies) at sample `sample`'s deal `hands` of the situation's round, the seat
     bidding `candidate`, and play on to the caller's first decision (returned, as
-    advance_rollout). rollout = (seed, sample, game id, candidate)."""
+    kernels.game_state.advance: the seats and decision kinds the caller answers are the
+    state's `controlled` bits; the fixed bids are made as they stand). rollout = (seed,
+    sample, game id, candidate)."""
     seed, sample, game, candidate = rollout
     workspace = state.workspace
     start_sample_round(situation, hands, workspace.table, workspace.seats)
@@ -91,18 +74,18 @@ def start_rollout(state, rollout, situation, hands, asks):
         workspace.fixed_bids[seat] = situation.bids[seat]
     workspace.fixed_bids[situation.seat] = candidate
     seed_stream(workspace.scratch.generator, seed, sample, situation.round_size, STREAM_DECISIONS)
-    return advance_rollout(state, asks)
+    return advance(state)
 
 
 @njit(cache=True)
-def step_rollout(state, asks, action):
+def step_rollout(state, action):
     """Apply the caller's answer to the seat to act (a flat action, or DELEGATED) and play on
-    to its next decision (returned, as advance_rollout)."""
+    to its next decision (returned, as kernels.game_state.advance)."""
     if action == DELEGATED:
         play_seated(state)
     elif apply_flat_action(state, action) != APPLIED:  # the caller checks its answers first
         raise ValueError("an illegal answer reached estimate's rollouts")
-    return advance_rollout(state, asks)
+    return advance(state)
 
 
 @njit(cache=True)
@@ -117,7 +100,7 @@ def report_turn(state, seat, i, outputs):
 
 
 @njit(cache=True)
-def start_block(states, rollouts, situation, asks, outputs, rows):
+def start_block(states, rollouts, situation, outputs, rows):
     """start_rollout for rollouts rows = (first, stop); rollouts = (seed, samples [n], game
     ids [n], candidates [n], hands [n, MAX_PLAYERS]); situation a one-record array; outputs as
     in report_turn. Returns the first rollout in which a seated policy failed (raised, or
@@ -125,11 +108,10 @@ def start_block(states, rollouts, situation, asks, outputs, rows):
     NO_FAILURE (caught here for the reason kernels.games.play_block gives)."""
     seed, samples, games, candidates, hands = rollouts
     block_situation = situation[0]
-    block_asks = asks.copy()  # thread-local: a shared array's reference count is contended
     for i in range(rows[0], rows[1]):
         rollout = (seed, samples[i], games[i], candidates[i])
         try:
-            seat = start_rollout(states[i], rollout, block_situation, hands[i], block_asks)
+            seat = start_rollout(states[i], rollout, block_situation, hands[i])
         except Exception:  # numba cannot bind it
             return i
         report_turn(states[i], seat, i, outputs)
@@ -137,15 +119,14 @@ def start_block(states, rollouts, situation, asks, outputs, rows):
 
 
 @njit(cache=True)
-def step_block(states, asks, actions, outputs, rows):
+def step_block(states, actions, outputs, rows):
     """step_rollout for every rollout i of rows = (first, stop) with actions[i] !=
     NO_ANSWER; outputs as in report_turn. Returns the first failed rollout or NO_FAILURE, as
     start_block."""
-    block_asks = asks.copy()
     for i in range(rows[0], rows[1]):
         if actions[i] != NO_ANSWER:
             try:
-                seat = step_rollout(states[i], block_asks, actions[i])
+                seat = step_rollout(states[i], actions[i])
             except Exception:  # numba cannot bind it
                 return i
             report_turn(states[i], seat, i, outputs)
@@ -177,31 +158,31 @@ def first_failure(failures):
 
 
 @njit(cache=True, parallel=True)
-def start_rollouts(states, rollouts, situation, asks, outputs):
+def start_rollouts(states, rollouts, situation, outputs):
     n = states.shape[0]
     failures = np.empty(n_blocks(n), dtype=np.int64)
     for block in prange(n_blocks(n)):
-        failures[block] = start_block(states, rollouts, situation, asks, outputs, block_rows(block, n))
+        failures[block] = start_block(states, rollouts, situation, outputs, block_rows(block, n))
     return first_failure(failures)
 
 
 @njit(cache=True)
-def start_rollouts_serial(states, rollouts, situation, asks, outputs):
-    return start_block(states, rollouts, situation, asks, outputs, (0, states.shape[0]))
+def start_rollouts_serial(states, rollouts, situation, outputs):
+    return start_block(states, rollouts, situation, outputs, (0, states.shape[0]))
 
 
 @njit(cache=True, parallel=True)
-def step_rollouts(states, asks, actions, outputs):
+def step_rollouts(states, actions, outputs):
     n = states.shape[0]
     failures = np.empty(n_blocks(n), dtype=np.int64)
     for block in prange(n_blocks(n)):
-        failures[block] = step_block(states, asks, actions, outputs, block_rows(block, n))
+        failures[block] = step_block(states, actions, outputs, block_rows(block, n))
     return first_failure(failures)
 
 
 @njit(cache=True)
-def step_rollouts_serial(states, asks, actions, outputs):
-    return step_block(states, asks, actions, outputs, (0, states.shape[0]))
+def step_rollouts_serial(states, actions, outputs):
+    return step_block(states, actions, outputs, (0, states.shape[0]))
 
 
 # --- proposals for the caller's likelihoods ----------------------------------------------

@@ -38,7 +38,9 @@ from kernels.state import (
     DECIDE_TRUMP,
     MAX_PLAYERS,
     MAX_ROUND_SIZE,
+    NO_BID,
     NO_SEAT,
+    PHASE_BID,
     PHASE_DONE,
     PHASE_PLAY,
     RULES_DTYPE,
@@ -190,11 +192,13 @@ def apply_flat_action(state, action):
 def advance(state):
     """Let the built-in policies make every decision the caller does not control until the
     caller must decide for a seat (returned) or the game is over or a held round ended
-    (NO_SEAT)."""
-    table = state.workspace.table
+    (NO_SEAT). A bid fixed in advance is made as it stands (play_seated), never asked."""
+    workspace = state.workspace
+    table = workspace.table
     while state.over == 0 and table.phase != PHASE_DONE:
         seat = current_seat(table)
-        if (state.controlled[at(seat)] >> table.phase) & 1:
+        fixed = table.phase == PHASE_BID and workspace.fixed_bids[at(seat)] != NO_BID
+        if not fixed and (state.controlled[at(seat)] >> table.phase) & 1:
             return seat
         play_seated(state)
     return NO_SEAT
@@ -203,13 +207,18 @@ def advance(state):
 @njit(cache=True)
 def play_seated(state):
     """The policy seated at the seat to act decides, drawing from the round's DECISIONS stream
-    as in run_games, and its answer is applied."""
+    as in run_games, and its answer is applied; a bid fixed in advance (workspace.fixed_bids:
+    estimate's rollouts) is made as it stands, as kernels.round_state.play_bidding makes it."""
     workspace = state.workspace
     table = workspace.table
     seats = workspace.seats
     legal = legal_actions(table, seats)
-    me = seats[at(current_seat(table))]
-    answer = decide(seated_policies(workspace), table.phase, me, table, legal, workspace.scratch.generator)
+    seat = current_seat(table)
+    fixed_bid = workspace.fixed_bids[at(seat)] if table.phase == PHASE_BID else NO_BID
+    if fixed_bid != NO_BID:
+        apply_answer(state, fixed_bid, legal)
+        return
+    answer = decide(seated_policies(workspace), table.phase, seats[at(seat)], table, legal, workspace.scratch.generator)
     apply_answer(state, checked(answer, legal), legal)
 
 

@@ -307,8 +307,9 @@ class BotEstimate:
         if self.states.shape[0] < n:
             self.states = np.zeros(n, dtype=GAME_STATE_DTYPE)
             round_sizes = np.array([self.round_size], dtype=np.int64)
+            # The caller answers the decision kinds asks[seat] has: the states' controlled bits.
             vector_env.init_states(self.states, self.rules_record, policy_arrays(self.policies), self.seed,
-                                   round_sizes, np.zeros(MAX_PLAYERS, np.int64), 0)  # fmt: skip
+                                   round_sizes, self.bots.asks, 0)  # fmt: skip
         return self.states[:n]
 
     def play(self, samples: np.ndarray, hands: np.ndarray) -> np.ndarray:
@@ -328,7 +329,7 @@ class BotEstimate:
         observations, masks, to_act, decisions = outputs
         rollouts = (self.seed, rollout_samples, games, self.candidates[columns], np.repeat(hands, k, axis=0))
         start = batch_kernel(steps.start_rollouts, steps.start_rollouts_serial, n)
-        failed = call_kernel(start, self.policies, states, rollouts, self.situation_record, self.bots.asks, outputs)
+        failed = call_kernel(start, self.policies, states, rollouts, self.situation_record, outputs)
         self.check_rollouts(failed, states, rollout_samples, games)
         actions = np.empty(n, dtype=np.int64)
         round_sizes = np.full(n, self.round_size, dtype=np.int64)
@@ -346,7 +347,7 @@ class BotEstimate:
                 answers[rows] = self.bots.ask(context, observations[rows], masks[rows])
             np.copyto(actions, np.where(answers == DELEGATE, steps.DELEGATED, answers))
             step = batch_kernel(steps.step_rollouts, steps.step_rollouts_serial, n)
-            failed = call_kernel(step, self.policies, states, self.bots.asks, actions, outputs)
+            failed = call_kernel(step, self.policies, states, actions, outputs)
             self.check_rollouts(failed, states, rollout_samples, games)
         summary = states["last_round"]
         bot_seats = np.flatnonzero(self.bots.asks)
