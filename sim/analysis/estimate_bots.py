@@ -34,8 +34,9 @@ from kernels.state import DECIDE_BID, DECIDE_TRUMP, MAX_PLAYERS, NO_SEAT
 from sim.config.errors import BotError, ConfigError
 from kernels.games import NO_FAILURE
 from sim.config.policies import Policy, fallback_of, policy_arrays
-from sim.config.python_policy import DECISION_NAMES, DELEGATE, BotCaller, Decisions
+from sim.config.python_policy import DECISION_NAMES, DELEGATE, Decisions
 from sim.runs.games import call_kernel
+from sim.runs.python_seats import asked_kinds, seat_bots
 
 ROLLOUTS_PER_BATCH = 4096  # rollouts stepped together (about 30 MB of states and observations)
 PROPOSALS_PER_PASS = 8192  # deals proposed in one pass (a bot is asked about those still kept)
@@ -64,22 +65,13 @@ def inference_games(samples: np.ndarray, attempts: np.ndarray) -> np.ndarray:
 
 
 class BotSeats:
-    """The Python policies at the table: one instance per distinct policy (label), the seats
-    it plays and the decision kinds it is asked (asks[seat]: bit d for DECISION_KINDS d)."""
+    """The Python policies at the table (sim.runs.python_seats.seat_bots: one instance per
+    distinct policy), the seats each plays and the decision kinds it is asked (asks[seat]:
+    bit d for DECISION_KINDS d)."""
 
     def __init__(self, policies: list[Policy]) -> None:
-        self.asks = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        by_label: dict[str, tuple[BotCaller, list[int]]] = {}
-        for seat, policy in enumerate(policies):
-            bot = policy.kind.python
-            if bot is None:
-                continue
-            if policy.label not in by_label:
-                by_label[policy.label] = (BotCaller(bot, bot.instantiate(policy.params), policy.label), [])
-            by_label[policy.label][1].append(seat)
-            for kind in bot.decisions:
-                self.asks[seat] |= 1 << kind
-        self.callers = [(caller, np.array(seats, dtype=np.int64)) for caller, seats in by_label.values()]
+        self.asks = asked_kinds(policies)
+        self.callers = [(bot.caller, np.array(bot.listed, dtype=np.int64)) for bot in seat_bots(policies)]
 
     def ask(self, context: Decisions, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Every row's answer (legal flat actions or DELEGATE), one call per bot."""

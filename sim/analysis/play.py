@@ -28,15 +28,18 @@ from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card
 from sim.config.errors import ConfigError
 from sim.config.limits import MAX_GAMES, check_count
 from sim.config.policies import Policy, is_external, parse_policy, policy_arrays, split_policy_list
-from sim.config.python_policy import DELEGATE, BotCaller, Decisions
+from sim.config.python_policy import DELEGATE, Decisions
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0, N_ACTIONS
 from sim.env.state import WizardGame, WizardState
+from sim.runs.python_seats import seat_bots
 from sim.storage import write_json
 
 SAVE_FORMAT = "wizard-sim play"
 SAVE_FORMAT_VERSION = 1
+# The person's seat needs an entry in the kernels' arrays (it is never asked).
+HEURISTIC = parse_policy("heuristic")
 TOLERANT_SPREAD = 1.0  # the bid hint's opponent model when no deal fits the exact one (docs/estimate.md)
 
 
@@ -174,13 +177,12 @@ class PlaySession:
         self.config = config
         self.state: WizardState = WizardGame(config.rules).new_state(config.seed, config.game)
         self.answers: list[int] = []
-        # The person's seat needs an entry in the kernels' arrays; it is never asked.
-        self._policies = config.kernel_policies(parse_policy("heuristic"))
-        self._bots = {
-            seat: BotCaller(policy.kind.python, policy.kind.python.instantiate(policy.params), policy.label)
-            for seat, policy in enumerate(config.opponents)
-            if policy is not None and policy.kind.python is not None
-        }
+        self._policies = config.kernel_policies(HEURISTIC)
+        # One instance per distinct Python policy, as run_games makes them (the person's seat
+        # is never one).
+        listed = [HEURISTIC if policy is None else policy for policy in config.opponents]
+        self._bots = seat_bots(listed)
+        self._bot_at = {seat: bot.caller for bot in self._bots for seat in bot.listed}
         self._trick: list[tuple[int, int]] = []
         self._announce = True  # the next advance() starts with the round in progress
         for index, action in enumerate(answers):
@@ -226,7 +228,7 @@ class PlaySession:
         delegates, or does not take this decision), else its seated policy's."""
         state = self.state
         seat, decision = state.current_player(), state.decision()
-        bot = self._bots.get(seat)
+        bot = self._bot_at.get(seat)
         if bot is not None and decision in bot.bot.decisions:
             context = Decisions(
                 np.array([self.config.game]), np.array([seat]), np.array([decision]),
@@ -238,14 +240,14 @@ class PlaySession:
         return self._policy_action(self._policies, state)
 
     def _end_bots(self) -> None:
-        """Tell each Python policy that the game ended (once)."""
-        if not self._bots:
-            return
+        """Tell each Python policy that the game ended (once), as run_games tells it."""
         totals = np.array([self.state.history[-1]["totals"][: self.config.rules.players]], dtype=np.int64)
-        for seat, bot in self._bots.items():
-            if bot.has_game_over:
-                bot.game_over(np.array([self.config.game]), np.array([seat]), totals)
-        self._bots = {}
+        for bot in self._bots:
+            if bot.caller.has_game_over:
+                seats = np.array(bot.listed, dtype=np.int64)
+                bot.caller.game_over(np.full(seats.size, self.config.game), seats, totals.repeat(seats.size, axis=0))
+        self._bots = []
+        self._bot_at = {}
 
     @staticmethod
     def _policy_action(policies: tuple[np.ndarray, np.ndarray], state: WizardState) -> int:

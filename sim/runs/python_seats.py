@@ -66,15 +66,21 @@ def seat_bots(listed: list[Policy]) -> list[SeatedBot]:
     return list(bots.values())
 
 
-def listed_arrays(listed: list[Policy]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(policy ids, parameter rows, decisions asked of Python) per listed policy: a Python
-    policy is seated as its fallback and asked the decision kinds of its DECISIONS."""
-    ids, params = policy_arrays(listed)
+def asked_kinds(listed: list[Policy]) -> np.ndarray:
+    """int64 [MAX_PLAYERS]: per listed policy, the bits of the decision kinds (DECIDE_*) a
+    Python policy is asked, its DECISIONS; 0 for a built-in policy."""
     decisions = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for index, policy in enumerate(listed):
         if policy.kind.python is not None:
             decisions[index] = sum(1 << kind for kind in policy.kind.python.decisions)
-    return ids, params, decisions
+    return decisions
+
+
+def listed_arrays(listed: list[Policy]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(policy ids, parameter rows, decisions asked of Python) per listed policy: a Python
+    policy is seated as its fallback and asked the decision kinds of its DECISIONS."""
+    ids, params = policy_arrays(listed)
+    return ids, params, asked_kinds(listed)
 
 
 def finished_rows(before: np.ndarray, after: np.ndarray, stride: int, n_rows: int) -> np.ndarray:
