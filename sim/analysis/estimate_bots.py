@@ -36,7 +36,7 @@ from kernels.games import NO_FAILURE
 from sim.config.policies import Policy, fallback_of, policy_arrays
 from sim.config.python_policy import DECISION_NAMES, DELEGATE, Decisions
 from sim.runs.games import call_kernel
-from sim.runs.python_seats import asked_kinds, seat_bots
+from sim.runs.python_seats import ask_each_bot, asked_kinds, seat_bots
 
 ROLLOUTS_PER_BATCH = 4096  # rollouts stepped together (about 30 MB of states and observations)
 PROPOSALS_PER_PASS = 8192  # deals proposed in one pass (a bot is asked about those still kept)
@@ -72,19 +72,15 @@ class BotSeats:
     def __init__(self, policies: list[Policy]) -> None:
         self.asks = asked_kinds(policies)
         self.callers = [(bot.caller, np.array(bot.listed, dtype=np.int64)) for bot in seat_bots(policies)]
+        self.bot_of_seat = np.full(MAX_PLAYERS, -1, dtype=np.int64)
+        for number, (_, seats) in enumerate(self.callers):
+            self.bot_of_seat[seats] = number
 
     def ask(self, context: Decisions, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Every row's answer (legal flat actions or DELEGATE), one call per bot."""
         answers = np.empty(context.seats.shape[0], dtype=np.int64)
-        for caller, seats in self.callers:
-            mine = np.isin(context.seats, seats)
-            if mine.all():  # one bot for every row: no copies
-                answers[:] = caller.ask(observations, masks, context)
-                continue
-            rows = np.flatnonzero(mine)
-            if rows.size:
-                fields = (context.games, context.seats, context.kinds, context.round_sizes)
-                answers[rows] = caller.ask(observations[rows], masks[rows], Decisions(*(f[rows] for f in fields)))
+        ask_each_bot([caller for caller, _ in self.callers], self.bot_of_seat[context.seats],
+                     (observations, masks, context), answers)  # fmt: skip
         return answers
 
     def games_over(self, games: np.ndarray, seats: np.ndarray, totals: np.ndarray) -> None:

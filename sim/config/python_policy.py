@@ -69,6 +69,10 @@ class Decisions:
     kinds: np.ndarray  # DECISION_KINDS: 0 trump, 1 bid, 2 card
     round_sizes: np.ndarray  # cards per hand in the round
 
+    def take(self, rows: np.ndarray | slice) -> Decisions:
+        """The decisions of `rows` (arrays)."""
+        return Decisions(self.games[rows], self.seats[rows], self.kinds[rows], self.round_sizes[rows])
+
     def row(self, i: int) -> Decisions:
         """Row i with scalar fields (the context act_one gets)."""
         return Decisions(*(int(field[i]) for field in (self.games, self.seats, self.kinds, self.round_sizes)))
@@ -247,8 +251,7 @@ class BotCaller:
             # Ask row by row for the first row that fails alone, to name its seat and game.
             for i in range(n):
                 one = slice(i, i + 1)
-                row = Decisions(context.games[one], context.seats[one], context.kinds[one], context.round_sizes[one])
-                self._call((observations[one], masks[one], row), context.describe(i))
+                self._call((observations[one], masks[one], context.take(one)), context.describe(i))
             text = error_text(error, self.bot.source)
             raise BotError(f"policy {self.label} raised {text} (on a batch of {n} decisions; no row fails alone)") from None
         try:

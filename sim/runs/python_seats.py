@@ -167,18 +167,25 @@ class Part:
         waiting = np.flatnonzero(self.asked != NO_SEAT)
         if waiting.size == 0:
             return False
-        every = waiting.size == self.asked.shape[0]
-        if len(shared.bots) == 1 and every:  # the common case: the buffers themselves, no copies
-            context = Decisions(shared.seen_ids[self.rows], self.asked, self.kinds, self.round_sizes)
-            self.answers[:] = shared.bots[0].caller.ask(self.observations, self.masks, context)
-            return True
-        bot_of_env = shared.seat_bot[self.rows[waiting], self.asked[waiting]]
-        for number, bot in enumerate(shared.bots):
-            envs = waiting[bot_of_env == number]
-            if envs.size:
-                context = Decisions(shared.seen_ids[self.rows[envs]], self.asked[envs], self.kinds[envs], self.round_sizes[envs])
-                self.answers[envs] = bot.caller.ask(self.observations[envs], self.masks[envs], context)
+        bot_of_env = np.full(self.asked.shape[0], -1, dtype=np.int64)
+        bot_of_env[waiting] = shared.seat_bot[self.rows[waiting], self.asked[waiting]]
+        context = Decisions(shared.seen_ids[self.rows], self.asked, self.kinds, self.round_sizes)
+        ask_each_bot([bot.caller for bot in shared.bots], bot_of_env, (self.observations, self.masks, context), self.answers)
         return True
+
+
+def ask_each_bot(callers: list[BotCaller], bot_of_row: np.ndarray, batch: tuple, answers: np.ndarray) -> None:
+    """Ask each bot once for its rows of batch = (observations, masks, Decisions) and write
+    its answers to answers[rows]; bot_of_row[i] indexes `callers` (-1: no bot asked). When
+    one bot has every row it gets the buffers themselves, no copies."""
+    observations, masks, context = batch
+    for number, caller in enumerate(callers):
+        mine = bot_of_row == number
+        if mine.all():
+            answers[:] = caller.ask(observations, masks, context)
+        elif mine.any():
+            rows = np.flatnonzero(mine)
+            answers[rows] = caller.ask(observations[rows], masks[rows], context.take(rows))
 
 
 def play_with_bots(
