@@ -128,6 +128,13 @@ def test_python_policies_play_as_in_run_games(opponents, as_run_games, tmp_path,
     assert saved.is_over() and saved.state.totals() == batch.games["total"][game].tolist()
 
 
+def test_a_failing_python_opponent_is_one_line_and_exit_1(importable_bots):
+    result = play(["--players", 3, "--rounds", "1-2", "--opponents", "python_bots:Raising,heuristic", "--seed", 4], ["0"] * 10)
+    assert result.exit_code == 1, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "policy python_bots:Raising raised KeyError" in lines[0] and "seat 1" in lines[0]
+
+
 def test_a_short_game_shows_the_table():
     config = PlayConfig.build(sim.Rules(3, (1, 2)), 0, "heuristic", 1, 0)
     texts, _ = policy_answers(config)

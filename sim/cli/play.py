@@ -25,7 +25,7 @@ from sim.analysis.play import (
 from sim.cli.options import rules_from_options
 from sim.cli.terminal import console, fail
 from sim.config.cards import SUIT_NAMES, format_card
-from sim.config.errors import ConfigError
+from sim.config.errors import BotError, ConfigError
 from sim.config.limits import check_count
 from sim.config.policies import Policy
 from sim.config.seeds import draw_seed
@@ -349,6 +349,9 @@ def play_command(
             save(session, save_path)
     except ConfigError as error:
         fail(str(error))
+    except BotError as error:  # a Python opponent failed: one line, exit 1 (the game is saved)
+        print(f"wizard-sim: error: {error}", file=sys.stderr)
+        raise typer.Exit(code=1)
     except Quit:
         where = f"; saved to {save_path}, continue with: wizard-sim play --resume {save_path}" if save_path else ""
         console.print(f"game left{where}", soft_wrap=True)
