@@ -14,7 +14,7 @@ import argparse
 import time
 
 import sim
-from kernels.state import DECIDE_BID
+from kernels.records import DECIDE_BID
 from sim.analysis.play import PlayConfig, PlaySession
 from sim.config.policies import parse_policy
 

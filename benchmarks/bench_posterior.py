@@ -34,8 +34,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from kernels import posterior as P  # noqa: E402
 from kernels import round_state as R  # noqa: E402
 from kernels import rules as K  # noqa: E402
-from kernels import state as st  # noqa: E402
-from kernels.bits import popcount  # noqa: E402
+from kernels import records as st  # noqa: E402
 from kernels.policies import heuristic  # noqa: E402
 from kernels.posterior import draw_cards  # noqa: E402
 from kernels.rng import STREAM_DECISIONS, seed_stream, uniform  # noqa: E402

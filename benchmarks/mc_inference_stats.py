@@ -16,13 +16,13 @@ import time
 import numpy as np
 from numba import njit
 
-from kernels.games import begin_game, deal_and_seed, new_workspace
+from kernels.batch import begin_game, deal_and_seed, new_workspace
 from kernels.policies import mc
 from kernels.policies.dispatch import decide
 from kernels.posterior import sample_deal
 from kernels.round_state import begin_round, play_out
 from kernels.rules import dealer_of_round
-from kernels.state import DECIDE_BID, PLAY_DTYPE
+from kernels.records import DECIDE_BID, PLAY_DTYPE
 from sim.config.policies import parse_policies, policy_arrays
 from sim.config.rules import Rules
 

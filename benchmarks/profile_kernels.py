@@ -73,7 +73,7 @@ def write_perf_map(dispatcher) -> None:
 
 
 def play(policy: str, games: int, threads: int) -> None:
-    from kernels.games import play_games
+    from kernels.batch import play_games
     from sim import Rules, run_games
 
     rules = Rules(players=4)

@@ -28,7 +28,7 @@ import numpy as np
 
 import sim
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, N_SUITS, RANKS_PER_SUIT
-from kernels.state import DECIDE_BID, MAX_PLAYERS
+from kernels.records import DECIDE_BID, MAX_PLAYERS
 from sim.env import ACTION_BID0, ACTION_SUIT0, N_BIDS, VectorEnv, field
 
 BIDS = np.arange(N_BIDS, dtype=np.float64)
@@ -36,7 +36,7 @@ N_FEATURES = 2 * RANKS_PER_SUIT + 2 + 4
 
 
 def decision_kinds(observations: np.ndarray) -> np.ndarray:
-    """kernels.state.DECIDE_TRUMP / DECIDE_BID / DECIDE_CARD per row (the seat to act
+    """kernels.records.DECIDE_TRUMP / DECIDE_BID / DECIDE_CARD per row (the seat to act
     always has a decision)."""
     return field(observations, "decision").argmax(axis=1)
 

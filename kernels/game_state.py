@@ -2,7 +2,7 @@
 
 A GAME_STATE_DTYPE record holds one game: the engine's workspace (table, seats, generator,
 seated policies), the rules, the seed and game index, and the public card history of the
-round. It moves only through kernels.games (begin_game, deal_and_seed) and the round core's
+round. It moves only through kernels.batch (begin_game, deal_and_seed) and the round core's
 transitions (kernels.round_state), so a game played here is the game of the batch engine:
 the same first dealer, deals and DECISIONS stream per round. Built-in policies seated at the
 seats the caller does not control answer through kernels.policies.dispatch.decide, drawing
@@ -10,7 +10,7 @@ the same random numbers as in run_games.
 
 The caller controls decision kinds per seat (`controlled[seat]`: bit DECIDE_* set when the
 caller makes that seat's decisions of that kind; the environments control all of a seat's
-decisions, the Python-seat driver, kernels.bot_pool, those its bots take). With `records` set
+decisions, the Python-seat driver, kernels.python_seats, those its bots take). With `records` set
 (the driver), cards are logged to the workspace's play log as the engine logs them and a
 finished round stays at PHASE_DONE until next_round, so that it can be recorded first.
 """
@@ -19,7 +19,7 @@ from numba import njit
 
 from kernels.bits import at
 from kernels.cards import N_CARDS
-from kernels.games import begin_game, deal_and_seed, init_workspace, seated_policies
+from kernels.batch import begin_game, deal_and_seed, init_workspace, seated_policies
 from kernels.observation import answer_of, encode_observation, write_action_mask
 from kernels.policies.dispatch import decide
 from kernels.round_state import (
@@ -32,7 +32,7 @@ from kernels.round_state import (
     log_trick_winner,
 )
 from kernels.rules import dealer_of_round, game_winners, round_score
-from kernels.state import (
+from kernels.records import (
     DECIDE_BID,
     DECIDE_CARD,
     DECIDE_TRUMP,

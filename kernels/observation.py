@@ -16,7 +16,7 @@ from numba import njit
 from kernels.bits import at, lowest_bit
 from kernels.cards import N_CARDS, N_SUITS, NO_CARD, NO_SUIT
 from kernels.round_state import current_seat
-from kernels.state import MAX_PLAYERS, MAX_ROUND_SIZE, MIN_PLAYERS, NO_BID, PHASE_BID, PHASE_PLAY, PHASE_TRUMP
+from kernels.records import MAX_PLAYERS, MAX_ROUND_SIZE, MIN_PLAYERS, NO_BID, PHASE_BID, PHASE_PLAY, PHASE_TRUMP
 
 # --- actions ----------------------------------------------------------------------------
 

@@ -38,7 +38,7 @@ from kernels.policies import heuristic
 from kernels.rng import below, uniform
 from kernels.round_state import bidding_view
 from kernels.rules import bidder_at, seat_after, trump_of_turned_card, unseen_cards
-from kernels.state import (
+from kernels.records import (
     DEALER_CHOOSES_TRUMP,
     MAX_PARAMS,
     MAX_PLAYERS,

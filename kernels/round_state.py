@@ -1,6 +1,6 @@
 """A round of Wizard as a small state machine (the OpenSpiel convention).
 
-The table knows its phase (kernels.state.PHASE_*) and so whose turn it is; `legal_actions`
+The table knows its phase (kernels.records.PHASE_*) and so whose turn it is; `legal_actions`
 gives the mask of what that seat may do and `apply_action` (or the transition of the phase:
 `apply_trump`, `apply_bid`, `apply_card`) advances the round:
 
@@ -32,7 +32,7 @@ from kernels.rules import (
     seat_after,
     trump_of_turned_card,
 )
-from kernels.state import (
+from kernels.records import (
     BIDDING_OPEN,
     DEALER_CHOOSES_TRUMP,
     DECIDE_BID,

@@ -1,6 +1,6 @@
 """The rules of Wizard, one small function per phase (docs/rules.md §2-7).
 
-Every function works on integers, masks and the table/seat records of kernels.state.
+Every function works on integers, masks and the table/seat records of kernels.records.
 """
 import numpy as np
 from numba import njit
@@ -21,7 +21,7 @@ from kernels.cards import (
     suit_mask,
 )
 from kernels.rng import ROUND_OF_DRAW, STREAM_DEAL, STREAM_DRAW, below, below_from_state, seed_stream
-from kernels.state import (
+from kernels.records import (
     BIDDING_DELAYED,
     BIDDING_HIDDEN,
     BIDDING_OPEN,

@@ -9,7 +9,7 @@ from numba import njit, prange
 
 from kernels.game_state import APPLIED, advance, apply_flat_action, init_state, observe, start_game, to_act
 from kernels.round_state import current_seat
-from kernels.state import MAX_PLAYERS, NO_SEAT
+from kernels.records import MAX_PLAYERS, NO_SEAT
 
 # Reward modes (docs/env.md).
 REWARD_ROUND = 0  # the acting seat's round score, in the step in which its round ends

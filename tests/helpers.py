@@ -10,7 +10,7 @@ import numpy as np
 import sim
 from kernels import round_state as R
 from kernels import rules as K
-from kernels import state as st
+from kernels import records as st
 from kernels.policies.dispatch import decide
 from kernels.rng import seed_stream
 
@@ -54,7 +54,7 @@ def popcount(value) -> int:
 
 def new_table(rules_record):
     """A fresh one-record table array and seat records for `rules_record`, laid out as in the
-    engine's workspace (kernels.state.WORKSPACE_DTYPE) but as separate arrays, which tests can
+    engine's workspace (kernels.records.WORKSPACE_DTYPE) but as separate arrays, which tests can
     copy and edit one by one."""
     storage = np.zeros(1, dtype=st.TABLE_DTYPE)
     for field in ("n_players", "bidding", "even_bids"):

@@ -22,7 +22,7 @@ GREEDY = ROOT / "examples" / "greedy_bot.py"
 # One process: play a few games with the copied bot and report the engine's cache counters.
 PLAY = """
 import json
-from kernels.games import play_games
+from kernels.batch import play_games
 from sim.config.external import engine_with_bots
 from sim.config.policies import external_bots
 from sim.config.rules import Rules

@@ -22,7 +22,7 @@ import dask  # noqa: E402
 import distributed  # noqa: E402
 import numba  # noqa: E402
 
-import kernels.games  # noqa: E402
+import kernels.batch  # noqa: E402
 import sim.runs.games  # noqa: E402
 from sim.cli import app  # noqa: E402
 from sim.config.errors import ConfigError  # noqa: E402
@@ -44,8 +44,8 @@ TABLES = ("rounds", "games", "plays")
 def kernel_report() -> tuple[str, int, int]:
     """On a worker: where the kernels come from; how often play_games was loaded from the cache
     and how often compiled."""
-    stats = kernels.games.play_games.stats
-    return kernels.games.__file__, sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
+    stats = kernels.batch.play_games.stats
+    return kernels.batch.__file__, sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
 
 
 def prepend_to_path(directory: str) -> None:
@@ -88,7 +88,7 @@ def test_simulate_on_dask_equals_local(tmp_path, client):
     assert read_run(on_dask)["finished"]
     assert not [p for p in on_dask.rglob(".*") if p.name != ".wizard-sim.lock"]
     for kernel_file, loads, compilations in client.run(kernel_report).values():
-        assert kernel_file == kernels.games.__file__  # the workers run this source tree
+        assert kernel_file == kernels.batch.__file__  # the workers run this source tree
         assert loads == 1 and compilations == 0  # and loaded its cached kernels instead of compiling them
 
 

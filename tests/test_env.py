@@ -15,7 +15,7 @@ import sim.env as env  # noqa: E402
 from helpers import mixed_policy  # noqa: E402
 from kernels import observation as kobs  # noqa: E402
 from kernels import round_state as R  # noqa: E402
-from kernels import state as st  # noqa: E402
+from kernels import records as st  # noqa: E402
 from kernels.policies.dispatch import decide  # noqa: E402
 from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
 

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 import reference
 import sim
 from helpers import JESTERS, WIZARDS, cards_of, mask
-from kernels import estimate as E
+from kernels.estimate import situation as E
 from kernels import rules as K
-from kernels import state as st
+from kernels import records as st
 from kernels.cards import NO_CARD
 from sim.analysis.estimate import estimate, make_situation, run_estimate
 from sim.cli import app

@@ -1,4 +1,4 @@
-"""`estimate` with Python policies (sim.analysis.estimate_bots, kernels/estimate_steps.py): a bot
+"""`estimate` with Python policies (sim.analysis.estimate_bots, kernels/estimate/stepped.py): a bot
 that delegates everything is the heuristic, sample for sample where the deals are drawn alike
 and within sampling error where its bids are inferred by rejection; a bot's own bidding rule
 is what inference conditions on (exact posteriors by enumeration, 1-card rounds); the same

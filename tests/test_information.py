@@ -17,7 +17,7 @@ import sim
 from helpers import cards_of, deal_round, decision_with_own_hand_swapped, iter_rounds, mixed_policy, new_stream, new_table, play_round_asking
 from kernels import round_state as R
 from kernels import rules as K
-from kernels import state as st
+from kernels import records as st
 from kernels.policies.dispatch import decide
 from kernels.rng import STREAM_DECISIONS
 from sim.config.policies import parse_policies, policy_arrays

@@ -13,7 +13,7 @@ from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, decision_with_ow
 from test_determinism import assert_same_games
 from test_information import policies_for, redeal, started_round
 from kernels import round_state as R
-from kernels import state as st
+from kernels import records as st
 from kernels import posterior
 from kernels.policies import mc
 from kernels.policies.dispatch import decide

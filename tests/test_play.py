@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import sim
-from kernels.state import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
+from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.analysis.play import PlayConfig, PlaySession, load_session
 from sim.cli import app
 from sim.config.cards import SUIT_LETTERS, SUIT_NAMES, format_card

@@ -18,7 +18,7 @@ from helpers import deal_round, make_table, new_stream, popcount
 from kernels import posterior as P
 from kernels import round_state as R
 from kernels import rules as K
-from kernels import state as st
+from kernels import records as st
 from kernels.cards import FIRST_WIZARD, FIRST_JESTER, SUIT_MASKS, WIZARD_MASK
 from kernels.policies import heuristic
 

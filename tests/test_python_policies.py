@@ -17,7 +17,7 @@ from helpers import invoke, iter_rounds, one_line
 
 import sim
 from kernels.observation import ACTION_BID0, ACTION_CARD0
-from kernels.state import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
+from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.config.errors import BotError, ConfigError
 from sim.config.policies import parse_policy
 from sim.runs.games import run_games

@@ -30,7 +30,7 @@ from helpers import (
 import reference
 from kernels import round_state as R
 from kernels import rules as K
-from kernels import state as st
+from kernels import records as st
 from kernels.cards import draw_value
 from sim.config.cards import format_card, format_hand, parse_card, parse_cards
 from sim.config.errors import ConfigError

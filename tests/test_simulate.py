@@ -2,7 +2,6 @@
 resume after failures and kills, and one-line errors with exit code 2."""
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess

@@ -17,7 +17,7 @@ BUILT_IN = ((POLICY_RANDOM, random_policy), (POLICY_HEURISTIC, heuristic), (POLI
 
 @njit(cache=True, inline="always")
 def decide(policies, decision, me, table, legal, generator):
-    """The choice of the policy seated at me.seat for `decision` (kernels.state.DECIDE_*): an
+    """The choice of the policy seated at me.seat for `decision` (kernels.records.DECIDE_*): an
     index of a set bit of `legal`. `me` is the deciding seat's own record; `table` holds only
     public state. policies = (policy id per seat, parameter row per seat); a policy reads its
     parameters as params[me.seat, k] (slicing a row here would cost a reference count per

@@ -25,7 +25,7 @@ from kernels.cards import (
     suit_mask,
 )
 from kernels.rules import unseen_cards
-from kernels.state import DECIDE_BID, DECIDE_CARD, NO_BID
+from kernels.records import DECIDE_BID, DECIDE_CARD, NO_BID
 
 # Parameter vector layout; defaults and names live in the Python registry (sim.policies).
 # A timing t: an opponent's card that beats one of ours lands on the trick ours is played to

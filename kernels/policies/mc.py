@@ -35,7 +35,7 @@ from kernels.posterior import (
 )
 from kernels.round_state import apply_card, play_out, restart_bidding
 from kernels.rules import round_score
-from kernels.state import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTYPE, SEAT_DTYPE, TABLE_DTYPE
+from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTYPE, SEAT_DTYPE, TABLE_DTYPE
 
 # Parameter vector layout; defaults and names live in the Python registry (sim.policies).
 P_SAMPLES = 0  # sampled deals per bid decision (0: the heuristic's bid)

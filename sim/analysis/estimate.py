@@ -15,12 +15,13 @@ import numpy as np
 
 from kernels import posterior
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, NO_CARD, NO_SUIT, RANKS_PER_SUIT
-from kernels.estimate import SITUATION_DTYPE, estimate_tricks, observed_seats, seat_legal_bids
-from kernels.estimate_steps import likelihood_work
-from kernels.games import NO_FAILURE
+from kernels.estimate.proposals import likelihood_work
+from kernels.estimate.rollouts import estimate_tricks
+from kernels.estimate.situation import SITUATION_DTYPE, observed_seats, seat_legal_bids
+from kernels.batch import NO_FAILURE
 from kernels.policies import heuristic
 from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
-from kernels.state import MAX_PLAYERS, NO_BID
+from kernels.records import MAX_PLAYERS, NO_BID
 from sim.config.cards import (
     SUIT_NAMES,
     cards_to_mask,

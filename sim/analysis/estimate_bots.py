@@ -11,7 +11,7 @@ The samples are estimated a slice at a time, in two stages, both batched over th
    model's spread and trump_miss); otherwise the sample proposes again, from its own stream.
    A pass proposes deals for every pending sample; each such seat's bot is asked, in one
    call, about those the seats before it kept.
-2. Rollouts. Every kept sample is played once per candidate bid (kernels.estimate_steps): the
+2. Rollouts. Every kept sample is played once per candidate bid (kernels.estimate.stepped): the
    built-in seats inside the kernels, a Python seat's decisions by its bot, one call per bot
    per step over every rollout waiting for it.
 
@@ -26,13 +26,14 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from kernels import estimate_steps as steps
+from kernels.estimate import proposals as proposal_kernels
+from kernels.estimate import stepped
 from kernels import observation as obs
 from kernels import vector_env
 from kernels.game_state import GAME_STATE_DTYPE
-from kernels.state import DECIDE_BID, DECIDE_TRUMP, MAX_PLAYERS, NO_SEAT
+from kernels.records import DECIDE_BID, DECIDE_TRUMP, MAX_PLAYERS, NO_SEAT
 from sim.config.errors import BotError, ConfigError
-from kernels.games import NO_FAILURE
+from kernels.batch import NO_FAILURE
 from sim.config.policies import Policy, fallback_of, policy_arrays
 from sim.config.python_policy import DECISION_NAMES, DELEGATE, Decisions
 from sim.runs.games import call_kernel
@@ -230,7 +231,7 @@ class BotEstimate:
             r = rows.size
             outputs = (np.zeros((r, obs.OBSERVATION_SIZE), np.float32), np.zeros((r, obs.N_ACTIONS), np.bool_),
                        np.zeros(r, np.int64))  # fmt: skip
-            kernel = batch_kernel(steps.observe_decisions, steps.observe_decisions_serial, r)
+            kernel = batch_kernel(proposal_kernels.observe_decisions, proposal_kernels.observe_decisions_serial, r)
             failed = call_kernel(kernel, self.policies, records, inference.likelihood, inference.fallback,
                                  (seat, decision), (hands[rows], fallback_states[rows, j]), outputs)  # fmt: skip
             if failed != NO_FAILURE:
@@ -260,7 +261,7 @@ class BotEstimate:
         return int(np.clip(math.ceil(2 / acceptance), 1, max(1, PROPOSALS_PER_PASS // pending)))
 
     def propose(self, samples, attempts, generators, pending, k):
-        """k proposals of each pending sample (kernels.estimate_steps.propose_deals)."""
+        """k proposals of each pending sample (kernels.estimate.proposals.propose_deals)."""
         inference = self.inference
         p, m = samples.shape[0], inference.evaluated_seats.shape[0]
         out = (
@@ -272,7 +273,7 @@ class BotEstimate:
         )
         states = generators[pending]
         kernel_inference = (inference.sampler_model, inference.infer, inference.fallback, m)
-        kernel = batch_kernel(steps.propose_deals, steps.propose_deals_serial, p * k)
+        kernel = batch_kernel(proposal_kernels.propose_deals, proposal_kernels.propose_deals_serial, p * k)
         call_kernel(kernel, self.policies, self.seed, self.rules_record, self.situation_record, kernel_inference,
                     (samples, attempts, states), out)  # fmt: skip
         generators[pending] = states
@@ -316,7 +317,7 @@ class BotEstimate:
         )
         observations, masks, to_act, decisions = outputs
         rollouts = (self.seed, rollout_samples, games, self.candidates[columns], np.repeat(hands, k, axis=0))
-        start = batch_kernel(steps.start_rollouts, steps.start_rollouts_serial, n)
+        start = batch_kernel(stepped.start_rollouts, stepped.start_rollouts_serial, n)
         failed = call_kernel(start, self.policies, states, rollouts, self.situation_record, outputs)
         self.check_rollouts(failed, states, rollout_samples, games)
         actions = np.empty(n, dtype=np.int64)
@@ -331,10 +332,10 @@ class BotEstimate:
             else:
                 rows = np.flatnonzero(waiting)
                 context = Decisions(games[rows], to_act[rows], decisions[rows], round_sizes[rows])
-                answers = np.full(n, steps.NO_ANSWER, dtype=np.int64)
+                answers = np.full(n, stepped.NO_ANSWER, dtype=np.int64)
                 answers[rows] = self.bots.ask(context, observations[rows], masks[rows])
-            np.copyto(actions, np.where(answers == DELEGATE, steps.DELEGATED, answers))
-            step = batch_kernel(steps.step_rollouts, steps.step_rollouts_serial, n)
+            np.copyto(actions, np.where(answers == DELEGATE, stepped.DELEGATED, answers))
+            step = batch_kernel(stepped.step_rollouts, stepped.step_rollouts_serial, n)
             failed = call_kernel(step, self.policies, states, actions, outputs)
             self.check_rollouts(failed, states, rollout_samples, games)
         summary = states["last_round"]

@@ -22,7 +22,7 @@ from kernels import round_state
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD
 from kernels.observation import answer_of, flat_action
 from kernels.policies.dispatch import decide
-from kernels.state import BIDDING_OPEN, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
+from kernels.records import BIDDING_OPEN, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.analysis.estimate import BidEstimate, parse_suit, run_estimate
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card
 from sim.config.errors import ConfigError
@@ -32,7 +32,7 @@ from sim.config.python_policy import DELEGATE, Decisions
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0, N_ACTIONS
-from sim.env.state import WizardGame, WizardState
+from sim.env.state_api import WizardGame, WizardState
 from sim.runs.python_seats import seat_bots
 from sim.storage import write_json
 

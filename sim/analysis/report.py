@@ -31,7 +31,7 @@ import pyarrow.dataset as ds
 from rich.table import Table
 
 from kernels.cards import N_CARDS, NO_CARD
-from kernels.state import MAX_PLAYERS, MAX_ROUND_SIZE
+from kernels.records import MAX_PLAYERS, MAX_ROUND_SIZE
 from sim.analysis import DEFAULT_BATCH_SIZE
 from sim.analysis.features import TRUMP_KINDS, trump_kind_codes
 from sim.config.errors import ConfigError

@@ -41,7 +41,7 @@ from numba.core.dispatcher import Dispatcher
 from numba.misc.appdirs import AppDirs
 
 from kernels.policies import dispatch
-from kernels.state import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, MAX_PARAMS
+from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, MAX_PARAMS
 from sim.config.errors import BotError, ConfigError
 from sim.config.python_policy import PythonBot, is_python_policy, load_python_bot
 from sim.config.python_policy import error_text

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels.policies.dispatch import BUILT_IN
-from kernels.state import MAX_PARAMS
+from kernels.records import MAX_PARAMS
 from sim.config.errors import ConfigError
 from sim.config.external import ExternalBot, external_ids, load_bot
 from sim.config.limits import MAX_BOT_PARAMETER, check_parameter

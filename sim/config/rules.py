@@ -6,15 +6,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kernels import state
+from kernels import records
 from kernels.cards import N_CARDS
 from sim.config.errors import ConfigError
 
-BIDDING_MODES = {"open": state.BIDDING_OPEN, "hidden": state.BIDDING_HIDDEN, "delayed": state.BIDDING_DELAYED}
+BIDDING_MODES = {"open": records.BIDDING_OPEN, "hidden": records.BIDDING_HIDDEN, "delayed": records.BIDDING_DELAYED}
 EVEN_BIDS_MODES = {
-    "allowed": state.EVEN_BIDS_ALLOWED,
-    "forbidden": state.EVEN_BIDS_FORBIDDEN,
-    "leader": state.EVEN_BIDS_LEADER,
+    "allowed": records.EVEN_BIDS_ALLOWED,
+    "forbidden": records.EVEN_BIDS_FORBIDDEN,
+    "leader": records.EVEN_BIDS_LEADER,
 }
 
 
@@ -59,7 +59,7 @@ class Rules:
     round_sizes: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        if not is_whole_number(self.players) or not state.MIN_PLAYERS <= self.players <= state.MAX_PLAYERS:
+        if not is_whole_number(self.players) or not records.MIN_PLAYERS <= self.players <= records.MAX_PLAYERS:
             raise ConfigError(f"players must be 3..6, got {self.players}")
         largest = max_round(self.players)
         sizes = tuple(range(1, largest + 1)) if self.rounds is None else tuple(self.rounds)
@@ -94,11 +94,11 @@ class Rules:
 
     def to_record(self) -> np.ndarray:
         """The one-record RULES_DTYPE array the kernels take."""
-        record = np.zeros(1, dtype=state.RULES_DTYPE)
+        record = np.zeros(1, dtype=records.RULES_DTYPE)
         record["n_players"] = self.players
         record["bidding"] = BIDDING_MODES[self.bidding]
         record["even_bids"] = EVEN_BIDS_MODES[self.even_bids]
-        record["first_dealer"] = state.FIRST_DEALER_DRAW if self.first_dealer == "draw" else int(self.first_dealer)
+        record["first_dealer"] = records.FIRST_DEALER_DRAW if self.first_dealer == "draw" else int(self.first_dealer)
         return record
 
     def round_sizes_array(self) -> np.ndarray:

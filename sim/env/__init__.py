@@ -23,7 +23,7 @@ from sim.env.layout import (
     observation_bounds,
     observation_layout_table,
 )
-from sim.env.state import TERMINAL_PLAYER, WizardGame, WizardState
+from sim.env.state_api import TERMINAL_PLAYER, WizardGame, WizardState
 from sim.env.vector import REWARD_MODES, VectorEnv
 
 __all__ = [

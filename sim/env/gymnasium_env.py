@@ -6,12 +6,12 @@ import gymnasium
 import numpy as np
 
 from kernels import vector_env
-from kernels.state import MAX_PLAYERS
+from kernels.records import MAX_PLAYERS
 from sim.config.errors import ConfigError
 from sim.config.rules import Rules
 from sim.env import spaces
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, action_name
-from sim.env.state import new_game_states
+from sim.env.state_api import new_game_states
 from sim.env.vector import REWARD_MODES
 
 ILLEGAL_ACTIONS = ("replace", "raise")

@@ -6,7 +6,7 @@ import numpy as np
 
 from kernels import observation as obs
 from kernels.cards import N_CARDS, N_SUITS
-from kernels.state import MAX_PLAYERS, MIN_PLAYERS, PHASE_BID, PHASE_PLAY, PHASE_TRUMP
+from kernels.records import MAX_PLAYERS, MIN_PLAYERS, PHASE_BID, PHASE_PLAY, PHASE_TRUMP
 from sim.config.cards import SUIT_NAMES, cards_to_mask, format_card, format_hand
 
 ACTION_CARD0 = obs.ACTION_CARD0

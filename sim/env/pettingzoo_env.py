@@ -7,7 +7,7 @@ from pettingzoo import AECEnv
 from sim.config.errors import ConfigError
 from sim.config.rules import Rules
 from sim.env import spaces
-from sim.env.state import WizardGame, WizardState
+from sim.env.state_api import WizardGame, WizardState
 from sim.env.vector import REWARD_MODES
 
 

@@ -5,13 +5,13 @@ import numba
 import numpy as np
 
 from kernels import vector_env
-from kernels.state import MAX_PLAYERS
+from kernels.records import MAX_PLAYERS
 from sim.config.errors import ConfigError
 from sim.config.policies import Policy
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, action_name
-from sim.env.state import new_game_states
+from sim.env.state_api import new_game_states
 from sim.runs.games import set_threads
 
 # Below this many envs per thread a step runs on the calling thread: waking the thread pool

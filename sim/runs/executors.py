@@ -21,7 +21,6 @@ from sim.storage import (
     RUN_FORMAT,
     RunDirectory,
     chunk_count,
-    chunk_range,
     config_metadata,
     fingerprint,
     new_run_id,

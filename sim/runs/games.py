@@ -10,9 +10,9 @@ import numpy as np
 
 from numba.core.errors import NumbaError
 
-from kernels import state
+from kernels import records
 from kernels.cards import N_CARDS
-from kernels.games import NO_FAILURE, new_workspace, play_games, replay_game
+from kernels.batch import NO_FAILURE, new_workspace, play_games, replay_game
 from kernels.round_state import IllegalAction, current_seat, legal_actions
 from kernels.rules import draw_first_dealer as _draw_first_dealer
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards
@@ -110,19 +110,19 @@ class GameFailure(BotError):
 
 def action_text(decision: int, action: int) -> str:
     """An answer to `decision` in card/bid notation: `card 7S`, `bid 2`, `trump hearts`."""
-    if decision == state.DECIDE_CARD:
+    if decision == records.DECIDE_CARD:
         return f"card {format_card(action)}" if 0 <= action < N_CARDS else f"card id {action} (not a card)"
-    if decision == state.DECIDE_BID:
+    if decision == records.DECIDE_BID:
         return f"bid {action}"
     return f"trump {SUIT_NAMES[action]}" if 0 <= action < len(SUIT_NAMES) else f"suit {action} (not a suit)"
 
 
 def legal_text(decision: int, legal: int) -> str:
     """The legal set of `decision` in card/bid notation: `2H, 9H`, `0, 1, 3`, `clubs, hearts`."""
-    if decision == state.DECIDE_CARD:
+    if decision == records.DECIDE_CARD:
         return ", ".join(format_card(card) for card in mask_to_cards(legal))
     actions = [action for action in range(legal.bit_length()) if (legal >> action) & 1]
-    return ", ".join(SUIT_NAMES[action] if decision == state.DECIDE_TRUMP else str(action) for action in actions)
+    return ", ".join(SUIT_NAMES[action] if decision == records.DECIDE_TRUMP else str(action) for action in actions)
 
 
 def replay_failure(policies: list[Policy], seed: int, game: int, rules: Rules) -> GameFailure:
@@ -144,7 +144,7 @@ def replay_failure(policies: list[Policy], seed: int, game: int, rules: Rules) -
     table, seats = workspace[0]["table"], workspace[0]["seats"]
     decision, seat, round_size = int(table["phase"]), int(current_seat(table)), int(table["round_size"])
     rest = f", round of {round_size} card{'s' if round_size != 1 else ''}"
-    if seat == state.NO_SEAT:  # not at a decision: the engine itself failed
+    if seat == records.NO_SEAT:  # not at a decision: the engine itself failed
         return GameFailure(f"the engine failed: {exception_text(failure)}", game, rest)
     policy = policies[seat]
     where = f"for seat {seat}'s {DECISION_NAMES[decision]} decision"
@@ -165,10 +165,10 @@ MAX_RESULT_BYTES = 2**30  # results of one call of the kernels (a chunk is far s
 def result_bytes(rules: Rules, games: int, log_plays: bool) -> int:
     n_rounds = len(rules.round_sizes)
     per_game = (
-        n_rounds * state.ROUND_RESULT_DTYPE.itemsize
-        + n_rounds * rules.players * state.SEAT_RESULT_DTYPE.itemsize
-        + rules.players * state.GAME_RESULT_DTYPE.itemsize
-        + (rules.plays_per_game() * state.PLAY_DTYPE.itemsize if log_plays else 0)
+        n_rounds * records.ROUND_RESULT_DTYPE.itemsize
+        + n_rounds * rules.players * records.SEAT_RESULT_DTYPE.itemsize
+        + rules.players * records.GAME_RESULT_DTYPE.itemsize
+        + (rules.plays_per_game() * records.PLAY_DTYPE.itemsize if log_plays else 0)
     )
     return games * per_game
 
@@ -214,10 +214,10 @@ def empty_results(rules: Rules, games: int, log_plays: bool) -> tuple[np.ndarray
     """The zeroed round, seat, game and play records that play_games fills for `games` games."""
     n_rounds = len(rules.round_sizes)
     return (
-        np.zeros((games, n_rounds), dtype=state.ROUND_RESULT_DTYPE),
-        np.zeros((games, n_rounds, rules.players), dtype=state.SEAT_RESULT_DTYPE),
-        np.zeros((games, rules.players), dtype=state.GAME_RESULT_DTYPE),
-        np.zeros((games, rules.plays_per_game() if log_plays else 0), dtype=state.PLAY_DTYPE),
+        np.zeros((games, n_rounds), dtype=records.ROUND_RESULT_DTYPE),
+        np.zeros((games, n_rounds, rules.players), dtype=records.SEAT_RESULT_DTYPE),
+        np.zeros((games, rules.players), dtype=records.GAME_RESULT_DTYPE),
+        np.zeros((games, rules.plays_per_game() if log_plays else 0), dtype=records.PLAY_DTYPE),
     )
 
 
@@ -289,5 +289,5 @@ def draw_first_dealer(seed: int, game: int, players: int) -> int:
     Rules(players=players)
     if not is_whole_number(game) or game < 0:
         raise ConfigError(f"game must be an integer >= 0, got {game!r}")
-    scratch = np.zeros(1, dtype=state.SCRATCH_DTYPE)
+    scratch = np.zeros(1, dtype=records.SCRATCH_DTYPE)
     return int(_draw_first_dealer(check_seed(seed), game, players, scratch[0]))

@@ -1,4 +1,4 @@
-"""Games with Python seats: a pool of games stepped in the kernels (kernels.bot_pool) until
+"""Games with Python seats: a pool of games stepped in the kernels (kernels.python_seats) until
 Python seats must decide; each bot is then asked once for all of that step's decisions.
 
 The built-in seats, and the decisions a bot does not take (its DECISIONS) or hands back
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from kernels import bot_pool
+from kernels import python_seats as seat_driver
 from kernels.game_state import GAME_STATE_DTYPE
 from kernels.observation import N_ACTIONS, OBSERVATION_SIZE
-from kernels.state import MAX_PLAYERS, NO_SEAT
+from kernels.records import MAX_PLAYERS, NO_SEAT
 from kernels.vector_env import init_states
 from sim.config.limits import check_count
 from sim.config.policies import Policy, policy_arrays
@@ -86,11 +86,11 @@ def listed_arrays(listed: list[Policy]) -> tuple[np.ndarray, np.ndarray, np.ndar
 def finished_rows(before: np.ndarray, after: np.ndarray, stride: int, n_rows: int) -> np.ndarray:
     """Rows finished between two kernel calls: env i plays rows before[i], before[i] + stride,
     ... up to (not including) after[i], or to the end once it is done (NO_ROW)."""
-    changed = np.flatnonzero((before != bot_pool.NO_ROW) & (after != before))
+    changed = np.flatnonzero((before != seat_driver.NO_ROW) & (after != before))
     if changed.size == 0:
         return changed
     starts = before[changed]
-    ends = np.where(after[changed] == bot_pool.NO_ROW, n_rows, after[changed])
+    ends = np.where(after[changed] == seat_driver.NO_ROW, n_rows, after[changed])
     counts = (ends - starts + stride - 1) // stride
     offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
     return np.repeat(starts, counts) + stride * offsets
@@ -148,7 +148,7 @@ class Part:
         previous = numba.get_num_threads()
         numba.set_num_threads(self.threads)
         try:
-            shared.call(bot_pool.run_envs, shared.listed, self.states, not self.started, self.schedule, self.answers,
+            shared.call(seat_driver.run_envs, shared.listed, self.states, not self.started, self.schedule, self.answers,
                        shared.games, shared.arrays, shared.results, self.outputs, chunksize=PARALLEL_CHUNK)  # fmt: skip
         finally:
             numba.set_num_threads(previous)

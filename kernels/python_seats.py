@@ -14,16 +14,16 @@ A step (run_envs): every env that was asked applies its answer (a flat action, o
 the seated fallback decides, drawing from the round's DECISIONS stream as it does in
 run_games), then plays on until one of its Python seats must decide — writing that seat's observation and mask
 — or until its rows are done. Each round is recorded into the result arrays as it ends, with
-the records kernels.games.play_games fills (kernels.games.record_round, record_plays,
+the records kernels.batch.play_games fills (kernels.batch.record_round, record_plays,
 record_game).
 """
 from numba import njit, prange
 
 from kernels.game_state import advance, apply_answer, next_round, observe, play_seated, start_game
-from kernels.games import record_game, record_plays, record_round
+from kernels.batch import record_game, record_plays, record_round
 from kernels.observation import answer_of
 from kernels.round_state import checked, legal_actions
-from kernels.state import MAX_PARAMS, NO_SEAT
+from kernels.records import MAX_PARAMS, NO_SEAT
 
 DELEGATE = -1  # an answer that hands the decision to the seat's seated (fallback) policy
 NO_ROW = -1  # an env whose rows are all played

@@ -5,7 +5,7 @@ import numpy as np
 
 from kernels import game_state as kernel
 from kernels import vector_env
-from kernels.state import DEALER_CHOOSES_TRUMP, MAX_PLAYERS, NO_SEAT, PHASE_PLAY
+from kernels.records import DEALER_CHOOSES_TRUMP, MAX_PLAYERS, NO_SEAT, PHASE_PLAY
 from sim.config.cards import format_card, format_hand
 from sim.config.errors import ConfigError
 from sim.config.policies import Policy, parse_policies, policy_arrays
@@ -101,7 +101,7 @@ class WizardState:
         return int(self._storage["game"][0])
 
     def decision(self) -> int | None:
-        """What the player to act decides: kernels.state.DECIDE_TRUMP/BID/CARD (None at the end)."""
+        """What the player to act decides: kernels.records.DECIDE_TRUMP/BID/CARD (None at the end)."""
         return None if self.is_terminal() else int(self._storage["workspace"]["table"]["phase"][0])
 
     # --- the OpenSpiel-style API ---------------------------------------------------------

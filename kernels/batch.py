@@ -10,7 +10,7 @@ from kernels.policies.dispatch import decide
 from kernels.rng import STREAM_DECISIONS, seed_stream
 from kernels.round_state import begin_round, deal_round, play_out, set_rules
 from kernels.rules import dealer_of_round, first_dealer, game_winners, round_score
-from kernels.state import MAX_PARAMS, MAX_PLAYERS, MAX_PLAYS_PER_ROUND, NO_BID, WORKSPACE_DTYPE
+from kernels.records import MAX_PARAMS, MAX_PLAYERS, MAX_PLAYS_PER_ROUND, NO_BID, WORKSPACE_DTYPE
 
 
 @njit(cache=True)
