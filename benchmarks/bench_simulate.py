@@ -81,7 +81,7 @@ def peak_rss_mb(games: int, log_plays: bool) -> tuple[int, float]:
 
 
 def compare_encodings(games: int) -> None:
-    import sim.storage as dataset
+    import sim.storage.parts as dataset
 
     batch = run_games(Rules(players=4), "random", seed=1, games=games, log_plays=True)
     for name, table in (("rounds", rounds_table(batch)), ("plays", plays_table(batch))):

@@ -38,6 +38,7 @@ from sim.config.errors import ConfigError
 from sim.config.limits import MAX_BATCH_SIZE, check_count
 from sim.runs.tables import table_names
 from sim.storage import RUN_FILE, atomic_write, part_name, read_run, write_parquet
+from sim.storage.errors import UnsoundPart
 
 ROUNDS_COLUMNS = ("policy", "round", "bid_order", "trump_card", "bid", "tricks")
 # Breakdown name -> its key column (None: one row per policy).
@@ -85,7 +86,7 @@ def listed_parts(root: Path, table: str) -> list[Path] | None:
     files = [root / table / part_name(int(index)) for index in sorted(record["chunks"]["complete"], key=int)]
     for file in files:
         if not file.is_file():
-            raise ConfigError(f"{file} is listed as complete but missing: see wizard-sim verify {root}, or --resume the run")
+            raise UnsoundPart(root, f"{table}/{file.name}", "missing")
     return files
 
 

@@ -81,7 +81,7 @@ def demo(
         batch = run_games(rules, policy, seed=seed, games=games)
         elapsed = time.perf_counter() - start
     except ConfigError as error:
-        fail(str(error))
+        fail(error)
     except BotError as error:
         print(f"wizard-sim: error: {error}", file=sys.stderr)
         raise typer.Exit(code=1)
@@ -259,13 +259,12 @@ def run_reporting_errors(command: str, out: str, action: Callable[[], T]) -> T:
     try:
         return action()
     except ConfigError as error:
-        fail(str(error))
+        fail(error)
     except BotError as error:
         print(f"wizard-sim: error: {error}", file=sys.stderr)
         raise typer.Exit(code=1)
     except RunError as error:
-        print(f"wizard-sim: error: {error}; no partial file is visible, finish with --resume", file=sys.stderr)
-        raise typer.Exit(code=1)
+        fail(error, code=1)
     except KeyboardInterrupt:
         print(f"wizard-sim: interrupted; finish with: wizard-sim {command} --out {out} --resume", file=sys.stderr)
         raise typer.Exit(code=130)

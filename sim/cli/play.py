@@ -348,7 +348,7 @@ def play_command(
                 render_event(session, event)
             save(session, save_path)
     except ConfigError as error:
-        fail(str(error))
+        fail(error)
     except BotError as error:  # a Python opponent failed: one line, exit 1 (the game is saved)
         print(f"wizard-sim: error: {error}", file=sys.stderr)
         raise typer.Exit(code=1)

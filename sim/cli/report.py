@@ -55,7 +55,7 @@ def report_command(
             report.make_plot_directory(plots)
             written += charts.write_plots(tables, scores, plots)
     except ConfigError as error:
-        fail(str(error))
+        fail(error)
     if note is not None:
         print(f"wizard-sim: note: {note}", file=sys.stderr)
     if as_json:

@@ -8,6 +8,7 @@ import typer
 import typer.core
 from rich.console import Console
 
+from sim.cli.messages import phrase
 from sim.config.policies import REGISTRY
 
 # The forms a policy takes, in the help of every option that names policies.
@@ -21,10 +22,11 @@ if not console.is_terminal:  # pipes and files: wide enough that tables do not w
     console = Console(width=160)
 
 
-def fail(message: str) -> None:
-    """Bad input: one line on stderr, exit code 2."""
-    print(f"wizard-sim: error: {message}", file=sys.stderr)
-    raise typer.Exit(code=2)
+def fail(problem: str | Exception, code: int = 2) -> None:
+    """One line on stderr (an exception in the command line's words, sim.cli.messages) and
+    exit `code`: 2 for bad input, 1 for a failure at run time."""
+    print(f"wizard-sim: error: {phrase(problem) if isinstance(problem, Exception) else problem}", file=sys.stderr)
+    raise typer.Exit(code=code)
 
 
 class OneLineErrors(typer.core.TyperCommand):

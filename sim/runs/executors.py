@@ -27,6 +27,7 @@ from sim.storage import (
     now,
     versions,
 )
+from sim.storage.errors import CannotResume, PartsOfAnotherRun
 from sim.runs.games import set_threads
 from sim.config.errors import BotError, ConfigError
 
@@ -290,10 +291,7 @@ def reopen_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, RunD
         directory.tables = config.tables
         check = directory.audit(record, config.tables)
         if check.mismatched:
-            raise ConfigError(
-                f"cannot resume: run.json and its parts disagree on the configuration ({len(check.mismatched)} parts,"
-                f" e.g. {check.mismatched[0]}, were written for another one); start a new run with --overwrite"
-            )
+            raise CannotResume(PartsOfAnotherRun(len(check.mismatched), check.mismatched[0]))
         record["chunks"]["complete"] = {str(index): entry["stats"] for index, entry in sorted(check.complete.items())}
         record["resumed"].append(now())
         directory.reopen()

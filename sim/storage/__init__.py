@@ -1,0 +1,56 @@
+"""A run's storage, by job: `record` (run.json and its fingerprint), `parts` (the Parquet part
+files), `journal` (chunks.jsonl), `lock` (one writer per directory), `directory` (a run's
+directory and the steps of its life), `files` (atomic writes) and `errors` (what went wrong,
+as exception classes; only the CLI phrases them with its flags).
+
+The public readers are `read_run(DIR)` and `read_config(part)`."""
+from sim.storage.directory import SUMMARY_FILES, PartCheck, RunDirectory, local_path, read_run
+from sim.storage.errors import RunError, StorageError
+from sim.storage.files import atomic_write, write_json
+from sim.storage.journal import JOURNAL_FILE
+from sim.storage.lock import LOCK_FILE, RunLock
+from sim.storage.parts import KNOWN_TABLES, config_metadata, part_name, read_config, write_parquet
+from sim.storage.record import (
+    FORMAT_VERSION,
+    LEGACY_FORMAT,
+    RUN_FILE,
+    RUN_FORMAT,
+    chunk_count,
+    chunk_range,
+    chunk_ranges,
+    fingerprint,
+    new_run_id,
+    now,
+    versions,
+)
+
+__all__ = [
+    "FORMAT_VERSION",
+    "JOURNAL_FILE",
+    "KNOWN_TABLES",
+    "LEGACY_FORMAT",
+    "LOCK_FILE",
+    "RUN_FILE",
+    "RUN_FORMAT",
+    "SUMMARY_FILES",
+    "PartCheck",
+    "RunDirectory",
+    "RunError",
+    "RunLock",
+    "StorageError",
+    "atomic_write",
+    "chunk_count",
+    "chunk_range",
+    "chunk_ranges",
+    "config_metadata",
+    "fingerprint",
+    "local_path",
+    "new_run_id",
+    "now",
+    "part_name",
+    "read_config",
+    "read_run",
+    "versions",
+    "write_json",
+    "write_parquet",
+]

@@ -1,0 +1,351 @@
+"""A run's output directory: where it is, what it holds, and the steps of a run's life in it.
+
+Layout (README: Data contract): DIR/run.json (sim.storage.record), DIR/chunks.jsonl
+(sim.storage.journal), DIR/<table>/part-NNNNN.parquet for each table (sim.storage.parts) and
+DIR/.wizard-sim.lock (sim.storage.lock). Overwriting removes only the files wizard-sim
+writes, after the new run.json has replaced the old one: at any moment the directory holds
+the old run or the new one.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from sim.storage import files
+from sim.storage.errors import (
+    CannotResume,
+    EmptyPath,
+    LegacyRun,
+    NestedRun,
+    NotADirectory,
+    NotARunDirectory,
+    RefusedOverwrite,
+    RunError,
+    StorageError,
+    DirectoryNotEmpty,
+    UnreadableRecord,
+    UnsupportedURL,
+    Unwritable,
+)
+from sim.storage.journal import JOURNAL_FILE, Journal
+from sim.storage.lock import LOCK_FILE, RunLock
+from sim.storage.parts import (
+    KNOWN_TABLES,
+    PART_NAME,
+    PLAIN_TABLES,
+    TEMPORARY_NAME,
+    check_part,
+    is_temporary_part,
+    part_metadata,
+    part_name,
+    run_of_part,
+    write_parquet,
+)
+from sim.storage.record import LEGACY_FORMAT, RUN_FILE, validate_record
+
+SUMMARY_FILES = ("summary.json", "summary.parquet")  # a tournament's
+
+# "scheme://..." or "file:/path" is a URL; "runs/a:b" and "C:/runs" (a drive) are paths.
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
+
+
+def local_path(out: str | os.PathLike) -> Path:
+    """The directory named by an output path or file:// URL (a cluster's shared filesystem
+    is mounted at the same path on every machine). Other fsspec URLs (s3://, gs://...) are
+    refused: parts are made visible by an atomic rename, which object stores do not have."""
+    text = os.fspath(out)
+    if not _URL.match(text):
+        return Path(text)
+    url = urllib.parse.urlsplit(text)
+    if url.scheme.lower() != "file":
+        raise UnsupportedURL(
+            text,
+            f"{url.scheme}:// URLs are not supported; give a local path or a file:// URL"
+            " (on a cluster, a shared filesystem mounted at the same path on every machine)",
+        )
+    if url.netloc not in ("", "localhost"):
+        raise UnsupportedURL(text, f"a file:// URL must name a local path (file:///path), not host {url.netloc}")
+    return Path(urllib.request.url2pathname(url.path))
+
+
+def _writable_parent(path: Path) -> Path:
+    """The nearest existing ancestor of `path`, which must be a writable directory."""
+    parent = path
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise Unwritable(path, f"{parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise Unwritable(path, f"{parent} is not writable")
+    return parent
+
+
+@dataclass
+class PartCheck:
+    """What a directory holds, against its run record and journal (RunDirectory.audit)."""
+
+    complete: dict[int, dict] = field(default_factory=dict)  # chunk -> journal entry, every part sound
+    missing: list[str] = field(default_factory=list)  # listed parts that are not there
+    damaged: list[str] = field(default_factory=list)  # listed parts that are not what was written
+    mismatched: list[str] = field(default_factory=list)  # parts of another configuration
+    unlisted: list[str] = field(default_factory=list)  # parts of chunks the journal does not list
+    foreign: list[str] = field(default_factory=list)  # files wizard-sim did not write
+    torn: int = 0  # journal lines that could not be read (a kill mid-append)
+
+
+class RunDirectory:
+    """The output directory of one run, with `tables` (e.g. rounds, games) as subdirectories."""
+
+    def __init__(self, path: str | os.PathLike, tables: tuple[str, ...]):
+        if os.fspath(path) == "":
+            raise EmptyPath()
+        self.path = local_path(path)
+        self.tables = tables
+        self.run_file = self.path / RUN_FILE
+        self.journal = Journal(self.path / JOURNAL_FILE)
+        self.lock = RunLock(self.path)
+        self.created: list[Path] = []  # the directories acquire() created, innermost first
+
+    # -- checks before anything is written -------------------------------------------------
+    def check_place(self) -> None:
+        """Refuse a path that is not a directory, or one inside another run's directory."""
+        if self.path.exists() and not self.path.is_dir():
+            raise NotADirectory(self.path)
+        resolved = self.path.resolve()
+        for ancestor in resolved.parents:
+            if (ancestor / RUN_FILE).exists():
+                raise NestedRun(self.path, ancestor)
+        _writable_parent(self.path)
+
+    def check_new(self, overwrite: bool) -> None:
+        """Refuse a non-empty directory unless overwriting a previous wizard-sim run."""
+        self.check_place()
+        if not self.path.is_dir() or not any(entry.name != LOCK_FILE for entry in self.path.iterdir()):
+            return
+        if not overwrite:
+            raise DirectoryNotEmpty(self.path)
+        if not self.run_file.is_file():
+            raise RefusedOverwrite(self.path, None)
+        try:
+            self.read_record()
+        except StorageError as error:
+            raise RefusedOverwrite(self.path, error) from None
+
+    def read_record(self) -> dict:
+        """run.json, validated (StorageError when it is missing, unreadable or not a run record)."""
+        if not self.run_file.is_file():
+            raise NotARunDirectory(self.path, self.run_file)
+        try:
+            record = json.loads(self.run_file.read_text())
+        except (OSError, ValueError) as error:
+            raise UnreadableRecord(self.run_file, str(error)) from None
+        return validate_record(record, str(self.run_file))
+
+    def load(self) -> dict:
+        """The run record of an existing run (for resuming it)."""
+        try:
+            record = self.read_record()
+        except StorageError as error:
+            raise CannotResume(error) from None
+        if record.get("format") == LEGACY_FORMAT:
+            raise CannotResume(LegacyRun(self.run_file))
+        self.check_place()
+        return record
+
+    # -- the lock ----------------------------------------------------------------------------
+    def acquire(self) -> None:
+        """Create the directory if need be and take its lock (DirectoryInUse if another run holds it)."""
+        missing = self.path
+        while not missing.exists() and missing != missing.parent:
+            self.created.append(missing)
+            missing = missing.parent
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise Unwritable(self.path, error.strerror or str(error)) from None
+        self.lock.acquire()
+
+    def release(self) -> None:
+        self.lock.release()
+
+    # -- writing -----------------------------------------------------------------------------
+    def begin(self, record: dict, overwrite: bool) -> None:
+        """Start a new run (the lock held): check again, then write its run.json, which replaces
+        a previous run's in one rename; only then remove the previous run's files."""
+        self.check_new(overwrite)
+        self.save(record)
+        try:
+            self.remove_wizard_files(keep_parts=False)
+            for table in self.tables:
+                (self.path / table).mkdir(exist_ok=True)
+            self.journal.path.write_bytes(b"")
+        except OSError as error:
+            raise RunError(f"clearing the previous run in {self.path} failed: {error.strerror or error}") from None
+
+    def reopen(self) -> None:
+        """Before a resumed run writes (the lock held): drop temporaries, the tables this run does
+        not have, and a torn last journal line (so that the next line starts on its own)."""
+        try:
+            self.remove_wizard_files(keep_parts=True)
+            for table in self.tables:
+                (self.path / table).mkdir(exist_ok=True)
+            self.journal.drop_torn_tail()
+        except OSError as error:
+            raise RunError(f"preparing {self.path} failed: {error.strerror or error}") from None
+
+    def discard(self, record: dict) -> bool:
+        """Remove the new run `record` that failed before it recorded a chunk (the lock held):
+        exactly what it wrote (its parts, which carry its fingerprint, temporaries, the journal,
+        run.json last), its table directories when empty, and the lock file and directories it
+        created. A previous run (overwritten) was already replaced by begin(); a file anyone else
+        put there stays. False (nothing removed) when a chunk was recorded: the run stays
+        resumable, as after Ctrl-C."""
+        entries, torn = self.read_journal(record["run_id"])
+        if entries or torn:
+            return False
+        self.remove_stray_temporaries()
+        for table in self.tables:
+            for part in (self.path / table).glob("part-*.parquet"):
+                with contextlib.suppress(OSError):
+                    if PART_NAME.fullmatch(part.name) and part.is_file() and not part.is_symlink():
+                        if run_of_part(part) == record["fingerprint"].encode():
+                            files.remove_file(part)
+        files.remove_file(self.journal.path)
+        files.remove_file(self.run_file)
+        for table in self.tables:
+            with contextlib.suppress(OSError):
+                (self.path / table).rmdir()  # only if empty
+        if self.lock.created:
+            # Still locked while it goes: a run starting now finds it locked, or no lock file.
+            files.remove_file(self.lock.path)
+        for directory in self.created:
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        return True
+
+    def remove_wizard_files(self, keep_parts: bool) -> None:
+        """Remove what wizard-sim writes and nothing else: temporaries, and unless keep_parts the
+        part files of every table, the journal and the summaries; the part files of tables this
+        run does not write always. Empty table directories left over are removed."""
+        for name in os.listdir(self.path):
+            if TEMPORARY_NAME.fullmatch(name) and name.startswith(f".{RUN_FILE}."):
+                files.remove_file(self.path / name)
+        if not keep_parts:
+            for name in (JOURNAL_FILE, *SUMMARY_FILES):
+                if (self.path / name).is_file():
+                    files.remove_file(self.path / name)
+        for table in KNOWN_TABLES:
+            directory = self.path / table
+            if not directory.is_dir() or directory.is_symlink():
+                continue
+            drop_parts = not keep_parts or table not in self.tables
+            for entry in os.scandir(directory):
+                wizard_part = PART_NAME.fullmatch(entry.name) is not None
+                temporary = is_temporary_part(entry.name)
+                if entry.is_file(follow_symlinks=False) and (temporary or (wizard_part and drop_parts)):
+                    files.remove_file(Path(entry.path))
+            if table not in self.tables:
+                with contextlib.suppress(OSError):
+                    directory.rmdir()  # only if empty: a user's files stay
+
+    def remove_stray_temporaries(self) -> None:
+        """Temporaries left by a killed run (invisible to readers, but they take space)."""
+        for table in self.tables:
+            for temporary in (self.path / table).glob(".part-*.tmp"):
+                with contextlib.suppress(OSError):
+                    temporary.unlink()
+        for temporary in self.path.glob(f".{RUN_FILE}.*.tmp"):
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+
+    def write_part(self, table_name: str, index: int, table: pa.Table, metadata: dict[bytes, bytes]) -> list[int]:
+        """Write one part atomically; its [size in bytes, rows]."""
+        path = self.path / table_name / part_name(index)
+        try:
+            write_parquet(path, table, part_metadata(metadata, index, table.num_rows), plain=table_name in PLAIN_TABLES)
+            return [path.stat().st_size, table.num_rows]
+        except OSError as error:
+            raise RunError(f"writing {table_name}/{part_name(index)} failed: {error.strerror or error}") from None
+
+    def save(self, record: dict) -> None:
+        """Write run.json: the record without its per-chunk statistics (those are in the journal)."""
+        chunks = {key: value for key, value in record["chunks"].items() if key != "complete"}
+        try:
+            files.write_json(self.run_file, {**record, "chunks": chunks})
+        except OSError as error:
+            raise RunError(f"writing {self.run_file} failed: {error.strerror or error}") from None
+
+    def append_chunk(self, entry: dict) -> None:
+        """Record one complete chunk in the journal."""
+        self.journal.append(entry)
+
+    # -- reading -----------------------------------------------------------------------------
+    def read_journal(self, run_id: str) -> tuple[dict[int, dict], int]:
+        """The journal entries of run `run_id` by chunk, and the number of unreadable lines."""
+        return self.journal.read(run_id)
+
+    def check_part(self, table: str, index: int, expected: object, run: str) -> tuple[str, str]:
+        """("ok" | "missing" | "damaged" | "mismatched", detail) of one listed part."""
+        return check_part(self.path / table / part_name(index), f"{table}/{part_name(index)}", index, expected, run)
+
+    def audit(self, record: dict, tables: tuple[str, ...]) -> PartCheck:
+        """Check every part the journal lists for run `record` (and find what else is there)."""
+        check = PartCheck()
+        entries, check.torn = self.read_journal(record["run_id"])
+        count = record["chunks"]["count"]
+        for index in sorted(entries):
+            entry = entries[index]
+            if index >= count:
+                check.damaged.append(f"{JOURNAL_FILE}: chunk {index} is beyond the run's {count} chunks")
+                continue
+            sound = True
+            for table in tables:
+                status, detail = self.check_part(table, index, entry["parts"].get(table), record["fingerprint"])
+                if status != "ok":
+                    getattr(check, status).append(detail)
+                    sound = False
+            if sound:
+                check.complete[index] = entry
+        self._find_others(record, tables, entries, check)
+        return check
+
+    def _find_others(self, record: dict, tables: tuple[str, ...], entries: dict, check: PartCheck) -> None:
+        expected = {RUN_FILE, JOURNAL_FILE, LOCK_FILE, *tables}
+        if record["command"] == "tournament":
+            expected.update(SUMMARY_FILES)
+        for entry in sorted(os.scandir(self.path), key=lambda e: e.name):
+            temporary = entry.name.endswith(".tmp") and any(entry.name.startswith(f".{name}.") for name in expected)
+            if entry.name not in expected and not temporary:
+                check.foreign.append(entry.name + ("/" if entry.is_dir() else ""))
+        for table in tables:
+            directory = self.path / table
+            if not directory.is_dir():
+                continue
+            for entry in sorted(os.scandir(directory), key=lambda e: e.name):
+                match = PART_NAME.fullmatch(entry.name)
+                name = f"{table}/{entry.name}"
+                if match and int(match.group(1)) < record["chunks"]["count"] and entry.is_file():
+                    if int(match.group(1)) not in entries:
+                        check.unlisted.append(name)
+                elif not is_temporary_part(entry.name):
+                    check.foreign.append(name + ("/" if entry.is_dir() else ""))
+
+
+def read_run(path: str | os.PathLike) -> dict:
+    """The run record in `path` with `chunks.complete`: per complete chunk (by its index as
+    text) the statistics its journal line holds, as format 1 kept them in run.json."""
+    directory = RunDirectory(path, ())
+    record = directory.read_record()
+    if record.get("format") == LEGACY_FORMAT:
+        return record
+    entries, _ = directory.read_journal(record["run_id"])
+    record["chunks"]["complete"] = {str(index): entries[index]["stats"] for index in sorted(entries)}
+    return record
