@@ -261,8 +261,13 @@ def run_reporting_errors(command: str, out: str, action: Callable[[], T]) -> T:
     except ConfigError as error:
         fail(error)
     except BotError as error:
-        print(f"wizard-sim: error: {error}", file=sys.stderr)
-        raise typer.Exit(code=1)
+        option = "--policy" if command == "simulate" else "--policies"
+        kept = error.chunks_saved
+        saved = (
+            f"; the run keeps its {kept:,} written chunk{'s' * (kept != 1)}: once the bot is fixed, continue with"
+            f" wizard-sim {command} --out {out} --resume (naming its {option} again)"
+        )
+        fail(f"{error}{saved if kept else ''}", code=1)
     except RunError as error:
         fail(error, code=1)
     except KeyboardInterrupt:

@@ -7,4 +7,7 @@ class ConfigError(ValueError):
 
 class BotError(Exception):
     """An external bot failed (raised, exited, or broke the rules): the CLI prints one line and
-    exits 1. Not a ConfigError: the input was valid, the bot's code misbehaved."""
+    exits 1. Not a ConfigError: the input was valid, the bot's code misbehaved. `chunks_saved`:
+    the chunks of a run that stay written (resuming the run continues after them)."""
+
+    chunks_saved = 0

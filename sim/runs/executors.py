@@ -339,14 +339,17 @@ def execute(config: ChunkedConfig, directory: RunDirectory, record: dict, option
     job = ChunkJob(type(config), record["config"], str(directory.path.absolute()), options.threads, options.batch, config)
     try:
         options.executor.run(job, todo, on_chunk)
-    except BotError:
+    except BotError as error:
         # A bot failed before the run recorded a chunk: a new run then leaves nothing behind,
         # so that the same command can run again once the bot is fixed. A run with recorded
         # chunks stays resumable, as after Ctrl-C (and so does one stopped by a Dask worker
-        # that cannot import a bot: a ConfigError, fixed on the workers, then --resume).
+        # that cannot import a bot: a ConfigError, fixed on the workers, then resumed).
+        discarded = False
         if not record["resumed"]:
             with contextlib.suppress(OSError):
-                directory.discard(record)
+                discarded = directory.discard(record)
+        if not discarded:
+            error.chunks_saved = len(record["chunks"]["complete"])
         raise
     directory.remove_stray_temporaries()  # of tasks that died (or were duplicated) mid-write
     record["finished"] = now()
