@@ -36,9 +36,7 @@ from sim.analysis import DEFAULT_BATCH_SIZE
 from sim.analysis.features import TRUMP_KINDS, trump_kind_codes
 from sim.config.errors import ConfigError
 from sim.config.limits import MAX_BATCH_SIZE, check_count
-from sim.runs.tables import table_names
-from sim.storage import RUN_FILE, atomic_write, part_name, read_run, write_parquet
-from sim.storage.errors import UnsoundPart
+from sim.storage import RUN_FILE, atomic_write, read_run, sound_parts, write_parquet
 
 ROUNDS_COLUMNS = ("policy", "round", "bid_order", "trump_card", "bid", "tricks")
 # Breakdown name -> its key column (None: one row per policy).
@@ -76,18 +74,11 @@ def part_files(directory: Path) -> list[Path]:
 
 def listed_parts(root: Path, table: str) -> list[Path] | None:
     """The parts of `table` that the run in `root` lists as complete (None: `root` holds no
-    run.json, a plain dataset whose every part file is read). A listed part that is missing is
-    a ConfigError pointing at `wizard-sim verify`."""
+    run.json, a plain dataset whose every part file is read), each checked against its journal
+    line (size, footer, checksum): one that is not what was written is an UnsoundPart."""
     if not (root / RUN_FILE).exists():
         return None
-    record = read_run(root)
-    if table not in table_names(bool(record["config"].get("log_plays"))):
-        return []
-    files = [root / table / part_name(int(index)) for index in sorted(record["chunks"]["complete"], key=int)]
-    for file in files:
-        if not file.is_file():
-            raise UnsoundPart(root, f"{table}/{file.name}", "missing")
-    return files
+    return sound_parts(root, table)
 
 
 def run_status(path: str | os.PathLike) -> str | None:

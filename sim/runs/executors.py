@@ -28,6 +28,7 @@ from sim.storage import (
     versions,
 )
 from sim.storage.errors import CannotResume, PartsOfAnotherRun
+from sim.storage.parts import DIGEST_KEY
 from sim.runs.games import set_threads
 from sim.config.errors import BotError, ConfigError
 
@@ -112,7 +113,8 @@ def check_portable(config: ChunkedConfig) -> None:
 
 def write_chunk(config: ChunkedConfig, job: ChunkJob, index: int, result: Any) -> dict:
     """Build the tables of computed chunk `index` and write its parts atomically; its report:
-    `stats` (the summary's sums) and `parts` (per table, [size in bytes, rows] as written)."""
+    `stats` (the summary's sums), `parts` (per table, [size in bytes, rows] as written) and
+    `sha256` (per table, the part's checksum)."""
     chunk = config.finish_chunk(result)
     directory = RunDirectory(job.out, config.tables)
     metadata = config_metadata(job.config, fingerprint(job.command, job.config))
@@ -123,7 +125,8 @@ def write_chunk(config: ChunkedConfig, job: ChunkJob, index: int, result: Any) -
             for name, table in chunk.tables.items()
         }
         parts = {name: future.result() for name, future in written.items()}
-    return {"stats": chunk.stats, "parts": parts}
+    return {"stats": chunk.stats, "parts": {name: part[0] for name, part in parts.items()},
+            DIGEST_KEY: {name: part[1] for name, part in parts.items()}}  # fmt: skip
 
 
 def run_chunk(job: ChunkJob, index: int) -> dict:

@@ -1,8 +1,8 @@
 """`wizard-sim verify`: what a run directory holds, checked against its run.json and journal.
 
-Reads run.json (validated: format marker, fields, fingerprint), the chunk journal and the
-footer of every part the journal lists (size, row count, chunk index, run fingerprint), and
-lists the directory for files wizard-sim did not write. Imports no bot: the tables to expect
+Reads run.json (validated: format marker, fields, fingerprint), the chunk journal and every
+part the journal lists (size, footer: row count, chunk index, run fingerprint; and the
+checksum of its bytes), and lists the directory for files wizard-sim did not write. Imports no bot: the tables to expect
 follow from the recorded configuration alone.
 """
 from __future__ import annotations
@@ -37,8 +37,13 @@ class Verification:
         record, c = self.record, self.check
         count = record["chunks"]["count"]
         kind = f"{record['command']} run {record['fingerprint'][:12]}"
+        unchecked = (
+            f"  {c.unverified:,} parts carry no checksum (format {record['format_version']}, before checksums):"
+            " sizes, rows and footers checked, not their contents"
+        )
         if self.sound:
-            return [f"{self.out}: {kind}: complete and sound ({count:,} chunks, {record['chunks']['total']:,} {unit(record)})"]
+            done = f"{self.out}: {kind}: complete and sound ({count:,} chunks, {record['chunks']['total']:,} {unit(record)})"
+            return [done, unchecked] if c.unverified else [done]
         pending = self.pending
         state = "incomplete" if pending or not record["finished"] else "complete"
         lines = [f"{self.out}: {kind}: {state}, {len(c.complete):,} of {count:,} chunks complete and sound"]
@@ -57,6 +62,8 @@ class Verification:
                 lines.append(f"  {label}: {shorten(names)}")
         if c.torn:
             lines.append(f"  unreadable journal lines: {c.torn}")
+        if c.unverified:
+            lines.append(unchecked)
         return lines
 
 

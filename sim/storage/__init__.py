@@ -3,8 +3,9 @@ files), `journal` (chunks.jsonl), `lock` (one writer per directory), `directory`
 directory and the steps of its life), `files` (atomic writes) and `errors` (what went wrong,
 as exception classes; only the CLI phrases them with its flags).
 
-The public readers are `read_run(DIR)` and `read_config(part)`."""
-from sim.storage.directory import SUMMARY_FILES, PartCheck, RunDirectory, local_path, read_run
+The public readers are `read_run(DIR)`, `read_config(part)`, and `read_table(DIR, table)` /
+`sound_parts(DIR, table)`, which read only the parts a run's journal vouches for."""
+from sim.storage.directory import SUMMARY_FILES, PartCheck, RunDirectory, local_path, read_run, read_table, sound_parts
 from sim.storage.errors import RunError, StorageError
 from sim.storage.files import atomic_write, write_json
 from sim.storage.journal import JOURNAL_FILE
@@ -50,6 +51,8 @@ __all__ = [
     "part_name",
     "read_config",
     "read_run",
+    "read_table",
+    "sound_parts",
     "versions",
     "write_json",
     "write_parquet",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from sim.storage import files
 from sim.storage.errors import (
@@ -32,12 +33,14 @@ from sim.storage.errors import (
     StorageError,
     DirectoryNotEmpty,
     UnreadableRecord,
+    UnsoundPart,
     UnsupportedURL,
     Unwritable,
 )
 from sim.storage.journal import JOURNAL_FILE, Journal
 from sim.storage.lock import LOCK_FILE, RunLock
 from sim.storage.parts import (
+    DIGEST_KEY,
     KNOWN_TABLES,
     PART_NAME,
     PLAIN_TABLES,
@@ -47,9 +50,10 @@ from sim.storage.parts import (
     part_metadata,
     part_name,
     run_of_part,
+    table_names,
     write_parquet,
 )
-from sim.storage.record import LEGACY_FORMAT, RUN_FILE, validate_record
+from sim.storage.record import LEGACY_FORMAT, RUN_FILE, has_checksums, validate_record
 
 SUMMARY_FILES = ("summary.json", "summary.parquet")  # a tournament's
 
@@ -99,6 +103,7 @@ class PartCheck:
     unlisted: list[str] = field(default_factory=list)  # parts of chunks the journal does not list
     foreign: list[str] = field(default_factory=list)  # files wizard-sim did not write
     torn: int = 0  # journal lines that could not be read (a kill mid-append)
+    unverified: int = 0  # sound parts of a format-2 run: sizes, rows and footers checked, no checksum to check
 
 
 class RunDirectory:
@@ -266,12 +271,14 @@ class RunDirectory:
             with contextlib.suppress(OSError):
                 temporary.unlink()
 
-    def write_part(self, table_name: str, index: int, table: pa.Table, metadata: dict[bytes, bytes]) -> list[int]:
-        """Write one part atomically; its [size in bytes, rows]."""
+    def write_part(
+        self, table_name: str, index: int, table: pa.Table, metadata: dict[bytes, bytes]
+    ) -> tuple[list[int], str]:
+        """Write one part atomically; its [size in bytes, rows] and its checksum (file_digest)."""
         path = self.path / table_name / part_name(index)
         try:
-            write_parquet(path, table, part_metadata(metadata, index, table.num_rows), plain=table_name in PLAIN_TABLES)
-            return [path.stat().st_size, table.num_rows]
+            digest = write_parquet(path, table, part_metadata(metadata, index, table.num_rows), plain=table_name in PLAIN_TABLES)
+            return [path.stat().st_size, table.num_rows], digest
         except OSError as error:
             raise RunError(f"writing {table_name}/{part_name(index)} failed: {error.strerror or error}") from None
 
@@ -292,9 +299,17 @@ class RunDirectory:
         """The journal entries of run `run_id` by chunk, and the number of unreadable lines."""
         return self.journal.read(run_id)
 
-    def check_part(self, table: str, index: int, expected: object, run: str) -> tuple[str, str]:
-        """("ok" | "missing" | "damaged" | "mismatched", detail) of one listed part."""
-        return check_part(self.path / table / part_name(index), f"{table}/{part_name(index)}", index, expected, run)
+    def check_part(self, record: dict, table: str, entry: dict) -> tuple[str, str]:
+        """("ok" | "unverified" | "missing" | "damaged" | "mismatched", detail) of the part of
+        `table` that the journal line `entry` of the run `record` lists (parts.check_part)."""
+        index = entry["chunk"]
+        digests = entry.get(DIGEST_KEY)
+        digest = digests.get(table, "") if isinstance(digests, dict) else None
+        if digest is None and has_checksums(record):
+            digest = ""  # a format-3 line must hold checksums: "no checksum recorded"
+        where = f"{table}/{part_name(index)}"
+        path = self.path / table / part_name(index)
+        return check_part(path, where, index, entry["parts"].get(table), record["fingerprint"], digest)
 
     def audit(self, record: dict, tables: tuple[str, ...]) -> PartCheck:
         """Check every part the journal lists for run `record` (and find what else is there)."""
@@ -308,8 +323,10 @@ class RunDirectory:
                 continue
             sound = True
             for table in tables:
-                status, detail = self.check_part(table, index, entry["parts"].get(table), record["fingerprint"])
-                if status != "ok":
+                status, detail = self.check_part(record, table, entry)
+                if status == "unverified":
+                    check.unverified += 1
+                elif status != "ok":
                     getattr(check, status).append(detail)
                     sound = False
             if sound:
@@ -341,11 +358,55 @@ class RunDirectory:
 
 def read_run(path: str | os.PathLike) -> dict:
     """The run record in `path` with `chunks.complete`: per complete chunk (by its index as
-    text) the statistics its journal line holds, as format 1 kept them in run.json."""
+    text) the statistics its journal line holds, as format 1 kept them in run.json. A line for
+    a chunk beyond the run's count is not one of its chunks (verify reports it)."""
     directory = RunDirectory(path, ())
     record = directory.read_record()
     if record.get("format") == LEGACY_FORMAT:
         return record
     entries, _ = directory.read_journal(record["run_id"])
-    record["chunks"]["complete"] = {str(index): entries[index]["stats"] for index in sorted(entries)}
+    count = record["chunks"]["count"]
+    record["chunks"]["complete"] = {str(index): entries[index]["stats"] for index in sorted(entries) if index < count}
     return record
+
+
+PROBLEMS = {"missing": "missing", "damaged": "damaged", "mismatched": "written for another configuration"}
+
+
+def sound_parts(path: str | os.PathLike, table: str) -> list[Path]:
+    """The part files of `table` that the run in `path` lists as complete, in chunk order, each
+    checked against its journal line (size, footer and checksum) before it is returned: the
+    first that is not what was written raises UnsoundPart. Files the journal does not list are
+    never returned. (A format-1 run's listed parts are only checked to exist.)"""
+    directory = RunDirectory(path, ())
+    record = directory.read_record()
+    if table not in table_names(record["config"].get("log_plays") is True):
+        return []
+    if record.get("format") == LEGACY_FORMAT:
+        listed = [(int(index), None) for index in record["chunks"]["complete"]]
+    else:
+        entries, _ = directory.read_journal(record["run_id"])
+        listed = [(index, entries[index]) for index in sorted(entries) if index < record["chunks"]["count"]]
+    files = []
+    for index, entry in sorted(listed, key=lambda item: item[0]):
+        where = f"{table}/{part_name(index)}"
+        if entry is None:
+            status, detail = ("ok", where) if (directory.path / where).is_file() else ("missing", where)
+        else:
+            status, detail = directory.check_part(record, table, entry)
+        if status not in ("ok", "unverified"):
+            problem = PROBLEMS[status] + detail[len(where) :]
+            raise UnsoundPart(directory.path, where, problem)
+        files.append(directory.path / where)
+    return files
+
+
+def read_table(path: str | os.PathLike, table: str, columns: list[str] | None = None) -> pa.Table:
+    """The table `table` (rounds, games, plays) of the run in `path`, read from the parts its
+    journal vouches for only (sound_parts: a part that is not what was written refuses the
+    read); of an incomplete run, its complete chunks. `pandas.read_parquet(DIR/table)` reads
+    every Parquet file in the directory instead, whoever wrote it."""
+    files = sound_parts(path, table)
+    if not files:
+        raise StorageError(f"{local_path(path)} holds no complete chunk of a {table} table")
+    return pq.read_table(files, columns=columns)

@@ -6,6 +6,7 @@ what it is: the run's configuration and fingerprint, its chunk index and row cou
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -45,6 +46,27 @@ UNCOMPRESSED_COLUMNS = {"hand"}
 STATISTICS_COLUMNS = ["game_id", "deal_id"]
 
 
+DIGEST_KEY = "sha256"  # a journal line's checksums of its parts (format 3)
+DIGEST_DIGITS = 32  # hex digits kept of the SHA-256: 128 bits, as the run fingerprint
+_READ_SIZE = 1 << 20
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """The SHA-256 of a file's bytes (its first DIGEST_DIGITS hex digits), read a MiB at a time."""
+    digest = hashlib.sha256()
+    buffer = bytearray(_READ_SIZE)
+    view = memoryview(buffer)
+    with open(path, "rb", buffering=0) as stream:
+        while size := stream.readinto(buffer):
+            digest.update(view[:size])
+    return digest.hexdigest()[:DIGEST_DIGITS]
+
+
+def table_names(log_plays: bool) -> tuple[str, ...]:
+    """The tables of a run's dataset, each a subdirectory of part files."""
+    return KNOWN_TABLES if log_plays else KNOWN_TABLES[:2]
+
+
 def part_name(index: int) -> str:
     return f"part-{index:0{PART_DIGITS}d}.parquet"
 
@@ -53,8 +75,9 @@ def is_temporary_part(name: str) -> bool:
     return name.startswith(".part-") and name.endswith(".tmp")
 
 
-def write_parquet(path: Path, table: pa.Table, metadata: dict[bytes, bytes], plain: bool = False) -> None:
-    """Write `table` with `metadata` atomically; `plain`: no delta encoding (PLAIN_TABLES)."""
+def write_parquet(path: Path, table: pa.Table, metadata: dict[bytes, bytes], plain: bool = False) -> str:
+    """Write `table` with `metadata` atomically; `plain`: no delta encoding (PLAIN_TABLES).
+    Returns the file's digest (file_digest), taken before it became visible."""
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
     columns = table.column_names
     options = {
@@ -67,7 +90,15 @@ def write_parquet(path: Path, table: pa.Table, metadata: dict[bytes, bytes], pla
             if name not in DICTIONARY_COLUMNS and pa.types.is_integer(table.schema.field(name).type)
         },
     }
-    atomic_write(path, lambda temporary: pq.write_table(table, temporary, **options))
+    digest = ""
+
+    def write(temporary: str) -> None:
+        nonlocal digest
+        pq.write_table(table, temporary, **options)
+        digest = file_digest(temporary)
+
+    atomic_write(path, write)
+    return digest
 
 
 def config_metadata(config: dict, run: str | None = None) -> dict[bytes, bytes]:
@@ -91,14 +122,17 @@ def read_config(parquet_file: str | os.PathLike) -> dict:
     return json.loads(metadata[METADATA_KEY])
 
 
-def check_part(path: Path, where: str, index: int, expected: object, run: str) -> tuple[str, str]:
-    """("ok" | "missing" | "damaged" | "mismatched", detail) of the part at `path` that the
-    journal lists as chunk `index` of the run with fingerprint `run`, with `expected` as
-    recorded ([size in bytes, rows])."""
+def check_part(path: Path, where: str, index: int, expected: object, run: str, digest: object) -> tuple[str, str]:
+    """("ok" | "unverified" | "missing" | "damaged" | "mismatched", detail) of the part at
+    `path` that the journal lists as chunk `index` of the run with fingerprint `run`, with
+    `expected` as recorded ([size in bytes, rows]) and `digest` (its file_digest; None when the
+    line has none, a format-2 line: then "unverified" stands for "ok" without a content check)."""
     if not path.is_file():
         return "missing", where
     if not (isinstance(expected, list) and len(expected) == 2 and all(is_count(v) for v in expected)):
         return "damaged", f"{where} (no size recorded)"
+    if digest is not None and not (isinstance(digest, str) and len(digest) == DIGEST_DIGITS):
+        return "damaged", f"{where} (no checksum recorded)"
     size, rows = expected
     try:
         actual = path.stat().st_size
@@ -112,6 +146,13 @@ def check_part(path: Path, where: str, index: int, expected: object, run: str) -
         return "mismatched", where
     if metadata.get(CHUNK_KEY) != str(index).encode() or footer.num_rows != rows:
         return "damaged", f"{where} (chunk or row count differs from what was written)"
+    if digest is None:
+        return "unverified", where
+    try:
+        if file_digest(path) != digest:
+            return "damaged", f"{where} (its contents differ from what was written: checksum mismatch)"
+    except OSError as error:
+        return "damaged", f"{where} (unreadable: {error.strerror or error})"
     return "ok", where
 
 

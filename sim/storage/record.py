@@ -20,7 +20,12 @@ from sim.storage.errors import EditedRecord, NewerFormat, NotARunRecord
 
 RUN_FILE = "run.json"
 RUN_FORMAT = "wizard-sim run"
-FORMAT_VERSION = 2
+# 3: every journal line holds the checksum of each of its parts (README: Data contract).
+# A run of format 2 (sizes and row counts only) is still read, verified without content
+# checksums, and resumed as format 2.
+FORMAT_VERSION = 3
+READ_FORMATS = (2, 3)
+CHECKSUM_FORMAT = 3  # the first format whose journal lines must hold checksums
 LEGACY_FORMAT = 1  # run.json before the format marker: recognised for overwriting only
 COMMANDS = ("simulate", "tournament")
 
@@ -62,6 +67,11 @@ def is_count(value: object, low: int = 0) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
+def has_checksums(record: dict) -> bool:
+    """Whether every journal line of the run must hold its parts' checksums."""
+    return record["format_version"] >= CHECKSUM_FORMAT
+
+
 def validate_record(record: object, where: str) -> dict:
     """`record` (parsed run.json) if it is a wizard-sim run record, else a StorageError naming
     the first problem. A format-1 record (before the format marker) is returned as it is when
@@ -92,8 +102,8 @@ def validate_record(record: object, where: str) -> dict:
         raise bad("no format_version")
     if version > FORMAT_VERSION:
         raise NewerFormat(where, version, FORMAT_VERSION)
-    if version != FORMAT_VERSION:
-        raise bad(f"format_version {version} is not {FORMAT_VERSION}")
+    if version not in READ_FORMATS:
+        raise bad(f"format_version {version} is not one of {', '.join(map(str, READ_FORMATS))}")
     types_of = {
         "command": str, "fingerprint": str, "run_id": str, "config": dict, "versions": dict,
         "started": str, "chunks": dict,
