@@ -154,15 +154,16 @@ def test_overwrite_failing_midway_leaves_the_old_run_or_a_clean_start(tmp_path, 
     out = fresh(tmp_path)
     old = files_of(out)
     # Before the new run.json lands: the old run is untouched.
-    real_write_json = sim.storage.files.write_json
+    real_stage_json = sim.storage.files.stage_json
 
     def refuse(path, record):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(sim.storage.files, "write_json", refuse)
+    monkeypatch.setattr(sim.storage.files, "stage_json", refuse)
     failed = invoke("simulate", *SMALL, "--seed", "9", "--overwrite", "--out", out)
-    assert failed.exit_code == 1 and "No space left on device" in failed.stderr
-    monkeypatch.setattr(sim.storage.files, "write_json", real_write_json)
+    one_line(failed, 1, "No space left on device", "nothing of the run was written")
+    assert "--resume" not in failed.stderr  # there is nothing to resume: the old run is untouched
+    monkeypatch.setattr(sim.storage.files, "stage_json", real_stage_json)
     now = files_of(out)
     old.pop(LOCK_FILE), now.pop(LOCK_FILE)
     assert now == old

@@ -27,7 +27,7 @@ from sim.storage import (
     now,
     versions,
 )
-from sim.storage.errors import CannotResume, PartsOfAnotherRun
+from sim.storage.errors import CannotResume, PartsOfAnotherRun, RunError
 from sim.storage.parts import DIGEST_KEY
 from sim.runs.games import set_threads
 from sim.config.errors import BotError, ConfigError
@@ -240,7 +240,9 @@ def start_run(config: ChunkedConfig, out: str, overwrite: bool, total: int, chun
     directory.acquire()
     try:
         directory.begin(record, overwrite)
-    except BaseException:
+    except BaseException as error:
+        if not (isinstance(error, RunError) and error.resumable) and not directory.run_file.exists():
+            directory.abandon()  # nothing of the run was written: no lock file or directory of ours stays
         directory.release()
         raise
     return directory, record

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from sim.config.errors import ConfigError
 from sim.runs.tables import table_names
 from sim.storage import LEGACY_FORMAT, PartCheck, RunDirectory
+from sim.storage.directory import CLEARING_DIR
 
 SHOWN = 10  # names listed per kind of problem
 
@@ -29,9 +30,8 @@ class Verification:
     @property
     def sound(self) -> bool:
         c = self.check
-        return not (self.pending or c.missing or c.damaged or c.mismatched or c.foreign or c.torn) and bool(
-            self.record["finished"]
-        )
+        problems = self.pending or c.missing or c.damaged or c.mismatched or c.foreign or c.torn or c.clearing
+        return not problems and bool(self.record["finished"])
 
     def lines(self) -> list[str]:
         record, c = self.record, self.check
@@ -62,6 +62,11 @@ class Verification:
                 lines.append(f"  {label}: {shorten(names)}")
         if c.torn:
             lines.append(f"  unreadable journal lines: {c.torn}")
+        if c.clearing:
+            lines.append(
+                f"  files of a replaced run still to be removed (an interrupted --overwrite; --resume or --overwrite"
+                f" finishes it): {c.clearing:,} in {CLEARING_DIR}/"
+            )
         if c.unverified:
             lines.append(unchecked)
         return lines

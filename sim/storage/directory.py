@@ -36,6 +36,7 @@ from sim.storage.errors import (
     UnsoundPart,
     UnsupportedURL,
     Unwritable,
+    SymlinkedTable,
 )
 from sim.storage.journal import JOURNAL_FILE, Journal
 from sim.storage.lock import LOCK_FILE, RunLock
@@ -56,6 +57,7 @@ from sim.storage.parts import (
 from sim.storage.record import LEGACY_FORMAT, RUN_FILE, has_checksums, validate_record
 
 SUMMARY_FILES = ("summary.json", "summary.parquet")  # a tournament's
+CLEARING_DIR = ".wizard-sim-clearing"  # a replaced run's files on their way out (RunDirectory.begin)
 
 # "scheme://..." or "file:/path" is a URL; "runs/a:b" and "C:/runs" (a drive) are paths.
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
@@ -92,6 +94,11 @@ def _writable_parent(path: Path) -> Path:
     return parent
 
 
+def saved_record(record: dict) -> dict:
+    """The record as run.json holds it: without its per-chunk statistics (in the journal)."""
+    return {**record, "chunks": {key: value for key, value in record["chunks"].items() if key != "complete"}}
+
+
 @dataclass
 class PartCheck:
     """What a directory holds, against its run record and journal (RunDirectory.audit)."""
@@ -103,6 +110,7 @@ class PartCheck:
     unlisted: list[str] = field(default_factory=list)  # parts of chunks the journal does not list
     foreign: list[str] = field(default_factory=list)  # files wizard-sim did not write
     torn: int = 0  # journal lines that could not be read (a kill mid-append)
+    clearing: int = 0  # files of a replaced run not yet removed (an interrupted overwrite)
     unverified: int = 0  # sound parts of a format-2 run: sizes, rows and footers checked, no checksum to check
 
 
@@ -121,14 +129,23 @@ class RunDirectory:
 
     # -- checks before anything is written -------------------------------------------------
     def check_place(self) -> None:
-        """Refuse a path that is not a directory, or one inside another run's directory."""
+        """Refuse a path that is not a directory, one inside another run's directory, or one
+        whose table directories are symbolic links."""
         if self.path.exists() and not self.path.is_dir():
             raise NotADirectory(self.path)
+        self.check_tables()
         resolved = self.path.resolve()
         for ancestor in resolved.parents:
             if (ancestor / RUN_FILE).exists():
                 raise NestedRun(self.path, ancestor)
         _writable_parent(self.path)
+
+    def check_tables(self) -> None:
+        """A table directory that is a symbolic link is refused: through it, a run would read or
+        overwrite parts that are not its own."""
+        for table in KNOWN_TABLES:
+            if (self.path / table).is_symlink():
+                raise SymlinkedTable(self.path / table)
 
     def check_new(self, overwrite: bool) -> None:
         """Refuse a non-empty directory unless overwriting a previous wizard-sim run."""
@@ -183,28 +200,60 @@ class RunDirectory:
 
     # -- writing -----------------------------------------------------------------------------
     def begin(self, record: dict, overwrite: bool) -> None:
-        """Start a new run (the lock held): check again, then write its run.json, which replaces
-        a previous run's in one rename; only then remove the previous run's files."""
+        """Start a new run (the lock held). Its run.json is written aside first (a full disk
+        fails there, leaving the directory as it was); then a previous run's tables, journal and
+        summaries are moved aside in one rename each, into CLEARING_DIR, where readers of
+        DIR/<table> never look; then the new run.json replaces the old one in one rename, and
+        the new run's empty tables are made. Only then is what was moved aside removed
+        (finish_clearing): a kill at any moment leaves DIR/<table> holding the old run's parts
+        or the new run's, never both, and the next resume or overwrite finishes the clearing."""
         self.check_new(overwrite)
-        self.save(record)
         try:
-            self.remove_wizard_files(keep_parts=False)
+            self.finish_clearing()  # of an earlier overwrite that was interrupted
+            staged = files.stage_json(self.run_file, saved_record(record))
+        except OSError as error:
+            raise RunError(f"writing {self.run_file} failed: {error.strerror or error}", resumable=False) from None
+        try:
+            self.move_aside(record["run_id"])
+            os.replace(staged, self.run_file)
+        except BaseException as error:
+            files.remove_file(Path(staged))
+            with contextlib.suppress(OSError):
+                self.move_back(record["run_id"])
+            if isinstance(error, OSError):
+                raise RunError(
+                    f"replacing the previous run in {self.path} failed: {error.strerror or error}", resumable=False
+                ) from None
+            raise
+        try:
             for table in self.tables:
                 (self.path / table).mkdir(exist_ok=True)
             self.journal.path.write_bytes(b"")
+            self.finish_clearing()
         except OSError as error:
             raise RunError(f"clearing the previous run in {self.path} failed: {error.strerror or error}") from None
 
     def reopen(self) -> None:
-        """Before a resumed run writes (the lock held): drop temporaries, the tables this run does
-        not have, and a torn last journal line (so that the next line starts on its own)."""
+        """Before a resumed run writes (the lock held): finish an interrupted clearing, drop
+        temporaries and the parts of tables this run does not have, and a torn last journal
+        line (so that the next line starts on its own)."""
         try:
-            self.remove_wizard_files(keep_parts=True)
+            self.finish_clearing()
+            self.remove_wizard_files()
             for table in self.tables:
                 (self.path / table).mkdir(exist_ok=True)
             self.journal.drop_torn_tail()
         except OSError as error:
             raise RunError(f"preparing {self.path} failed: {error.strerror or error}") from None
+
+    def abandon(self) -> None:
+        """Undo acquire() for a run that wrote nothing: the lock file and the directories it
+        created, when they are empty (the lock held)."""
+        if self.lock.created:
+            files.remove_file(self.lock.path)
+        for directory in self.created:
+            with contextlib.suppress(OSError):
+                directory.rmdir()
 
     def discard(self, record: dict) -> bool:
         """Remove the new run `record` that failed before it recorded a chunk (the lock held):
@@ -228,34 +277,80 @@ class RunDirectory:
         for table in self.tables:
             with contextlib.suppress(OSError):
                 (self.path / table).rmdir()  # only if empty
-        if self.lock.created:
-            # Still locked while it goes: a run starting now finds it locked, or no lock file.
-            files.remove_file(self.lock.path)
-        for directory in self.created:
-            with contextlib.suppress(OSError):
-                directory.rmdir()
+        # Still locked while it goes: a run starting now finds it locked, or no lock file.
+        self.abandon()
         return True
 
-    def remove_wizard_files(self, keep_parts: bool) -> None:
-        """Remove what wizard-sim writes and nothing else: temporaries, and unless keep_parts the
-        part files of every table, the journal and the summaries; the part files of tables this
-        run does not write always. Empty table directories left over are removed."""
+    # -- clearing a replaced run ---------------------------------------------------------------
+    def move_aside(self, run_id: str) -> None:
+        """Move what a previous run wrote (its table directories, journal and summaries) into
+        CLEARING_DIR/<run_id>/, one rename each."""
+        batch = self.path / CLEARING_DIR / run_id
+        names = [name for name in (*KNOWN_TABLES, JOURNAL_FILE, *SUMMARY_FILES) if (self.path / name).exists()]
+        if not names:
+            return
+        batch.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            os.rename(self.path / name, batch / name)
+
+    def move_back(self, run_id: str) -> None:
+        """Undo move_aside (a failure before the new run.json landed)."""
+        batch = self.path / CLEARING_DIR / run_id
+        if batch.is_dir():
+            for entry in os.scandir(batch):
+                if not (self.path / entry.name).exists():
+                    os.rename(entry.path, self.path / entry.name)
+        self._remove_empty(batch, batch.parent)
+
+    def finish_clearing(self) -> None:
+        """Remove what move_aside put in CLEARING_DIR: the part files and temporaries of its
+        tables, its journal and summaries. Any other file there (a user's, in a table
+        directory) goes back into the run's table directory of that name, unless that name is
+        taken; it is never removed."""
+        clearing = self.path / CLEARING_DIR
+        if not clearing.is_dir() or clearing.is_symlink():
+            return
+        for batch in os.scandir(clearing):
+            if not batch.is_dir(follow_symlinks=False):
+                continue
+            for entry in os.scandir(batch.path):
+                if entry.name in KNOWN_TABLES and entry.is_dir(follow_symlinks=False):
+                    self._clear_table(Path(entry.path), self.path / entry.name)
+                elif entry.name in (JOURNAL_FILE, *SUMMARY_FILES) and not entry.is_dir(follow_symlinks=False):
+                    files.remove_file(Path(entry.path))
+            self._remove_empty(Path(batch.path), clearing)
+
+    def _clear_table(self, old: Path, table: Path) -> None:
+        for entry in os.scandir(old):
+            ours = PART_NAME.fullmatch(entry.name) or is_temporary_part(entry.name)
+            if ours and entry.is_file(follow_symlinks=False):
+                files.remove_file(Path(entry.path))
+            elif not (table / entry.name).exists() and not (table / entry.name).is_symlink():
+                table.mkdir(exist_ok=True)
+                os.rename(entry.path, table / entry.name)
+        with contextlib.suppress(OSError):
+            old.rmdir()  # only if empty: a file that could not go back stays
+
+    def _remove_empty(self, directory: Path, stop: Path) -> None:
+        """Remove `directory` and its parents up to `stop` (included) while they are empty."""
+        for path in (directory, stop):
+            with contextlib.suppress(OSError):
+                path.rmdir()
+
+    def remove_wizard_files(self) -> None:
+        """Remove what wizard-sim writes that a resumed run does not keep: temporaries, and the
+        part files of tables this run does not write. Empty table directories left over are
+        removed; no other file is touched."""
         for name in os.listdir(self.path):
             if TEMPORARY_NAME.fullmatch(name) and name.startswith(f".{RUN_FILE}."):
                 files.remove_file(self.path / name)
-        if not keep_parts:
-            for name in (JOURNAL_FILE, *SUMMARY_FILES):
-                if (self.path / name).is_file():
-                    files.remove_file(self.path / name)
         for table in KNOWN_TABLES:
             directory = self.path / table
             if not directory.is_dir() or directory.is_symlink():
                 continue
-            drop_parts = not keep_parts or table not in self.tables
             for entry in os.scandir(directory):
-                wizard_part = PART_NAME.fullmatch(entry.name) is not None
-                temporary = is_temporary_part(entry.name)
-                if entry.is_file(follow_symlinks=False) and (temporary or (wizard_part and drop_parts)):
+                ours = is_temporary_part(entry.name) or (PART_NAME.fullmatch(entry.name) and table not in self.tables)
+                if ours and entry.is_file(follow_symlinks=False):
                     files.remove_file(Path(entry.path))
             if table not in self.tables:
                 with contextlib.suppress(OSError):
@@ -284,9 +379,8 @@ class RunDirectory:
 
     def save(self, record: dict) -> None:
         """Write run.json: the record without its per-chunk statistics (those are in the journal)."""
-        chunks = {key: value for key, value in record["chunks"].items() if key != "complete"}
         try:
-            files.write_json(self.run_file, {**record, "chunks": chunks})
+            files.write_json(self.run_file, saved_record(record))
         except OSError as error:
             raise RunError(f"writing {self.run_file} failed: {error.strerror or error}") from None
 
@@ -338,19 +432,27 @@ class RunDirectory:
         expected = {RUN_FILE, JOURNAL_FILE, LOCK_FILE, *tables}
         if record["command"] == "tournament":
             expected.update(SUMMARY_FILES)
+        clearing = self.path / CLEARING_DIR
+        if clearing.is_dir() and not clearing.is_symlink():
+            expected.add(CLEARING_DIR)
+            check.clearing = sum(len(names) for _, _, names in os.walk(clearing))
         for entry in sorted(os.scandir(self.path), key=lambda e: e.name):
             temporary = entry.name.endswith(".tmp") and any(entry.name.startswith(f".{name}.") for name in expected)
-            if entry.name not in expected and not temporary:
+            if entry.name in tables and entry.is_symlink():
+                check.foreign.append(f"{entry.name} (a symbolic link, not a table directory of the run)")
+            elif entry.name not in expected and not temporary:
                 check.foreign.append(entry.name + ("/" if entry.is_dir() else ""))
         for table in tables:
             directory = self.path / table
-            if not directory.is_dir():
+            if not directory.is_dir() or directory.is_symlink():
                 continue
             for entry in sorted(os.scandir(directory), key=lambda e: e.name):
                 match = PART_NAME.fullmatch(entry.name)
                 name = f"{table}/{entry.name}"
-                if match and int(match.group(1)) < record["chunks"]["count"] and entry.is_file():
-                    if int(match.group(1)) not in entries:
+                # Only the exact name of a chunk's part is one (part-000001.parquet is not chunk 1's).
+                index = int(match.group(1)) if match and entry.name == part_name(int(match.group(1))) else None
+                if index is not None and index < record["chunks"]["count"] and entry.is_file(follow_symlinks=False):
+                    if index not in entries:
                         check.unlisted.append(name)
                 elif not is_temporary_part(entry.name):
                     check.foreign.append(name + ("/" if entry.is_dir() else ""))
@@ -382,6 +484,7 @@ def sound_parts(path: str | os.PathLike, table: str) -> list[Path]:
     record = directory.read_record()
     if table not in table_names(record["config"].get("log_plays") is True):
         return []
+    directory.check_tables()
     if record.get("format") == LEGACY_FORMAT:
         listed = [(int(index), None) for index in record["chunks"]["complete"]]
     else:

@@ -60,6 +60,14 @@ class DirectoryNotEmpty(PathProblem):
         super().__init__(path, "is not empty: resume its run, or overwrite it to replace the run")
 
 
+class SymlinkedTable(StorageError):
+    """A table directory that is a symbolic link: its parts could be anyone's."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        super().__init__(f"{path} is a symbolic link: a run's tables are directories of its own, not links")
+
+
 class Unwritable(StorageError):
     def __init__(self, path: Path, reason: str) -> None:
         self.path, self.reason = path, reason

@@ -27,13 +27,29 @@ def atomic_write(path: Path, write: Callable[[str], None]) -> None:
         raise
 
 
-def write_json(path: Path, record: dict) -> None:
-    def write(temporary: str) -> None:
-        with open(temporary, "w") as stream:
-            json.dump(record, stream, indent=2)
-            stream.write("\n")
+def _dump(record: dict, temporary: str) -> None:
+    with open(temporary, "w") as stream:
+        json.dump(record, stream, indent=2)
+        stream.write("\n")
 
-    atomic_write(path, write)
+
+def write_json(path: Path, record: dict) -> None:
+    atomic_write(path, lambda temporary: _dump(record, temporary))
+
+
+def stage_json(path: Path, record: dict) -> str:
+    """Write `record` as a hidden temporary beside `path`, to be renamed over it by the caller
+    (who removes it if it is not): what atomic_write does, in two steps."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    try:
+        _dump(record, temporary)
+        os.chmod(temporary, FILE_MODE)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return temporary
 
 
 def remove_file(path: Path) -> None:

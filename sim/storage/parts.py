@@ -127,6 +127,8 @@ def check_part(path: Path, where: str, index: int, expected: object, run: str, d
     `path` that the journal lists as chunk `index` of the run with fingerprint `run`, with
     `expected` as recorded ([size in bytes, rows]) and `digest` (its file_digest; None when the
     line has none, a format-2 line: then "unverified" stands for "ok" without a content check)."""
+    if path.is_symlink():
+        return "damaged", f"{where} (a symbolic link, not a part file of the run)"
     if not path.is_file():
         return "missing", where
     if not (isinstance(expected, list) and len(expected) == 2 and all(is_count(v) for v in expected)):
