@@ -582,11 +582,11 @@ def run_estimate(
     **situation_options,
 ) -> BidEstimate:
     """Estimate every bid of `hand` (options as `estimate`) and return the full result."""
-    situation = make_situation(hand, **situation_options)
-    samples = check_samples(samples)
+    samples = check_samples(samples)  # every check before the situation's bots are imported
     seed = check_seed(seed)
     spread = check_spread(spread)
     set_threads(threads)
+    situation = make_situation(hand, **situation_options)
     legal = situation.legal_bids()
     candidates = np.flatnonzero(legal).astype(np.int64)
     tricks = np.zeros((samples, candidates.shape[0]), dtype=np.int8)

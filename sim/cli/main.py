@@ -19,14 +19,14 @@ from sim.cli.verify import verify_command
 from sim.cli.terminal import POLICY_FORMS, OneLineErrors, console, fail
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
 from sim.config.errors import BotError, ConfigError
-from sim.config.policies import is_external, parse_policies, split_policy_list
+from sim.config.policies import bot_name, is_external, parse_policies, split_policy_list
 from sim.config.limits import MAX_GAMES, MAX_WORKERS, check_count
 from sim.config.rules import Rules, parse_rounds
 from sim.config.seeds import check_seed
 from sim.config.version import __version__
 from sim.runs.executors import Executor, LocalExecutor, check_out, load_record, load_run
 from sim.runs.games import run_games
-from sim.runs.python_seats import DEFAULT_BATCH, MAX_BATCH
+from sim.runs.python_seats import DEFAULT_BATCH, MAX_BATCH, check_batch
 from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
 from sim.runs.tables import table_names
 from sim.runs.tournament import TournamentConfig, TournamentResult, resume_tournament, tournament
@@ -166,14 +166,28 @@ def print_summary(result: SimulationResult) -> None:
     console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in table_names(config['log_plays']))} and run.json)")
 
 
-def check_engine(engine: str, scheduler: Optional[str], workers: Optional[int]) -> None:
-    """The --engine options, checked before anything else is done."""
+def check_engine(
+    engine: str, scheduler: Optional[str], workers: Optional[int], threads: Optional[int], batch: Optional[int]
+) -> None:
+    """The options of how a run is computed (--engine, --scheduler, --workers, --threads,
+    --batch-games), checked before anything else is done and before any bot module is imported:
+    a --scheduler must answer as a Dask scheduler now."""
     if engine not in ("local", "dask"):
         raise ConfigError(f"--engine must be local or dask, got {engine!r}")
     if engine == "local" and (scheduler is not None or workers is not None):
         raise ConfigError("--scheduler and --workers need --engine dask")
     if workers is not None:
         check_count(workers, "workers", 1, MAX_WORKERS)
+    check_batch(batch)
+    if engine == "local":
+        LocalExecutor().check_threads(threads)
+        return
+    from sim.runs.cluster import check_task_threads, import_distributed, probe_scheduler  # imports Dask
+
+    check_task_threads(threads)
+    import_distributed()
+    if scheduler is not None:
+        probe_scheduler(scheduler)
 
 
 def resume_policies(out: str, command: str, given: Optional[str], option: str) -> None:
@@ -191,9 +205,8 @@ def resume_policies(out: str, command: str, given: Optional[str], option: str) -
     if bots:
         names = split_policy_list(given)
         names = names * len(labels) if len(names) == 1 else names
-        bot_of = lambda text: ":".join(text.strip().split(":")[:2])  # noqa: E731
         if len(names) != len(labels) or any(
-            is_external(label) and bot_of(name) != bot_of(label) for name, label in zip(names, labels)
+            is_external(label) and bot_name(name) != bot_name(label) for name, label in zip(names, labels)
         ):
             raise ConfigError(f"--{option} {given} differs from the run being resumed ({','.join(labels)})")
 
@@ -348,7 +361,7 @@ def simulate_command(
     progress = GameProgress(enabled=not quiet)
 
     def run() -> SimulationResult:
-        check_engine(engine, scheduler, workers)
+        check_engine(engine, scheduler, workers, threads, batch_games)
         rules = start_options(given, overwrite, resume_run)
         if rules is None:
             resume_policies(out, "simulate", policy, "policy")
@@ -468,7 +481,7 @@ def tournament_command(
     progress = GameProgress(enabled=not quiet)
 
     def run() -> TournamentResult:
-        check_engine(engine, scheduler, workers)
+        check_engine(engine, scheduler, workers, threads, batch_games)
         rules = start_options(given, overwrite, resume_run)
         if rules is None:
             resume_policies(out, "tournament", policies, "policies")

@@ -157,6 +157,14 @@ def is_external(label: str) -> bool:
     return label.strip().partition(":")[0] not in REGISTRY
 
 
+def bot_name(label: str) -> str | None:
+    """The `module:Object` a policy label would import (None: a built-in policy), read from the
+    text alone."""
+    if not is_external(label):
+        return None
+    return ":".join(label.strip().split(":")[:2])
+
+
 def split_policy_list(text: str) -> list[str]:
     """Split `heuristic:aggression=1.1,crowding=0.2,random` into policies: a comma starts a new
     policy unless the next item is a key=value parameter."""

@@ -95,6 +95,12 @@ def lost_scheduler(detail: str) -> RunError:
     return RunError(f"lost the Dask scheduler ({detail}); is it still running?")
 
 
+def check_task_threads(threads: int | None) -> None:
+    """A task's kernel threads (None: the worker's default); each worker caps them at its cores."""
+    if threads is not None and (not is_whole_number(threads) or threads < 1):
+        raise ConfigError(f"threads must be at least 1, got {threads}")
+
+
 class DaskExecutor:
     """Run the chunks as tasks on the Dask cluster of `client` (a distributed.Client).
 
@@ -106,8 +112,7 @@ class DaskExecutor:
         self.default_threads = default_threads
 
     def check_threads(self, threads: int | None) -> None:
-        if threads is not None and (not is_whole_number(threads) or threads < 1):
-            raise ConfigError(f"threads must be at least 1, got {threads}")
+        check_task_threads(threads)
 
     def run(self, job: ChunkJob, indices: list[int], on_chunk: ChunkDone) -> None:
         from distributed import KilledWorker, as_completed

@@ -8,9 +8,23 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from sim.config.errors import ConfigError
+
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 FILE_MODE = 0o666 & ~_UMASK  # what open() would give: mkstemp's private 0600 is for the temporary only
+
+
+def check_new_file(path: Path, what: str = "the file") -> None:
+    """Refuse (ConfigError), before any work, a path that cannot become a file: a directory,
+    or one whose directory does not exist or is not writable."""
+    if path.is_dir():
+        raise ConfigError(f"cannot write {what} {path}: it is a directory")
+    parent = path.parent
+    if not parent.is_dir():
+        raise ConfigError(f"cannot write {what} {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"cannot write {what} {path}: directory {parent} is not writable")
 
 
 def atomic_write(path: Path, write: Callable[[str], None]) -> None:
