@@ -11,7 +11,6 @@ holds (`PlaySession.to_json`).
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0, N_ACTIONS
 from sim.env.state_api import WizardGame, WizardState
 from sim.runs.python_seats import seat_bots
 from sim.storage import write_json
+from sim.storage.files import BadJSON, read_json
 
 SAVE_FORMAT = "wizard-sim play"
 SAVE_FORMAT_VERSION = 1
@@ -430,12 +430,12 @@ def read_save(path: str | Path) -> dict:
     """The save file at `path`, checked to be one (JSON with the save format marker); nothing
     it names is imported."""
     try:
-        with open(path, encoding="utf-8") as stream:
-            data = json.load(stream)
+        data = read_json(Path(path))
     except OSError as error:
         raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise ConfigError(f"{path} is not a wizard-sim play save file (not JSON)") from None
+    except BadJSON as error:
+        problem = "not JSON" if error.problem.startswith("not JSON") else error.problem
+        raise ConfigError(f"{path} is not a wizard-sim play save file ({problem})") from None
     if not (isinstance(data, dict) and data.get("format") == SAVE_FORMAT):
         raise ConfigError(f"{path} is not a wizard-sim play save file")
     if data.get("format_version") != SAVE_FORMAT_VERSION:

@@ -9,7 +9,6 @@ the old run or the new one.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import urllib.parse
@@ -166,9 +165,11 @@ class RunDirectory:
         if not self.run_file.is_file():
             raise NotARunDirectory(self.path, self.run_file)
         try:
-            record = json.loads(self.run_file.read_text())
-        except (OSError, ValueError) as error:
-            raise UnreadableRecord(self.run_file, str(error)) from None
+            record = files.read_json(self.run_file)
+        except files.BadJSON as error:
+            raise UnreadableRecord(self.run_file, error.problem) from None
+        except OSError as error:
+            raise UnreadableRecord(self.run_file, error.strerror or str(error)) from None
         return validate_record(record, str(self.run_file))
 
     def load(self) -> dict:

@@ -10,10 +10,29 @@ import json
 import os
 from pathlib import Path
 
+from collections.abc import Iterator
+from typing import BinaryIO
+
 from sim.storage.errors import RunError
+from sim.storage.files import parse_json
 from sim.storage.record import is_count
 
 JOURNAL_FILE = "chunks.jsonl"
+# A line holds a chunk's statistics (per policy, or per pair of a tournament's policies) and
+# its parts: a few hundred bytes, a few KB for six distinct policies.
+MAX_LINE_BYTES = 1 << 20
+
+
+def bounded_lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
+    """The lines of `stream`, each read into memory only up to `limit` bytes: a longer line is
+    None (and skipped to its end)."""
+    while line := stream.readline(limit + 1):
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        while (rest := stream.readline(limit)) and not rest.endswith(b"\n"):
+            pass
+        yield None
 
 
 class Journal:
@@ -28,9 +47,11 @@ class Journal:
         if not self.path.is_file():
             return entries, torn
         with open(self.path, "rb") as stream:
-            for line in stream:
+            for line in bounded_lines(stream, MAX_LINE_BYTES):
                 try:
-                    entry = json.loads(line)
+                    if line is None:
+                        raise ValueError("a line longer than any wizard-sim writes")
+                    entry = parse_json(line, JOURNAL_FILE, MAX_LINE_BYTES)
                     chunk = entry["chunk"]
                     if entry["run"] != run_id:
                         continue

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.storage.errors import StorageError
-from sim.storage.files import atomic_write
+from sim.storage.files import atomic_write, parse_json
 from sim.storage.record import is_count
 
 KNOWN_TABLES = ("rounds", "games", "plays")  # every table wizard-sim writes
@@ -119,7 +119,7 @@ def read_config(parquet_file: str | os.PathLike) -> dict:
     metadata = pq.read_schema(parquet_file).metadata or {}
     if METADATA_KEY not in metadata:
         raise StorageError(f"{parquet_file} has no wizard-sim configuration metadata")
-    return json.loads(metadata[METADATA_KEY])
+    return parse_json(metadata[METADATA_KEY], f"the configuration metadata of {parquet_file}")
 
 
 def check_part(path: Path, where: str, index: int, expected: object, run: str, digest: object) -> tuple[str, str]:
