@@ -21,7 +21,7 @@ def test_version():
 
 def test_version_is_a_flag_of_the_installed_command():
     """--version takes no value (no --no-version either) and, being eager, exits 0 before a
-    command is asked for; the console script `wizard-sim` (sim.cli:app) runs it."""
+    command is asked for; the console script `wizard-sim` (sim.cli:main) runs it."""
     (option,) = [param for param in typer.main.get_command(app).params if param.name == "version"]
     assert option.is_flag and option.is_eager and option.opts == ["--version"] and not option.secondary_opts
     script = shutil.which("wizard-sim", path=str(Path(sys.executable).parent))

@@ -6,7 +6,7 @@ the decisions stream (common random numbers): a sample's decisions come from the
 (seed, sample, round size, DECISIONS), whatever the thread count.
 """
 import numpy as np
-from numba import njit, prange
+from numba import config, njit, prange
 
 from kernels.batch import NO_FAILURE, seated_policies
 from kernels.estimate.situation import deal_sample, new_estimate_memory, start_sample_round
@@ -15,6 +15,10 @@ from kernels.rng import STREAM_DECISIONS, seed_stream
 from kernels.round_state import play_out
 
 SAMPLES_PER_BLOCK = 64  # samples a thread estimates with one workspace
+# The threads a call's blocks are shared among, frozen when the kernel is compiled (a global
+# int is a constant that numba can cache; numba.get_num_threads() in a kernel is not):
+# another machine loading the cache may block differently, which changes no result.
+THREADS = config.NUMBA_NUM_THREADS
 
 
 @njit(cache=True)
@@ -66,7 +70,10 @@ def estimate_tricks(seed, first_sample, rules, situation, policies, candidates, 
     policy failed, or NO_FAILURE."""
     tricks, weights, proposals = results
     n_samples = tricks.shape[0]
-    n_blocks = (n_samples + SAMPLES_PER_BLOCK - 1) // SAMPLES_PER_BLOCK
+    # Fewer samples a block when a call has too few to give every thread one (a short call of
+    # costly samples: the caller slices them so that Ctrl-C is seen).
+    per_block = min(SAMPLES_PER_BLOCK, max(1, (n_samples + THREADS - 1) // THREADS))
+    n_blocks = (n_samples + per_block - 1) // per_block
     models, infer = inference
     failures = np.empty(n_blocks, dtype=np.int64)
     for block in prange(n_blocks):
@@ -75,7 +82,7 @@ def estimate_tricks(seed, first_sample, rules, situation, policies, candidates, 
         memories = new_estimate_memory(seed, rules[0], block_situation, policies, model, infer)
         # A thread-local copy: shared arrays would make every reference count contended.
         block_candidates = candidates.copy()
-        start, stop = block * SAMPLES_PER_BLOCK, min(n_samples, (block + 1) * SAMPLES_PER_BLOCK)
+        start, stop = block * per_block, min(n_samples, (block + 1) * per_block)
         failures[block] = estimate_block(seed, first_sample, start, stop, block_candidates, block_situation,
                                          (model, infer), memories, results)  # fmt: skip
     for block in range(n_blocks):

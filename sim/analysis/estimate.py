@@ -45,7 +45,8 @@ from sim.config.policies import (
 )
 from sim.config.rules import Rules, is_whole_number, max_round
 from sim.config.seeds import check_seed
-from sim.runs.games import call_kernel, in_slices, set_threads
+from sim.analysis.estimate_slices import estimate_in_slices
+from sim.runs.games import call_kernel, set_threads
 from sim.runs.statistics import Z_95
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows every CLI start
@@ -53,7 +54,6 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows ever
 
 MAX_SAMPLES = 10_000_000  # the per-sample tricks take samples x (round size + 1) bytes
 MAX_SPREAD = 10.0  # the tolerant model's bid noise, in tricks (10: nearly uninformative)
-FIRST_SLICE_SAMPLES = 2048  # the first kernel call; later ones are sized by its time
 FEW_EFFECTIVE_SAMPLES = 400  # below this the printed percentages are off by 5 points or more
 _SUIT_WORDS = {
     word: suit
@@ -608,16 +608,20 @@ def run_estimate(
         model = situation.opponent_model(spread)
         observed = int(observed_seats(rules_record, situation_record, model)) if infer else 0
 
-        def estimate_slice(start: int, stop: int) -> None:
-            results = (tricks[start:stop], weights[start:stop], proposals[start:stop])
+        def estimate_piece(start: int, stop: int, low: int, high: int) -> None:
+            whole = (low, high) == (0, candidates.shape[0])
+            piece = tricks[start:stop] if whole else np.zeros((stop - start, high - low), dtype=tricks.dtype)
+            results = (piece, weights[start:stop], proposals[start:stop])
             failed = call_kernel(estimate_tricks, policies, seed, start, rules_record, situation_record, arrays,
-                                 candidates, (model, bool(infer)), results)  # fmt: skip
+                                 candidates[low:high], (model, bool(infer)), results)  # fmt: skip
             if failed != NO_FAILURE:
                 labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
                 raise BotError(f"a policy failed in sample {start + failed} of the estimate (policies: {labels})")
+            if not whole:
+                tricks[start:stop, low:high] = piece
 
-        # In slices of about a quarter second, so Ctrl-C stops it promptly; samples do not depend on the split.
-        in_slices(samples, FIRST_SLICE_SAMPLES, estimate_slice)
+        # In slices of about a quarter second, so Ctrl-C stops it promptly (sim.analysis.estimate_slices).
+        estimate_in_slices(samples, candidates.shape[0], estimate_piece)
     if not weights.any():
         raise ConfigError(
             f"no deal of the unseen cards fits the earlier bids (or the dealer's trump choice) under the exact "

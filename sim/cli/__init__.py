@@ -1,4 +1,37 @@
 """The `wizard-sim` command line: the top layer, which imports every other and is imported by none."""
-from sim.cli.main import app
+from __future__ import annotations
 
-__all__ = ["app"]
+import os
+import signal
+from typing import Any
+
+
+def _stop_loading(number: int, frame: Any) -> None:
+    """Ctrl-C while the command line loads: nothing is done yet, so it stops there (a
+    KeyboardInterrupt raised inside an extension's import can come out as an ImportError)."""
+    os.write(2, b"wizard-sim: interrupted\n")
+    os._exit(130)
+
+
+def main() -> None:
+    """The `wizard-sim` script and `python -m sim.cli`: the app, loaded (numba, pandas: seconds
+    on a busy machine) with Ctrl-C stopping at once and one line; the app itself then handles
+    Ctrl-C (sim.cli.terminal.CommandLine)."""
+    try:
+        signal.signal(signal.SIGINT, _stop_loading)
+    except ValueError:  # not the main thread
+        pass
+    from sim.cli.main import app
+
+    app()
+
+
+def __getattr__(name: str) -> object:
+    if name == "app":  # `from sim.cli import app`, loaded on first use
+        from sim.cli.main import app
+
+        return app
+    raise AttributeError(f"module 'sim.cli' has no attribute {name!r}")
+
+
+__all__ = ["app", "main"]

@@ -16,7 +16,7 @@ from sim.cli.play import play_command
 from sim.cli.progress import GameProgress
 from sim.cli.report import report_command
 from sim.cli.verify import verify_command
-from sim.cli.terminal import POLICY_FORMS, OneLineErrors, console, fail
+from sim.cli.terminal import POLICY_FORMS, CommandLine, OneLineErrors, console, fail, on_interrupt
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
 from sim.config.errors import BotError, ConfigError
 from sim.config.policies import bot_name, is_external, parse_policies, split_policy_list
@@ -30,9 +30,9 @@ from sim.runs.python_seats import DEFAULT_BATCH, MAX_BATCH, check_batch
 from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
 from sim.runs.tables import table_names
 from sim.runs.tournament import TournamentConfig, TournamentResult, resume_tournament, tournament
-from sim.storage import RunError
+from sim.storage import RUN_FILE, RunError, local_path
 
-app = typer.Typer(
+app = CommandLine(
     name="wizard-sim",
     help="Fast, reproducible simulator of the card game Wizard.",
     no_args_is_help=True,
@@ -269,6 +269,16 @@ QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress ba
 def run_reporting_errors(command: str, out: str, action: Callable[[], T]) -> T:
     """Run a simulate/tournament action: bad input is one line and exit 2, a failed write or a
     failed external bot exit 1, Ctrl-C exit 130; a failed write and Ctrl-C say how to resume."""
+    started = time.time()
+
+    def interrupted() -> str:
+        """How to continue: --resume once this command has written the run's record."""
+        with contextlib.suppress(OSError, ConfigError):
+            if (local_path(out) / RUN_FILE).stat().st_mtime >= started - 1:
+                return f"wizard-sim: interrupted; finish with: wizard-sim {command} --out {out} --resume"
+        return "wizard-sim: interrupted"
+
+    on_interrupt(interrupted)
     try:
         return action()
     except ConfigError as error:
@@ -284,7 +294,7 @@ def run_reporting_errors(command: str, out: str, action: Callable[[], T]) -> T:
     except RunError as error:
         fail(error, code=1)
     except KeyboardInterrupt:
-        print(f"wizard-sim: interrupted; finish with: wizard-sim {command} --out {out} --resume", file=sys.stderr)
+        print(interrupted(), file=sys.stderr)
         raise typer.Exit(code=130)
 
 
