@@ -7,13 +7,15 @@ run's figures cover its complete chunks (run_status says so), and a file that is
 its parts is never counted. In a directory without run.json every part file is read, except
 names starting with "." or "_" (unfinished writes).
 
-Memory: the rounds are read file after file as record batches of at most `batch_size` rows
-of the six columns the tables need (pyarrow projection: tournament extras such as deal_id or
-rotation, and hand, score, total, are never read), and each batch is reduced at once to one
-bincount of its cells. What is held is one decoded row group of those columns, a batch read
-ahead, the current batch's numpy temporaries (about 100 bytes a row) and the histogram of
-bid_error_histogram (161 KiB per policy): independent of the number of rows. Score
-distributions keep one counter per distinct (policy, score).
+Memory: the rounds are read file after file, one file open at a time, as record batches of
+at most `batch_size` rows of the six columns the tables need (pyarrow projection: tournament
+extras such as deal_id or rotation, and hand, score, total, are never read), and each batch is
+reduced at once to one bincount of its cells. What is held is one part's footer, one decoded
+row group of those columns, the current batch's numpy temporaries (about 100 bytes a row) and
+the histogram of bid_error_histogram (161 KiB per policy): independent of the number of rows,
+and of parts but for the list of their paths and each chunk's journal record of its parts
+(`python benchmarks/bench_report.py --many-parts 10000`: peak 205 MiB for 10,000 one-game parts,
+198 MiB for 4). Score distributions keep one counter per distinct (policy, score).
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 from rich.table import Table
 
 from kernels.cards import N_CARDS, NO_CARD
@@ -59,9 +61,6 @@ HISTOGRAM_AXES = {
 ERRORS = np.arange(-MAX_ROUND_SIZE, MAX_ROUND_SIZE + 1)  # bid - tricks along the error axis
 SCORE_SOURCES = {"games": "total", "rounds": "score"}  # part directory -> score column
 PLOT_FILES = ("accuracy_by_round.png", "score_distribution.png")
-# One file at a time, one batch read ahead, and no pre-buffering of whole column chunks: the
-# Arrow memory in flight stays about one decoded row group of the projected columns.
-_SCAN = {"batch_readahead": 1, "fragment_scan_options": ds.ParquetFragmentScanOptions(pre_buffer=False)}
 _INT32_OFFSET = 1 << 31  # shifts an int32 score to a non-negative 32-bit field of a key
 
 
@@ -86,7 +85,7 @@ def run_status(path: str | os.PathLike) -> str | None:
     root = Path(path)
     if not (root / RUN_FILE).exists():
         return None
-    record = read_run(root)
+    record = read_run(root, statistics=False)
     done, count = len(record["chunks"]["complete"]), record["chunks"]["count"]
     if done < count:
         return f"{root} is an incomplete run ({done:,} of {count:,} chunks): these figures cover only its complete chunks"
@@ -117,15 +116,19 @@ def _arrow_message(error: Exception) -> str:
 
 
 def _batches(files: list[Path], columns: tuple[str, ...], batch_size: int) -> Iterator[pa.RecordBatch]:
-    """Record batches of `columns` only, at most batch_size rows each, file after file."""
+    """Record batches of `columns` only, at most batch_size rows each, file after file. One
+    file is open at a time and its footer goes with it, so memory does not grow with the
+    number of files (a dataset of all of them kept every footer: 40 KB a part)."""
     where = f"{files[0].parent}"
     try:
-        dataset = ds.dataset([str(f) for f in files], format="parquet")
-        missing = [name for name in columns if name not in dataset.schema.names]
-        if missing:
-            raise ConfigError(f"{where} lacks the column(s) {', '.join(missing)}: not a simulate or tournament dataset")
-        for fragment in dataset.get_fragments():
-            yield from fragment.to_batches(schema=dataset.schema, columns=list(columns), batch_size=batch_size, **_SCAN)
+        for file in files:
+            with pq.ParquetFile(file, pre_buffer=False) as part:
+                missing = [name for name in columns if name not in part.schema_arrow.names]
+                if missing:
+                    raise ConfigError(
+                        f"{where} lacks the column(s) {', '.join(missing)}: not a simulate or tournament dataset"
+                    )
+                yield from part.iter_batches(batch_size=batch_size, columns=list(columns))
     except (pa.ArrowException, OSError) as error:
         raise ConfigError(f"cannot read {where}: {_arrow_message(error)}") from error
 
@@ -259,11 +262,12 @@ def score_counts(path: str | os.PathLike, batch_size: int = DEFAULT_BATCH_SIZE) 
     Final game totals (source "games.total") when the dataset has games/ part files, else
     round scores (source "rounds.score"). Streamed; memory grows with distinct scores only."""
     check_batch_size(batch_size)
-    files = rounds_files(path)
-    directory, column = "rounds", SCORE_SOURCES["rounds"]
-    if table_files(Path(path), "games"):
-        directory, column = "games", SCORE_SOURCES["games"]
-        files = table_files(Path(path), "games")
+    root = Path(path)
+    # The games parts when there are any (each run's part checked once), else the rounds.
+    files = table_files(root, "games") if root.is_dir() else []
+    directory = "games" if files else "rounds"
+    files = files or rounds_files(root)
+    column = SCORE_SOURCES[directory]
     policies = PolicyCodes()
     counts: Counter[int] = Counter()
     for batch in _batches(files, ("policy", column), batch_size):

@@ -459,17 +459,19 @@ class RunDirectory:
                     check.foreign.append(name + ("/" if entry.is_dir() else ""))
 
 
-def read_run(path: str | os.PathLike) -> dict:
+def read_run(path: str | os.PathLike, statistics: bool = True) -> dict:
     """The run record in `path` with `chunks.complete`: per complete chunk (by its index as
-    text) the statistics its journal line holds, as format 1 kept them in run.json. A line for
-    a chunk beyond the run's count is not one of its chunks (verify reports it)."""
+    text) the statistics its journal line holds, as format 1 kept them in run.json (None each
+    unless `statistics`). A line for a chunk beyond the run's count is not one of its chunks
+    (verify reports it)."""
     directory = RunDirectory(path, ())
     record = directory.read_record()
     if record.get("format") == LEGACY_FORMAT:
         return record
-    entries, _ = directory.read_journal(record["run_id"])
+    entries, _ = directory.journal.read(record["run_id"], None if statistics else ())
     count = record["chunks"]["count"]
-    record["chunks"]["complete"] = {str(index): entries[index]["stats"] for index in sorted(entries) if index < count}
+    complete = {str(index): entries[index].get("stats") for index in sorted(entries) if index < count}
+    record["chunks"]["complete"] = complete
     return record
 
 
@@ -489,7 +491,7 @@ def sound_parts(path: str | os.PathLike, table: str) -> list[Path]:
     if record.get("format") == LEGACY_FORMAT:
         listed = [(int(index), None) for index in record["chunks"]["complete"]]
     else:
-        entries, _ = directory.read_journal(record["run_id"])
+        entries, _ = directory.journal.read(record["run_id"], ("parts", DIGEST_KEY))
         listed = [(index, entries[index]) for index in sorted(entries) if index < record["chunks"]["count"]]
     files = []
     for index, entry in sorted(listed, key=lambda item: item[0]):

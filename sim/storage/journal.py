@@ -39,9 +39,10 @@ class Journal:
     def __init__(self, path: Path):
         self.path = path
 
-    def read(self, run_id: str) -> tuple[dict[int, dict], int]:
+    def read(self, run_id: str, keep: tuple[str, ...] | None = None) -> tuple[dict[int, dict], int]:
         """The entries of run `run_id` by chunk (the last line of a chunk wins), and the number
-        of lines that could not be read."""
+        of lines that could not be read. `keep`: the only fields kept of each entry besides its
+        chunk (a run of millions of chunks: its parts' records without their statistics)."""
         entries: dict[int, dict] = {}
         torn = 0
         if not self.path.is_file():
@@ -60,7 +61,7 @@ class Journal:
                 except (ValueError, KeyError, TypeError):
                     torn += 1
                     continue
-                entries[chunk] = entry
+                entries[chunk] = entry if keep is None else {"chunk": chunk, **{key: entry.get(key) for key in keep}}
         return entries, torn
 
     def append(self, entry: dict) -> None:
