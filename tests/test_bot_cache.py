@@ -51,7 +51,7 @@ def test_second_process_loads_the_engine_and_an_edit_recompiles_it(tmp_path):
     first = play_in_new_process(bots, cache)
     assert first["misses"] == 1 and first["hits"] == 0  # compiled, and saved
     entries = sorted(path.name for path in (cache / "bot-engines").iterdir())
-    assert any(name.startswith("games.play_games-") and name.endswith(".nbi") for name in entries)
+    assert any(name.startswith("batch.play_games-") and name.endswith(".nbi") for name in entries)
 
     second = play_in_new_process(bots, cache)
     assert second["hits"] == 1 and second["misses"] == 0  # loaded: nothing compiled
