@@ -176,6 +176,14 @@ def bidder_at(table, bid_position):
     return seat_after(table.dealer, 1 + bid_position, table.n_players)
 
 
+@njit(cache=True, inline="always")
+def bid_position(seat, dealer, n_players):
+    """The bidding position of `seat` (0: left of the dealer .. N-1: the dealer), bidder_at's
+    inverse; a compare, not a modulo, wraps it (a division costs more than a rounds row)."""
+    position = seat - dealer - 1
+    return position + n_players if position < 0 else position
+
+
 @njit(cache=True)
 def is_sole_leader(totals, seat, n_players):
     for other in range(n_players):

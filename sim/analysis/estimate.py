@@ -16,9 +16,9 @@ import numpy as np
 from kernels import posterior
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, NO_CARD, NO_SUIT, RANKS_PER_SUIT
 from kernels.estimate.proposals import likelihood_work
-from kernels.estimate.rollouts import estimate_tricks
+from kernels.estimate.rollouts import SampleResults, Samples, estimate_tricks
 from kernels.estimate.situation import SITUATION_DTYPE, observed_seats, seat_legal_bids
-from kernels.batch import NO_FAILURE
+from kernels.blocks import NO_FAILURE
 from kernels.policies import heuristic
 from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
 from kernels.records import MAX_PLAYERS, NO_BID
@@ -609,9 +609,9 @@ def run_estimate(
         observed = int(observed_seats(rules_record, situation_record, model)) if infer else 0
 
         def estimate_slice(start: int, stop: int) -> None:
-            results = (tricks[start:stop], weights[start:stop], proposals[start:stop])
-            failed = call_kernel(estimate_tricks, policies, seed, start, rules_record, situation_record, arrays,
-                                 candidates, (model, bool(infer)), results)  # fmt: skip
+            results = SampleResults(tricks[start:stop], weights[start:stop], proposals[start:stop])
+            failed = call_kernel(estimate_tricks, policies, Samples(seed, start), (rules_record, situation_record),
+                                 arrays, candidates, (model, bool(infer)), results)  # fmt: skip
             if failed != NO_FAILURE:
                 labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
                 raise BotError(f"a policy failed in sample {start + failed} of the estimate (policies: {labels})")
