@@ -8,16 +8,14 @@ import numba
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import sim  # noqa: E402
-import sim.env as env  # noqa: E402
-from helpers import mixed_policy  # noqa: E402
-from kernels import observation as kobs  # noqa: E402
-from kernels import round_state as R  # noqa: E402
-from kernels import records as st  # noqa: E402
-from kernels.policies.dispatch import decide  # noqa: E402
-from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
+import sim
+import sim.env as env
+from helpers import mixed_policy
+from kernels import observation as kobs
+from kernels import round_state as R
+from kernels import records as st
+from kernels.policies.dispatch import decide
+from sim.config.policies import parse_policies, policy_arrays
 
 # ------------------------------------------------------------------------------ layout
 
