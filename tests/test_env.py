@@ -87,6 +87,7 @@ CONFIGS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
 @pytest.mark.parametrize("spec", ["random", "heuristic", "mixed"])
 def test_state_api_with_builtin_decisions_reproduces_run_games(config, spec):
@@ -351,6 +352,7 @@ def test_gymnasium_check_env_and_play():
         strict.step(int(np.flatnonzero(observation["action_mask"] == 0)[0]))
 
 
+@pytest.mark.slow
 def test_sim_imports_without_rl_packages():
     """`import sim` and `import sim.env` must not import pettingzoo or gymnasium."""
     import subprocess

@@ -143,6 +143,7 @@ def test_heuristic_trump_choice_reads_only_the_dealers_hand():
         assert decide(policies, st.DECIDE_TRUMP, seats[2], table, 0b1111, generator) == answer
 
 
+@pytest.mark.slow
 def test_heuristic_draws_no_random_numbers():
     """A deterministic policy leaves the DECISIONS stream untouched (docs/randomness.md)."""
     rules = sim.Rules(players=4)
@@ -175,6 +176,7 @@ def batch_and_states(players, bidding, spec, games=8, seed=21):
         yield rules, policies, batch, g, k, r, plays, fresh
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [3, 5])
 @pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
 def test_engine_bids_ignore_hands_of_seats_bidding_later(players, bidding):
@@ -296,6 +298,7 @@ def bid_decision(rules, policies, batch, g, k, r, position, visible):
     return seat, decide(policies, st.DECIDE_BID, seats[seat], table, legal, generator)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [3, 4, 6])
 @pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
 def test_logged_bids_follow_the_bidding_mode_visibility(players, bidding):
