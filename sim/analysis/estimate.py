@@ -5,8 +5,10 @@ the `BidEstimate` behind it (per-sample tricks, the JSON form of the CLI).
 """
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Optional, TypeAlias
@@ -379,30 +381,38 @@ class EstimateRequest:
         return cls(**options)
 
     def situation(self) -> Situation:
-        """The validated bidding situation."""
+        """The validated bidding situation. A ConfigError carries `field`: the option it is about."""
         players, position, bidding = self.players, self.position, self.bidding
-        rules = Rules(players=players, bidding=bidding, even_bids=self.even_bids)
-        cards = parse_hand(self.hand)
-        round_size = len(cards)
-        if not 1 <= round_size <= max_round(players):
-            raise ConfigError(
-                f"a hand of {round_size} cards is impossible with {players} players: 1..{max_round(players)} cards"
-            )
+        with about("players"):
+            rules = Rules(players=players, bidding=bidding, even_bids=self.even_bids)
+        with about("hand"):
+            cards = parse_hand(self.hand)
+            round_size = len(cards)
+            if not 1 <= round_size <= max_round(players):
+                raise ConfigError(
+                    f"a hand of {round_size} cards is impossible with {players} players: 1..{max_round(players)} cards"
+                )
         hand_mask = cards_to_mask(cards)
-        trump_card, trump_suit_id = resolve_trump(hand_mask, round_size, players, self.trump, self.trump_suit,
-                                                  self.no_trump)  # fmt: skip
-        if not is_whole_number(position) or not 0 <= position < players:
-            raise ConfigError(
-                f"bidding position {position} is outside 0..{players - 1} "
-                f"(0 = left of the dealer, {players - 1} = the dealer)"
-            )
-        earlier_bids = parse_int_list(self.bids, "bids")
-        check_earlier_bids(earlier_bids, position, round_size, bidding)
-        pad = check_totals(parse_int_list(self.totals, "totals")) or [0] * players
-        if len(pad) != players:
-            raise ConfigError(f"totals: give one per bidding position ({players}), got {len(pad)}")
-        opponent_policies = parse_opponents(self.opponents, players)
-        seat_policy = as_policy(self.policy)
+        with about("trump"):
+            trump_card, trump_suit_id = resolve_trump(hand_mask, round_size, players, self.trump, self.trump_suit,
+                                                      self.no_trump)  # fmt: skip
+        with about("position"):
+            if not is_whole_number(position) or not 0 <= position < players:
+                raise ConfigError(
+                    f"bidding position {position} is outside 0..{players - 1} "
+                    f"(0 = left of the dealer, {players - 1} = the dealer)"
+                )
+        with about("bids"):
+            earlier_bids = parse_int_list(self.bids, "bids")
+            check_earlier_bids(earlier_bids, position, round_size, bidding)
+        with about("totals"):
+            pad = check_totals(parse_int_list(self.totals, "totals")) or [0] * players
+            if len(pad) != players:
+                raise ConfigError(f"totals: give one per bidding position ({players}), got {len(pad)}")
+        with about("opponents"):
+            opponent_policies = parse_opponents(self.opponents, players)
+        with about("policy"):
+            seat_policy = as_policy(self.policy)
         return Situation(
             rules,
             tuple(sorted(cards)),
@@ -415,19 +425,35 @@ class EstimateRequest:
         )
 
     def checked(self) -> CheckedRequest:
-        """Every option validated (ConfigError with one clear message)."""
+        """Every option validated (ConfigError with one clear message and its `field`)."""
         situation = self.situation()
-        if not isinstance(self.infer, bool):
-            raise ConfigError(f"infer must be true or false, got {self.infer!r}")
-        if self.threads is not None and not is_whole_number(self.threads):
-            raise ConfigError(f"threads must be a whole number, got {self.threads!r}")
-        return CheckedRequest(
-            situation,
-            check_samples(self.samples),
-            check_seed(self.seed),
-            OpponentModel(self.infer, check_spread(self.spread), check_floor(self.floor)),
-            self.threads,
-        )
+        with about("infer"):
+            if not isinstance(self.infer, bool):
+                raise ConfigError(f"infer must be true or false, got {self.infer!r}")
+        with about("threads"):
+            if self.threads is not None and not is_whole_number(self.threads):
+                raise ConfigError(f"threads must be a whole number, got {self.threads!r}")
+        with about("samples"):
+            samples = check_samples(self.samples)
+        with about("seed"):
+            seed = check_seed(self.seed)
+        with about("spread"):
+            spread = check_spread(self.spread)
+        with about("floor"):
+            floor = check_floor(self.floor)
+        return CheckedRequest(situation, samples, seed, OpponentModel(self.infer, spread, floor), self.threads)
+
+
+@contextmanager
+def about(name: str) -> Iterator[None]:
+    """Tag a ConfigError raised inside with the option it is about (error.field), for the
+    server's answer and the page's mark."""
+    try:
+        yield
+    except ConfigError as error:
+        if getattr(error, "field", None) is None:
+            error.field = name
+        raise
 
 
 @dataclass(frozen=True)
@@ -730,6 +756,12 @@ class BidEstimate:
             "few_effective_samples": self.few_effective_samples,
             "assumptions": self.assumptions(),
         }
+
+
+def result_json(result: BidEstimate) -> str:
+    """The answer as strict JSON text (allow_nan=False: illegal bids carry null, never NaN):
+    what `wizard-sim estimate --json` prints and `POST /api/estimate` returns."""
+    return json.dumps(result.to_json(), allow_nan=False)
 
 
 # --- entry points -----------------------------------------------------------------------

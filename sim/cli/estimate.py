@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import inspect
-import json
 import sys
 from dataclasses import MISSING, fields
 from typing import Annotated
@@ -10,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from sim.analysis.estimate import BidEstimate, EstimateRequest, run_estimate
+from sim.analysis.estimate import BidEstimate, EstimateRequest, result_json, run_estimate
 from sim.cli.terminal import console, fail
 from sim.config.errors import BotError, ConfigError
 
@@ -80,11 +79,6 @@ def few_samples_warning(result: BidEstimate) -> str:
     )
 
 
-def json_text(result: BidEstimate) -> str:
-    """Strict JSON (allow_nan=False): illegal bids carry null, never NaN."""
-    return json.dumps(result.to_json(), allow_nan=False)
-
-
 def estimate_command(as_json: bool = False, **options) -> None:
     """What should I bid with this hand? P(make) and expected score of every bid, by Monte Carlo.
 
@@ -106,7 +100,7 @@ def estimate_command(as_json: bool = False, **options) -> None:
         print("wizard-sim: interrupted", file=sys.stderr)
         raise typer.Exit(code=130)
     if as_json:
-        print(json_text(result))
+        print(result_json(result))
         return
     console.print(estimate_table(result))
     console.print(distribution_line(result))
