@@ -26,8 +26,8 @@ function cardText(id) {
   return RANKS[id % 13] + SUITS[Math.floor(id / 13)];
 }
 function cardLabel(id) {
-  if (id >= FIRST_JESTER) return "Jester";
-  if (id >= FIRST_WIZARD) return "Wizard";
+  if (id >= FIRST_JESTER) return "Jest";
+  if (id >= FIRST_WIZARD) return "Wiz";
   return RANKS[id % 13] + SUIT_SYMBOLS[SUITS[Math.floor(id / 13)]];
 }
 
