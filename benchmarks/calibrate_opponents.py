@@ -42,8 +42,8 @@ BUILD = {"heuristic": "heuristic", "cautious heuristic": "heuristic:aggression=0
 HOLD_OUT = {"mc": "mc", "rule bot": "examples.rule_bot:RuleBot", "cautious rule bot": "examples.rule_bot:RuleBot:caution=0.6",
             "linear bidder": "examples.numpy_bot:LinearBidder"}  # fmt: skip
 SLOW = {"rule bot", "cautious rule bot"}  # plain-Python bots: fewer games (about 450 us a game)
-SPREADS = (0.0, 0.5, 0.8, 1.2, 2.0)
-FLOORS = (0.0, 0.1, 0.25, 0.5)
+SPREADS = (0.0, 0.5, 1.0, 2.0)
+FLOORS = (0.0, 0.1, 0.3)
 FIVE = 3  # rank index of a 5 (ranks 2..A are 0..12)
 SUITS = "CDHS"
 RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
@@ -120,11 +120,12 @@ def errors_of(table: dict, predictions: dict, min_games: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=2_000_000, help="self-play games per fast table")
-    parser.add_argument("--slow-games", type=int, default=500_000, help="self-play games per plain-Python table")
-    parser.add_argument("--samples", type=int, default=20_000, help="estimate samples per situation and model")
-    parser.add_argument("--own-samples", type=int, default=5_000, help="samples with a Python bot's own answers")
-    parser.add_argument("--min-games", type=int, default=400, help="situations with fewer games are left out")
+    parser.add_argument("--games", type=int, default=1_000_000, help="self-play games per fast table")
+    parser.add_argument("--slow-games", type=int, default=300_000, help="self-play games per plain-Python table")
+    parser.add_argument("--samples", type=int, default=10_000, help="estimate samples per situation and model")
+    parser.add_argument("--own-samples", type=int, default=2_000, help="samples with a Python bot's own answers")
+    parser.add_argument("--min-games", type=int, default=600, help="situations with fewer games are left out")
+    parser.add_argument("--cache", type=Path, help="keep the self-play counts in this JSON file (reused if present)")
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--quick", action="store_true", help="a smoke run (small sizes)")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
@@ -133,11 +134,20 @@ def main() -> None:
         args.games, args.slow_games, args.samples, args.own_samples, args.min_games = 100_000, 10_000, 2_000, 500, 100
     began = time.perf_counter()
     tables = {}
+    cached = json.loads(args.cache.read_text()) if args.cache and args.cache.exists() else {}
     for name, policy in {**BUILD, **HOLD_OUT}.items():
         games = args.slow_games if name in SLOW else args.games
+        tag = f"{policy} {games} {args.seed}"
+        if tag in cached:
+            tables[name] = {tuple(json.loads(key)): value for key, value in cached[tag].items()}
+            tables[name] = {(f, c, p, tuple(b)): value for (f, c, p, b), value in tables[name].items()}
+            continue
         start = time.perf_counter()
         tables[name] = self_play(policy, games, args.seed)
         print(f"self-play {name} ({policy}): {games:,} games in {time.perf_counter() - start:.0f} s", flush=True)
+        if args.cache:
+            cached[tag] = {json.dumps(list(key)): value for key, value in tables[name].items()}
+            args.cache.write_text(json.dumps(cached))
     keys = sorted({key for table in tables.values() for key, (games, _) in table.items() if games >= args.min_games})
     models = {"exact": {}, **{f"spread {s:g}, floor {f:g}": {"spread": s, "floor": f}
                               for s in SPREADS for f in FLOORS if s or f}}  # fmt: skip

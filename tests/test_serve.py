@@ -122,7 +122,7 @@ def test_a_failing_estimate_is_a_500_and_the_server_goes_on(client, monkeypatch)
 
 
 def test_the_stream_reports_progress_then_the_same_answer(client):
-    body = dict(SITUATION, samples=60_000)
+    body = dict(SITUATION, samples=25_000)
     with client.stream("POST", "/api/estimate/stream", json=body) as answer:
         lines = [json.loads(line) for line in answer.iter_lines() if line]
     assert all("progress" in line for line in lines[:-1]) and "result" in lines[-1]
