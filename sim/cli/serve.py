@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from typing import Annotated
 
@@ -47,6 +48,13 @@ def serve_command(
         else:
             print(f"wizard-sim: kernels ready ({queue_.warm_up_seconds:.1f} s)", file=sys.stderr, flush=True)
 
+    try:  # bound here, so that a port in use is one line before anything starts
+        listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+    except OSError as error:
+        print(f"wizard-sim: error: cannot listen on {host}:{port}: {error.strerror or error}", file=sys.stderr)
+        raise typer.Exit(code=1)
     print("wizard-sim: loading the kernels (compiling on first use: about a minute); the page says when they are "
           "ready", file=sys.stderr, flush=True)  # fmt: skip
     jobs.start(on_ready=ready)
@@ -59,9 +67,7 @@ def serve_command(
     server = Server(config)
     print(f"wizard-sim: serving on http://{host}:{port} (Ctrl-C stops)", file=sys.stderr, flush=True)
     try:
-        server.run()
-    except OSError as error:  # the port is taken, the address is not this machine's
-        fail(f"cannot listen on {host}:{port}: {error.strerror or error}")
+        server.run(sockets=[listener])
     except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down for: exit 130 like every command
         print("wizard-sim: stopped", file=sys.stderr)
         # The server has shut down and written everything; the interpreter's own teardown (numba's
@@ -70,7 +76,4 @@ def serve_command(
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)
-    if not server.started:
-        print(f"wizard-sim: error: cannot listen on {host}:{port} (is another server using the port?)", file=sys.stderr)
-        raise typer.Exit(code=1)
     print("wizard-sim: stopped", file=sys.stderr)
