@@ -174,8 +174,11 @@ def main() -> None:
         "build": BUILD, "hold_out": HOLD_OUT, "chosen": chosen, "chosen_model": models[chosen],
         "build_mean_error": build_mean, "tables": report, "seconds": round(time.perf_counter() - began),
     }  # fmt: skip
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1) + "\n")
+        print(f"wrote {args.json}")
     print(f"\nchosen on the build tables: {chosen} (mean |error| over them {build_mean[chosen]:.2f} points)")
-    columns = ["exact", "spread 0.8, floor 0", chosen, "own policy"]
+    columns = ["exact", "spread 1, floor 0", chosen, "own policy"]  # spread 1: the docs' old advice for people
     print("| table | situations | self-play SE | " + " | ".join(f"{c}: mean / max" for c in columns) + " |")
     for name in tables:
         row = report[name]
@@ -189,9 +192,6 @@ def main() -> None:
         noise = "-" if row["exact"]["self_play_se"] is None else f"{row['exact']['self_play_se']:.2f}"
         print(f"| {name} ({kind}) | {situations} | {noise} | "
               + " | ".join(cells) + " |")
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=1) + "\n")
-        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":
