@@ -7,15 +7,18 @@ and each situation — the seat's card (a Wizard, a Jester, a trump or a side ca
 bidding position and the bids before it, with a 5 turned up (suits pooled: they are symmetric)
 or a Jester (no trump) — the share of self-play games in which the seat took the trick is
 compared with estimate's P(make 1) under each opponent model: the exact heuristic, the
-tolerant models of a grid (spread x floor, docs/estimate.md), and the table's own policy.
+tolerant models of a grid (spread x floor, docs/estimate.md), and the table's own policy for
+the earlier bidders (a Python bot inferred on through its own answers, with fewer samples:
+--own-samples).
 
 The unknown-opponents model is chosen on the BUILD tables only (heuristic variants and random:
 what the model is made of) — the grid point with the lowest mean |error| over them — and
 reported on the HOLD_OUT tables (mc, the rule bot of examples/rule_bot.py at two settings, the
 linear bidder of examples/numpy_bot.py), which it never saw.
 
-    python benchmarks/calibrate_opponents.py                 # about 25 minutes on 2 shared cores
+    python benchmarks/calibrate_opponents.py                 # about 45 minutes on 2 shared cores
     python benchmarks/calibrate_opponents.py --json results/opponent_calibration.json
+    python benchmarks/calibrate_opponents.py --cache selfplay.json   # keep self-play and estimates for a rerun
     python benchmarks/calibrate_opponents.py --quick         # a smoke run
 """
 from __future__ import annotations
@@ -87,6 +90,12 @@ def self_play(policy: str, games: int, seed: int) -> dict:
     return counts
 
 
+def situation_key(text: str) -> tuple:
+    """A situation from its JSON form in the cache: [family, card, position, [bids]]."""
+    family, card, position, bids = json.loads(text)
+    return family, card, position, tuple(bids)
+
+
 def estimate_of(key: tuple, samples: int, seed: int, **model) -> float | None:
     """estimate's P(make 1) for a situation (None: the exact model finds no deal that fits)."""
     family, card, position, bids = key
@@ -123,7 +132,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1_000_000, help="self-play games per fast table")
     parser.add_argument("--slow-games", type=int, default=300_000, help="self-play games per plain-Python table")
     parser.add_argument("--samples", type=int, default=10_000, help="estimate samples per situation and model")
-    parser.add_argument("--own-samples", type=int, default=2_000, help="samples with a Python bot's own answers")
+    parser.add_argument("--own-samples", type=int, default=1_000, help="samples with a Python bot's own answers")
     parser.add_argument("--min-games", type=int, default=600, help="situations with fewer games are left out")
     parser.add_argument("--cache", type=Path, help="keep the self-play counts in this JSON file (reused if present)")
     parser.add_argument("--seed", type=int, default=21)
@@ -139,8 +148,7 @@ def main() -> None:
         games = args.slow_games if name in SLOW else args.games
         tag = f"{policy} {games} {args.seed}"
         if tag in cached:
-            tables[name] = {tuple(json.loads(key)): value for key, value in cached[tag].items()}
-            tables[name] = {(f, c, p, tuple(b)): value for (f, c, p, b), value in tables[name].items()}
+            tables[name] = {situation_key(key): value for key, value in cached[tag].items()}
             continue
         start = time.perf_counter()
         tables[name] = self_play(policy, games, args.seed)
@@ -153,14 +161,35 @@ def main() -> None:
                               for s in SPREADS for f in FLOORS if s or f}}  # fmt: skip
     predictions = {}
     for label, model in models.items():
+        tag = f"estimates {label} {args.samples} {args.seed}"
+        if tag in cached and set(map(situation_key, cached[tag])) >= set(keys):
+            predictions[label] = {situation_key(key): value for key, value in cached[tag].items()}
+            continue
         start = time.perf_counter()
         predictions[label] = {key: estimate_of(key, args.samples, args.seed, **model) for key in keys}
         print(f"estimates, {label}: {len(keys)} situations in {time.perf_counter() - start:.0f} s", flush=True)
+        if args.cache:
+            cached[tag] = {json.dumps(list(key)): value for key, value in predictions[label].items()}
+            args.cache.write_text(json.dumps(cached))
     own = {}
     for name, policy in {**BUILD, **HOLD_OUT}.items():
+        # The table's own policy for the earlier bidders, whose bids are read; the later bidders and
+        # the seat's own play change nothing in a 1-card round (play is forced): random, which is fast.
+        start = time.perf_counter()
         samples = args.own_samples if name in SLOW or "numpy_bot" in policy else args.samples
         table_keys = [key for key in keys if tables[name].get(key, (0, 0))[0] >= args.min_games]
-        own[name] = {key: estimate_of(key, samples, args.seed, opponents=policy) for key in table_keys}
+        tag = f"own {policy} {samples} {args.seed}"
+        if tag in cached and set(map(situation_key, cached[tag])) >= set(table_keys):
+            own[name] = {situation_key(key): value for key, value in cached[tag].items()}
+            continue
+        own[name] = {key: estimate_of(key, samples, args.seed, policy="random",
+                                      opponents=[policy] * key[2] + ["random"] * (PLAYERS - 1 - key[2]))
+                     for key in table_keys}  # fmt: skip
+        print(f"estimates, {name}'s own policy: {len(table_keys)} situations in {time.perf_counter() - start:.0f} s",
+              flush=True)  # fmt: skip
+        if args.cache:
+            cached[tag] = {json.dumps(list(key)): value for key, value in own[name].items()}
+            args.cache.write_text(json.dumps(cached))
     report = {name: {label: errors_of(tables[name], predictions[label], args.min_games) for label in models}
               for name in tables}  # fmt: skip
     for name in tables:
@@ -170,7 +199,7 @@ def main() -> None:
     chosen = min(grid, key=lambda label: build_mean[label])
     figures = {
         "command": " ".join(["python benchmarks/calibrate_opponents.py", *sys.argv[1:]]),
-        "settings": {k: v for k, v in vars(args).items() if k != "json"},
+        "settings": {k: v for k, v in vars(args).items() if k not in ("json", "cache")},
         "build": BUILD, "hold_out": HOLD_OUT, "chosen": chosen, "chosen_model": models[chosen],
         "build_mean_error": build_mean, "tables": report, "seconds": round(time.perf_counter() - began),
     }  # fmt: skip

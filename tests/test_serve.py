@@ -138,7 +138,7 @@ def test_the_page_and_its_assets_are_served_from_the_package(client):
         assert client.get(f"/static/{asset}").status_code == 200
     assert "http" not in page.text.replace("http-equiv", "")  # nothing from another host
     status = client.get("/api/status").json()
-    assert status["ready"] and status["unknown_opponents"]["floor"] > 0
+    assert status["ready"] and status["unknown_opponents"]["spread"] > 0
 
 
 # --- the queue -----------------------------------------------------------------------------

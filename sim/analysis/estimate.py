@@ -59,8 +59,8 @@ MAX_SPREAD = 10.0  # the tolerant model's bid noise, in tricks (10: nearly uninf
 FIRST_SLICE_SAMPLES = 2048  # the first kernel call; later ones are sized by its time
 # The opponent model for players whose bidding is unknown, chosen by calibration against
 # self-play of other bidders (benchmarks/calibrate_opponents.py, docs/estimate.md).
-UNKNOWN_SPREAD = 1.0
-UNKNOWN_FLOOR = 0.2
+UNKNOWN_SPREAD = 0.5
+UNKNOWN_FLOOR = 0.0
 FEW_EFFECTIVE_SAMPLES = 400  # below this the printed percentages are off by 5 points or more
 _SUIT_WORDS = {
     word: suit
@@ -343,7 +343,7 @@ class EstimateRequest:
     )
     spread: float = option(
         "Opponent model: 0 = they bid exactly like the heuristic (self-play); > 0 = the heuristic's bid with "
-        f"that much noise, in tricks (unknown players: --spread {UNKNOWN_SPREAD:g} --floor {UNKNOWN_FLOOR:g}).",
+        f"that much noise, in tricks (players whose bidding you do not know: --spread {UNKNOWN_SPREAD:g}, measured).",
         float,
         default=0.0,
     )
@@ -837,8 +837,8 @@ def run_estimate(
         raise ConfigError(
             f"no deal of the unseen cards fits the earlier bids (or the dealer's trump choice) under the exact "
             f"heuristic model (every one of {samples:,} samples gave up after {int(proposals.max()):,} tries): "
-            f"real players do not bid exactly like the heuristic; use the tolerant model (spread {UNKNOWN_SPREAD:g}, "
-            f"floor {UNKNOWN_FLOOR:g} for players whose bidding you do not know)"
+            f"real players do not bid exactly like the heuristic; use the tolerant model (spread {UNKNOWN_SPREAD:g}: "
+            "the model for players whose bidding you do not know)"
         )
     result = BidEstimate(situation, seed, candidates, tricks, weights, proposals, model, observed, bot_observed)
     if model.exact and observed:

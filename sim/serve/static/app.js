@@ -8,7 +8,7 @@ const FIRST_WIZARD = 52, FIRST_JESTER = 56, N_CARDS = 60;
 
 const state = {
   hand: new Set(), turned: null, suit: null, position: 0, bids: [], totals: [],
-  unknown: { spread: 1, floor: 0.2 }, controller: null, timer: null, ready: false,
+  unknown: { spread: 0.5, floor: 0 }, controller: null, timer: null, ready: false,
 };
 
 const $ = (selector) => document.querySelector(selector);
