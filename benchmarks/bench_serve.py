@@ -99,8 +99,9 @@ def main() -> None:
         return
     print(f"server: {status['workers']} workers; {args.samples:,} samples per request, unknown-opponents model")
     for name, entry in single.items():
+        cpu = ", ".join(f"{c:.2f}" for c in entry["cpu_seconds"])
         print(f"  {name}: {', '.join(f'{s:.2f}' for s in entry['seconds'])} s "
-              f"(median {entry['median_seconds']:.2f} s; server CPU {', '.join(f'{c:.2f}' for c in entry['cpu_seconds'])} s; "
+              f"(median {entry['median_seconds']:.2f} s; server CPU {cpu} s; "
               f"{entry['effective_samples']:,} effective samples)")
     print(f"  {args.concurrent} concurrent (10 cards, bidding first): {concurrent['ok']} ok, "
           f"{len(concurrent['errors'])} errors, all done in {concurrent['wall_seconds']:.1f} s "

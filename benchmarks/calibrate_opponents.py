@@ -42,7 +42,8 @@ from sim.config.errors import ConfigError  # noqa: E402
 PLAYERS = 4
 BUILD = {"heuristic": "heuristic", "cautious heuristic": "heuristic:aggression=0.7",
          "bold heuristic": "heuristic:aggression=1.4", "random": "random"}  # fmt: skip
-HOLD_OUT = {"mc": "mc", "rule bot": "examples.rule_bot:RuleBot", "cautious rule bot": "examples.rule_bot:RuleBot:caution=0.6",
+HOLD_OUT = {"mc": "mc", "rule bot": "examples.rule_bot:RuleBot",
+            "cautious rule bot": "examples.rule_bot:RuleBot:caution=0.6",
             "linear bidder": "examples.numpy_bot:LinearBidder"}  # fmt: skip
 SLOW = {"rule bot", "cautious rule bot"}  # plain-Python bots: fewer games (about 450 us a game)
 SPREADS = (0.0, 0.5, 1.0, 2.0)

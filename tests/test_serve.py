@@ -5,6 +5,7 @@ and Ctrl-C stops the server within 2 s."""
 import asyncio
 import json
 import signal
+import threading
 import time
 import urllib.request
 
@@ -73,7 +74,8 @@ def test_the_body_is_the_request_objects_fields():
     "body, field, message",
     [
         ({"hand": "AS AS", "trump": "3H"}, "hand", "card 'AS' appears twice"),
-        ({"hand": "AS", "trump": "3H", "position": 1, "bids": [2]}, "bids", "earlier bid 2 (position 0) is outside 0..1"),
+        ({"hand": "AS", "trump": "3H", "position": 1, "bids": [2]}, "bids",
+         "earlier bid 2 (position 0) is outside 0..1"),
         ({"hand": "AS KH", "trump": "AS"}, "trump", "the trump card AS is also in the hand"),
         ({"hand": "AS"}, "trump", "say what was turned up"),
         ({"hand": "AS", "trump": "3H", "players": "4"}, "players", "players must be a whole number"),
@@ -214,9 +216,8 @@ def test_the_real_server_cancels_a_dropped_request_and_stops_on_ctrl_c_within_2_
         # Ctrl-C while an estimate samples: the server stops within 2 s.
         request = urllib.request.Request(server.url + "/api/estimate", data=json.dumps(body).encode(),
                                          method="POST", headers={"Content-Type": "application/json"})  # fmt: skip
-        import threading
-
-        threading.Thread(target=lambda: _ignore_errors(urllib.request.urlopen, request, timeout=30), daemon=True).start()
+        waiting = threading.Thread(target=_ignore_errors, args=(urllib.request.urlopen, request), daemon=True)
+        waiting.start()
         deadline = time.monotonic() + 10
         while not server.status()["running"] and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -118,7 +118,8 @@ def request_parameters() -> list[inspect.Parameter]:
         info = typer.Option(*item.metadata["flags"], help=item.metadata["help"])
         default = inspect.Parameter.empty if item.default is MISSING else item.default
         default = "" if default == () else default
-        annotation = Annotated[item.metadata["cli"], info]
+        cli_type = item.metadata["cli"]
+        annotation = Annotated[cli_type, info]
         parameters.append(inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                             annotation=annotation))  # fmt: skip
     json_option = typer.Option("--json", help="Print one JSON object instead of a table.")

@@ -15,10 +15,16 @@ MAX_QUEUE = 256
 
 
 def serve_command(
-    host: Annotated[str, typer.Option(help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: the network).")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option(help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: the network).")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on, 1..65535.")] = 8000,
-    workers: Annotated[int, typer.Option(help=f"Estimates computed at once, 1..{MAX_WORKERS} (default: the cores).")] = 0,
-    queue: Annotated[int, typer.Option(help=f"Estimates that may wait for a worker, 1..{MAX_QUEUE}; more get a 503.")] = 16,
+    workers: Annotated[
+        int, typer.Option(help=f"Estimates computed at once, 1..{MAX_WORKERS} (default: the cores).")
+    ] = 0,
+    queue: Annotated[
+        int, typer.Option(help=f"Estimates that may wait for a worker, 1..{MAX_QUEUE}; more get a 503.")
+    ] = 16,
 ) -> None:
     """The page for players at a real table: tap your cards, see what to bid (docs/serve.md).
 

@@ -30,6 +30,7 @@ from sim.serve.jobs import Busy, Cancelled, EstimateQueue, Job
 
 STATIC = Path(__file__).parent / "static"
 MAX_SERVE_SAMPLES = 1_000_000  # one request's samples (about 15 s of a 10-card hand on 2 cores)
+NOTICE = "compiling the simulator's kernels (first start: about a minute)"  # the page's, until they are ready
 POLL_SECONDS = 0.1  # how often a waiting request looks whether its client went away
 SERVER_FIELDS = [item for item in fields(EstimateRequest) if item.name != "threads"]  # threads: the server's
 TEXT_OR_LIST = {"hand", "bids", "totals", "opponents"}  # text as on the command line, or a JSON list
@@ -135,7 +136,7 @@ def create_app(jobs: EstimateQueue) -> Starlette:
     async def status(request: Request) -> Response:
         return JSONResponse({
             "ready": jobs.ready.is_set(),
-            "notice": None if jobs.ready.is_set() else "compiling the simulator's kernels (first start: about a minute)",
+            "notice": None if jobs.ready.is_set() else NOTICE,
             "warm_up_seconds": jobs.warm_up_seconds,
             "warm_up_error": jobs.warm_up_error,
             "workers": jobs.workers, "running": jobs.running, "waiting": jobs.waiting, "capacity": jobs.capacity,
