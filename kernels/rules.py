@@ -343,6 +343,16 @@ def round_score(bid, tricks):
 
 
 @njit(cache=True)
+def round_scores(bid, tricks):
+    """round_score of `bid` for every entry of the array `tricks` (int64 array of its shape)."""
+    scores = np.empty(tricks.shape, dtype=np.int64)
+    flat_tricks, flat_scores = tricks.ravel(), scores.ravel()
+    for i in range(flat_tricks.shape[0]):
+        flat_scores[i] = round_score(bid, np.int64(flat_tricks[i]))
+    return scores
+
+
+@njit(cache=True)
 def game_winners(totals, n_players, winners):
     """Mark every seat tied for the highest total (ties share the win)."""
     best = totals[0]

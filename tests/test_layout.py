@@ -1,5 +1,5 @@
 """The package layout of issue #13: `sim` is layered and its modules import only downward
-(command line -> analysis -> runs -> storage -> configuration -> kernels), with no cycles.
+(command line -> server -> analysis -> runs -> storage -> configuration -> kernels), with no cycles.
 
 Imports are read from the source with `ast`, including those inside functions, so an import
 deferred to run time (to save start-up time, or to hide a cycle) counts like any other."""
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Top to bottom. A module may import its own layer and the layers below it, never one above.
 # `sim` itself (sim/__init__.py) is the public API: it gathers from every layer, and no module
 # of the package imports it.
-LAYERS = ("sim", "sim.cli", "sim.analysis", "sim.env", "sim.runs", "sim.storage", "sim.config", "kernels")
+LAYERS = ("sim", "sim.cli", "sim.serve", "sim.analysis", "sim.env", "sim.runs", "sim.storage", "sim.config", "kernels")
 
 
 def module_name(path: Path) -> str:

@@ -292,7 +292,8 @@ class BotEstimate:
             raise ConfigError(
                 f"no deal of the unseen cards fits the earlier bids (or the dealer's trump choice) under the "
                 f"opponent model: {self.proposed:,} deals proposed, none kept (a Python policy's answers on the "
-                "sampled hands never matched what was shown); use the tolerant model (spread 0.7 to 1)"
+                "sampled hands never matched what was shown); use the tolerant model (spread > 0; docs/estimate.md, "
+                '"Unknown opponents")'
             )
 
     # --- rollouts --------------------------------------------------------------------------

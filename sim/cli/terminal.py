@@ -9,13 +9,7 @@ import typer
 import typer.core
 from rich.console import Console
 
-from sim.config.policies import REGISTRY
-
-# The forms a policy takes, in the help of every option that names policies.
-POLICY_FORMS = (
-    f"a built-in policy ({', '.join(REGISTRY)}; parameters as name:key=value) or module:Object, "
-    "a Python policy or a numba bot imported from the current directory or PYTHONPATH (README: External bots)"
-)
+from sim.config.policies import POLICY_FORMS  # noqa: F401  (the commands' option help imports it from here)
 
 console = Console()
 if not console.is_terminal:  # pipes and files: wide enough that tables do not wrap
