@@ -407,6 +407,8 @@ def execute(
         # Chunks computed ahead of the decision (or before a kill, unlisted): not the run's data.
         for index in parts_from(directory, sequence.frontier):
             remove_parts(directory, record, index)
+        if on_progress:
+            on_progress(games_done, games_done)  # the run is complete where it stopped
     directory.remove_stray_temporaries()  # of tasks that died (or were duplicated) mid-write
     if test is not None:
         record["sprt"] = test.record()
