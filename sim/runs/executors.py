@@ -179,7 +179,15 @@ class LocalExecutor:
                     on_chunk(*in_flight.popleft().result())
 
             try:
-                for index in indices:
+                todo = iter(indices)
+                while True:
+                    # Report the writes that have landed before asking for the next chunk, so
+                    # that a run with a stop test stops as soon as it can.
+                    while in_flight and in_flight[0].done():
+                        on_chunk(*in_flight.popleft().result())
+                    index = next(todo, None)
+                    if index is None:
+                        break
                     result = config.compute_chunk(*config.chunk_range(index), job.threads, job.batch)
                     settle(WRITERS - 1)
                     in_flight.append(writers.submit(write, index, result))

@@ -29,6 +29,7 @@ a policy's mean y at the table) with its normal interval.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -37,11 +38,13 @@ import numpy as np
 from sim.runs.statistics import Z_95, normal_interval
 
 
+@functools.lru_cache(maxsize=16)
 def indicator(design: tuple[tuple[int, ...], ...], policies: int) -> np.ndarray:
     """X [tables, N, K]: X[t, j, P] = 1 when table t seats policy P at position j."""
     tables = np.array(design, dtype=np.int64)
     x = np.zeros((*tables.shape, policies))
     np.put_along_axis(x, tables[:, :, None], 1.0, axis=2)
+    x.flags.writeable = False  # shared by every caller (cached)
     return x
 
 

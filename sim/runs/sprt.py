@@ -24,7 +24,7 @@ from sim.config.errors import ConfigError
 
 MAX_POINTS = 10_000.0  # |LOW|, |HIGH| in points per game (a game's whole score stays far inside)
 ALPHA_RANGE = (1e-6, 0.5)  # alpha and beta: open interval
-MIN_DEALS = 2  # a variance needs two deals; before that the test cannot decide
+MIN_DEALS = 16  # no decision before: with fewer deals the estimated variance is too noisy (tests/test_sprt.py)
 # Deals per chunk of a run with --sprt when --chunk-games is not given: the test looks after
 # every chunk, so a decided run overshoots its decision by less than this.
 LOOK_DEALS = 64
