@@ -34,7 +34,7 @@ def ratings_figure(ratings: list[dict], deals: int) -> Figure:
 
 def head_to_head_figure(pairs: list[dict], order: list[str]) -> Figure:
     """Row policy minus column policy: mean points per game at the deals they met at (blank
-    where they never met), with the deals met."""
+    where they never met)."""
     k = len(order)
     index = {label: position for position, label in enumerate(order)}
     values = np.full((k, k), np.nan)
@@ -51,13 +51,14 @@ def head_to_head_figure(pairs: list[dict], order: list[str]) -> Figure:
     largest = np.nanmax(np.abs(values)) if np.isfinite(values).any() else 1.0
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-max(largest, 1e-9), vmax=max(largest, 1e-9))
     image = axes.imshow(np.ma.masked_invalid(values), cmap="RdBu", norm=norm)
-    for a in range(k):
-        for b in range(k):
-            if math.isfinite(values[a, b]) and k <= 12:
-                axes.text(b, a, f"{values[a, b]:+.0f}\n{met[a, b]:,}", ha="center", va="center", fontsize=7)
+    if k <= 12:  # beyond, the cells are too small to read
+        for a, b in zip(*np.nonzero(np.isfinite(values))):
+            colour = "white" if abs(values[a, b]) > 0.6 * largest else "black"
+            axes.text(b, a, f"{values[a, b]:+.0f}", ha="center", va="center", fontsize=8, color=colour)
     axes.set_xticks(range(k), order, rotation=45, ha="right")
     axes.set_yticks(range(k), order)
-    axes.set(title="Head to head: row - column, points per game (deals met below)")
+    fewest = met[~np.eye(k, dtype=bool)].min() if k > 1 else 0
+    axes.set(title=f"Head to head: row - column, points per game\nat the deals both played (at least {fewest:,} per pair)")
     figure.colorbar(image, ax=axes, label="points per game")
     return figure
 

@@ -30,6 +30,7 @@ a policy's mean y at the table) with its normal interval.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -50,27 +51,37 @@ def indicator(design: tuple[tuple[int, ...], ...], policies: int) -> np.ndarray:
 
 def deal_stats(values: np.ndarray, table_of_deal: np.ndarray, design: tuple, policies: int) -> dict:
     """The additive sums of deals with table-position values `values` [deals, N] (y above) at
-    tables `table_of_deal` [deals]."""
+    tables `table_of_deal` [deals], table by table (a chunk's arrays stay [deals, N])."""
     x = indicator(design, policies)
     tables, n = x.shape[0], x.shape[1]
     centred = values - values.mean(axis=1, keepdims=True)
-    q = np.einsum("dj,djk->dk", centred, x[table_of_deal])
     slot_sums = np.zeros((tables, n))
-    np.add.at(slot_sums, table_of_deal, centred)
-    # Head to head: a policy's mean value at its table (NaN where it did not sit).
-    counts = x.sum(axis=1)[table_of_deal]  # [deals, K]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.einsum("dj,djk->dk", values, x[table_of_deal]) / counts
-    met = (counts[:, :, None] > 0) & (counts[:, None, :] > 0)
-    difference = np.where(met, means[:, :, None] - means[:, None, :], 0.0)
+    products = np.zeros((policies, policies))
+    met, head_sums, head_squares = (np.zeros((policies, policies)) for _ in range(3))
+    for table in np.unique(table_of_deal):
+        here = table_of_deal == table
+        q = centred[here] @ x[table]  # [deals at the table, K]
+        slot_sums[table] = centred[here].sum(axis=0)
+        products += q.T @ q
+        # Head to head: each seated policy's mean value at the table, pair by pair.
+        seated = np.flatnonzero(x[table].sum(axis=0))
+        means = values[here] @ x[table][:, seated] / x[table][:, seated].sum(axis=0)
+        for (i, a), (j, b) in itertools.combinations(enumerate(seated), 2):
+            difference = means[:, i] - means[:, j]
+            met[a, b] += difference.shape[0]
+            head_sums[a, b] += difference.sum()
+            head_squares[a, b] += (difference**2).sum()
+    met += met.T
+    head_sums -= head_sums.T
+    head_squares += head_squares.T
     return {
         "deals": int(values.shape[0]),
         "table_deals": np.bincount(table_of_deal, minlength=tables).tolist(),
         "slot_sums": slot_sums.tolist(),
-        "products": (q.T @ q).tolist(),
-        "met": met.sum(axis=0).tolist(),
-        "head_sums": difference.sum(axis=0).tolist(),
-        "head_squares": (difference**2).sum(axis=0).tolist(),
+        "products": products.tolist(),
+        "met": met.tolist(),
+        "head_sums": head_sums.tolist(),
+        "head_squares": head_squares.tolist(),
     }
 
 
