@@ -87,8 +87,9 @@ def main() -> None:
     print(f"SPRT(0, 5), alpha = beta = 0.05, a look every {arguments.look} deals, {arguments.replications:,} runs per"
           f" case (binomial sd of a rate near 0.05: {sigma:.4f})")  # fmt: skip
     for name, result in results.items():
-        print(f"  {name}: alpha {result['alpha']:.4f}, beta {result['beta']:.4f}; mean deals {result['at_low']['mean_deals']:,.0f}"
-              f" and {result['at_high']['mean_deals']:,.0f}; undecided {result['at_low']['undecided']:.4f}, {result['at_high']['undecided']:.4f}")  # fmt: skip
+        low, high = result["at_low"], result["at_high"]
+        print(f"  {name}: alpha {result['alpha']:.4f}, beta {result['beta']:.4f}; mean deals {low['mean_deals']:,.0f}"
+              f" and {high['mean_deals']:,.0f}; undecided {low['undecided']:.4f}, {high['undecided']:.4f}")  # fmt: skip
 
 
 if __name__ == "__main__":

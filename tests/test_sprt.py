@@ -115,7 +115,8 @@ def test_no_decision_before_the_minimum_of_deals():
 # -- real runs --------------------------------------------------------------------------------
 @pytest.mark.parametrize("command", ["tournament", "league"])
 def test_heuristic_against_random_decides_within_100_deals(tmp_path, command):
-    policies = "heuristic,random,random,random" if command == "tournament" else "heuristic,random,heuristic:crowding=0.3,mc:samples=2,play_samples=2"
+    league = "heuristic,random,heuristic:crowding=0.3,mc:samples=2,play_samples=2"
+    policies = "heuristic,random,random,random" if command == "tournament" else league
     out = tmp_path / "run"
     result = invoke(command, "--policies", policies, "--games", "100000", "--sprt", "0,10", "--seed", "1", "--out", out)
     assert result.exit_code == 0, result.output

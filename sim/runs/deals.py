@@ -10,7 +10,6 @@ with rotation -1, by a seating of its own.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np

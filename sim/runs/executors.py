@@ -12,6 +12,7 @@ import collections
 import contextlib
 import itertools
 import os
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Protocol
@@ -354,6 +355,48 @@ class StopTest(Protocol):
 
     def record(self) -> dict:
         """Its state, recorded in run.json under "sprt"."""
+
+
+@dataclass
+class RunResult:
+    """What a run did in this session: its directory and record (with every complete chunk's
+    statistics), the units (games, or deals) and games it computed, and how long it took."""
+
+    out: str
+    record: dict
+    units_computed: int
+    games_computed: int
+    seconds: float
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games_computed / self.seconds if self.seconds > 0 else float("nan")
+
+
+def run_to_end(
+    config: ChunkedConfig,
+    directory: RunDirectory,
+    record: dict,
+    options: RunOptions,
+    *,
+    games_per_unit: int = 1,
+    test: StopTest | None = None,
+    finish: Callable[[RunDirectory, dict], None] | None = None,
+) -> tuple[str, dict, int, int, float]:
+    """execute the run, then finish(directory, record) (its summaries), the lock released at
+    the end: the fields of its RunResult. A run's units are games or deals of `games_per_unit`
+    games; its progress callback hears of games."""
+    on_progress = options.on_progress
+    if on_progress is not None and games_per_unit != 1:
+        options = replace(options, on_progress=lambda done, total: on_progress(done * games_per_unit, total * games_per_unit))
+    start = time.perf_counter()
+    try:
+        units = execute(config, directory, record, options, test)
+        if finish is not None:
+            finish(directory, record)
+    finally:
+        directory.release()
+    return str(directory.path), record, units, units * games_per_unit, time.perf_counter() - start
 
 
 def execute(

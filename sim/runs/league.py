@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -38,9 +37,10 @@ from sim.runs.executors import (
     FinishedChunk,
     ProgressCallback,
     RunOptions,
-    execute,
+    RunResult,
     reopen_run,
     run_options,
+    run_to_end,
     start_run,
 )
 from sim.runs.games import GameBatch
@@ -291,16 +291,10 @@ def json_safe(value: object) -> object:
 
 # -- running ----------------------------------------------------------------------------------
 @dataclass
-class LeagueResult:
-    out: str
-    record: dict
-    deals_computed: int
-    games_computed: int
-    seconds: float
-
+class LeagueResult(RunResult):
     @property
-    def games_per_second(self) -> float:
-        return self.games_computed / self.seconds if self.seconds > 0 else float("nan")
+    def deals_computed(self) -> int:
+        return self.units_computed
 
     @property
     def summary(self) -> tuple[list[dict], list[dict]]:
@@ -309,20 +303,9 @@ class LeagueResult:
 
 
 def _run(config: LeagueConfig, directory: RunDirectory, record: dict, options: RunOptions) -> LeagueResult:
-    on_progress = options.on_progress
-    players = config.rules.players
-
-    def games_progress(deals_done: int, deals_total: int) -> None:
-        on_progress(deals_done * players, deals_total * players)
-
-    start = time.perf_counter()
-    try:
-        progress = games_progress if on_progress else None
-        deals = execute(config, directory, record, replace(options, on_progress=progress), sequential_test(record["config"]))
-        write_outputs(directory, record)
-    finally:
-        directory.release()
-    return LeagueResult(str(directory.path), record, deals, deals * players, time.perf_counter() - start)
+    test = sequential_test(record["config"])
+    return LeagueResult(*run_to_end(config, directory, record, options, games_per_unit=config.rules.players, test=test,
+                                    finish=write_outputs))  # fmt: skip
 
 
 def league(

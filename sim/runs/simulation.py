@@ -1,7 +1,6 @@
 """`simulate`: many games to a Parquet dataset, streamed in chunks, atomic and resumable."""
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -17,9 +16,10 @@ from sim.runs.executors import (
     FinishedChunk,
     ProgressCallback,
     RunOptions,
-    execute,
+    RunResult,
     reopen_run,
     run_options,
+    run_to_end,
     start_run,
 )
 from sim.runs.games import GameBatch, run_games
@@ -148,28 +148,14 @@ def summarize_simulation(record: dict) -> list[dict]:
 
 
 @dataclass
-class SimulationResult:
-    out: str
-    record: dict
-    games_computed: int
-    seconds: float
-
-    @property
-    def games_per_second(self) -> float:
-        return self.games_computed / self.seconds if self.seconds > 0 else float("nan")
-
+class SimulationResult(RunResult):
     @property
     def summary(self) -> list[dict]:
         return summarize_simulation(self.record)
 
 
 def _run(config: SimulationConfig, directory: RunDirectory, record: dict, options: RunOptions) -> SimulationResult:
-    start = time.perf_counter()
-    try:
-        computed = execute(config, directory, record, options)
-    finally:
-        directory.release()
-    return SimulationResult(str(directory.path), record, computed, time.perf_counter() - start)
+    return SimulationResult(*run_to_end(config, directory, record, options))
 
 
 def simulate(

@@ -47,8 +47,9 @@ class Sprt:
                 raise ConfigError(f"sprt {name} must be a finite number, got {value!r}")
             object.__setattr__(self, name, float(value))
         for name in ("low", "high"):
-            if abs(getattr(self, name)) > MAX_POINTS:
-                raise ConfigError(f"sprt {name} must be in -{MAX_POINTS:,.0f}..{MAX_POINTS:,.0f} points per game, got {getattr(self, name):g}")
+            value = getattr(self, name)
+            if abs(value) > MAX_POINTS:
+                raise ConfigError(f"sprt {name} must be in -{MAX_POINTS:,.0f}..{MAX_POINTS:,.0f} points per game, got {value:g}")
         if not self.low < self.high:
             raise ConfigError(f"sprt needs LOW < HIGH, got {self.low:g},{self.high:g}")
         low, high = ALPHA_RANGE
@@ -158,5 +159,6 @@ def sprt_line(record: dict) -> str:
     where = f"after {record['deals']:,} deals: LLR {record['llr']:+.2f}, bounds {lower:+.2f} .. {upper:+.2f}"
     if record["decision"] is None:
         return f"SPRT undecided {where}; {hypotheses}"
-    won = f"{first} - {second} >= {record['high']:g}" if record["decision"] == "H1" else f"{first} - {second} <= {record['low']:g}"
+    bound = f">= {record['high']:g}" if record["decision"] == "H1" else f"<= {record['low']:g}"
+    won = f"{first} - {second} {bound}"
     return f"SPRT accepts {record['decision']} ({won}) {where}; {hypotheses}"

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -37,9 +36,10 @@ from sim.runs.executors import (
     FinishedChunk,
     ProgressCallback,
     RunOptions,
-    execute,
+    RunResult,
     reopen_run,
     run_options,
+    run_to_end,
     start_run,
 )
 from sim.runs.games import GameBatch
@@ -286,16 +286,10 @@ def verdict(label_a: str, label_b: str, mean: float, low: float, high: float, si
 
 # -- running ----------------------------------------------------------------------------------
 @dataclass
-class TournamentResult:
-    out: str
-    record: dict
-    deals_computed: int
-    games_computed: int
-    seconds: float
-
+class TournamentResult(RunResult):
     @property
-    def games_per_second(self) -> float:
-        return self.games_computed / self.seconds if self.seconds > 0 else float("nan")
+    def deals_computed(self) -> int:
+        return self.units_computed
 
     @property
     def summary(self) -> tuple[list[dict], list[dict]]:
@@ -317,22 +311,9 @@ def write_summary(directory: RunDirectory, record: dict) -> None:
 
 
 def _run(config: TournamentConfig, directory: RunDirectory, record: dict, options: RunOptions) -> TournamentResult:
-    on_progress = options.on_progress
-
-    def games_progress(deals_done: int, deals_total: int) -> None:
-        # A run's chunks count deals; its callers count games, as its summary does.
-        on_progress(deals_done * config.rotations, deals_total * config.rotations)
-
-    start = time.perf_counter()
-    try:
-        progress = games_progress if on_progress else None
-        test = sequential_test(record["config"])
-        deals = execute(config, directory, record, replace(options, on_progress=progress), test)
-        write_summary(directory, record)
-    finally:
-        directory.release()
-    seconds = time.perf_counter() - start
-    return TournamentResult(str(directory.path), record, deals, deals * config.rotations, seconds)
+    test = sequential_test(record["config"])
+    return TournamentResult(*run_to_end(config, directory, record, options, games_per_unit=config.rotations, test=test,
+                                        finish=write_summary))  # fmt: skip
 
 
 def tournament(

@@ -53,7 +53,8 @@ class Verification:
         kind = f"{record['command']} run {record['fingerprint'][:12]}"
         if self.sound:
             if self.stopped is not None and self.stopped["decision"] is not None:
-                size = f"stopped by its SPRT ({self.stopped['decision']}) after {self.end:,} chunks, {self.stopped['deals']:,} deals"
+                decision, deals = self.stopped["decision"], self.stopped["deals"]
+                size = f"stopped by its SPRT ({decision}) after {self.end:,} chunks, {deals:,} deals"
             else:
                 size = f"{count:,} chunks, {record['chunks']['total']:,} {unit(record)}"
             return [f"{self.out}: {kind}: complete and sound ({size})"]
