@@ -7,6 +7,10 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -291,6 +295,32 @@ def test_a_numba_bot_plays_in_a_league(tmp_path, monkeypatch):
     games = read(tmp_path / "run", "games")
     assert (games["policy"].astype(str) == "greedy_bot:GreedyBot").sum() == 10 * 4 * 4 // 5  # at 4 of the 5 tables, once per rotation
     assert invoke("verify", tmp_path / "run").exit_code == 0
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_league_within_two_seconds(tmp_path):
+    """The costliest built-in setting (mc at its largest sample counts, as tests/test_robustness.py
+    for simulate) in a league's seated batch."""
+    out = tmp_path / "mc"
+    policies = ",".join(f"mc:samples={256 - index},play_samples=256" for index in range(4)) + ",heuristic"
+    command = [sys.executable, "-m", "sim.cli", "league", "--policies", policies, "--games", "1000", "--chunk-games", "1",
+               "--seed", "1", "--quiet", "--out", str(out)]  # fmt: skip
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and process.poll() is None:
+        if (out / "chunks.jsonl").exists() and (out / "chunks.jsonl").read_bytes().count(b"\n") >= 1:
+            break
+        time.sleep(0.02)
+    time.sleep(0.3)  # inside the next chunk's kernel call
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    elapsed = time.monotonic() - sent
+    assert process.returncode == 130, stderr
+    assert elapsed < 2.0, f"Ctrl-C took {elapsed:.1f} s"
+    assert "wizard-sim league --out" in stderr and "--resume" in stderr
+    verified = invoke("verify", out)
+    assert verified.exit_code == 1 and "incomplete" in verified.stdout and "damaged" not in verified.stdout
 
 
 @pytest.mark.parametrize(
