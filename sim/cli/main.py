@@ -300,7 +300,7 @@ BetaOption = Annotated[Optional[float], typer.Option(help=with_default("--sprt: 
 
 
 def run_reporting_errors(command: str, out: str, action: Callable[[], T]) -> T:
-    """Run a simulate/tournament action: bad input is one line and exit 2, a failed write or a
+    """Run a run command's action: bad input is one line and exit 2, a failed write or a
     failed external bot exit 1, Ctrl-C exit 130; a failed write and Ctrl-C say how to resume."""
     try:
         return action()
@@ -353,6 +353,7 @@ class RunCommand:
     start: Callable[..., Any]  # simulate, tournament, league
     resume: Callable[..., Any]
     report: Callable[[Any], None]
+    policies_example: str | None = None  # its policy option is required: what to say when it is missing
 
 
 @dataclass(frozen=True)
@@ -385,8 +386,8 @@ def run_command(command: RunCommand, given: dict, how: HowToRun) -> None:
             check_resume_options(stored_options(stored), given)
             with open_executor(how.engine, how.scheduler, how.workers) as executor, progress:
                 return command.resume(out, executor=executor, **running)
-        if given[command.policy_option] is None and command.policy_option == "policies":
-            raise ConfigError(f"--policies is required: {POLICIES_REQUIRED[command.name]}")
+        if given[command.policy_option] is None and command.policies_example is not None:
+            raise ConfigError(f"--{command.policy_option} is required: {command.policies_example}")
         check_out(out, how.overwrite)  # before any bot module is imported
         config = command.build(rules, given)
         with open_executor(how.engine, how.scheduler, how.workers) as executor, progress:
@@ -395,12 +396,6 @@ def run_command(command: RunCommand, given: dict, how: HowToRun) -> None:
     result = run_reporting_errors(command.name, out, run)
     if not how.quiet:
         command.report(result)
-
-
-POLICIES_REQUIRED = {
-    "tournament": "one policy per seat, e.g. heuristic,random,random,random",
-    "league": "two or more policies, e.g. heuristic,heuristic:aggression=1.2,mc,random",
-}
 
 
 SIMULATE_EPILOG = """Examples:
@@ -545,6 +540,7 @@ TOURNAMENT = RunCommand(
     tournament,
     resume_tournament,
     print_tournament,
+    "one policy per seat, e.g. heuristic,random,random,random",
 )
 
 
@@ -653,6 +649,7 @@ LEAGUE = RunCommand(
     league,
     resume_league,
     print_league,
+    "two or more policies, e.g. heuristic,heuristic:aggression=1.2,mc,random",
 )
 
 
