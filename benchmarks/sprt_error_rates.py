@@ -2,6 +2,7 @@
 
     python benchmarks/sprt_error_rates.py                     # 10,000 runs per case
     python benchmarks/sprt_error_rates.py --replications 2000 --json
+    python benchmarks/sprt_error_rates.py --look 1 --min-deals 2 --only paired --replications 1000   # why MIN_DEALS
 
 Cases: a tournament's paired per-deal differences (normal, and heavy-tailed: Student t with 4
 degrees of freedom, sd 60 points) and a synthetic league (4 policies at 3 seats, a deal effect,
@@ -17,6 +18,7 @@ import math
 
 import numpy as np
 
+import sim.runs.sprt
 from sim.runs.design import league_design
 from sim.runs.ratings import RatingSums, deal_stats
 from sim.runs.sprt import SequentialTest, Sprt
@@ -65,8 +67,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replications", type=int, default=10_000)
     parser.add_argument("--look", type=int, default=64, help="deals between two looks (a run's chunk)")
+    parser.add_argument("--min-deals", type=int, default=sim.runs.sprt.MIN_DEALS, help="deals before the test may decide")
+    parser.add_argument("--only", choices=("paired", "league"), help="only these cases")
     parser.add_argument("--json", action="store_true")
     arguments = parser.parse_args()
+    sim.runs.sprt.MIN_DEALS = arguments.min_deals
     sprt = Sprt(0, 5)
     generator = np.random.default_rng(2024)
     cases = {
@@ -74,6 +79,8 @@ def main() -> None:
         "paired, t(4)": lambda mean: paired(mean, True, arguments.look, generator),
         "synthetic league": lambda mean: synthetic_league(mean, arguments.look, generator),
     }
+    if arguments.only:
+        cases = {name: make for name, make in cases.items() if arguments.only in name}
     results = {}
     for name, make in cases.items():
         cap = 20_000 // arguments.look
@@ -82,10 +89,11 @@ def main() -> None:
         results[name] = {"alpha": at_low["H1"], "beta": at_high["H0"], "at_low": at_low, "at_high": at_high}
     sigma = math.sqrt(0.05 * 0.95 / arguments.replications)
     if arguments.json:
-        print(json.dumps({"replications": arguments.replications, "look": arguments.look, "results": results}))
+        print(json.dumps({"replications": arguments.replications, "look": arguments.look, "min_deals": arguments.min_deals,
+                          "results": results}))  # fmt: skip
         return
-    print(f"SPRT(0, 5), alpha = beta = 0.05, a look every {arguments.look} deals, {arguments.replications:,} runs per"
-          f" case (binomial sd of a rate near 0.05: {sigma:.4f})")  # fmt: skip
+    print(f"SPRT(0, 5), alpha = beta = 0.05, a look every {arguments.look} deals from {arguments.min_deals} on,"
+          f" {arguments.replications:,} runs per case (binomial sd of a rate near 0.05: {sigma:.4f})")  # fmt: skip
     for name, result in results.items():
         low, high = result["at_low"], result["at_high"]
         print(f"  {name}: alpha {result['alpha']:.4f}, beta {result['beta']:.4f}; mean deals {low['mean_deals']:,.0f}"

@@ -26,8 +26,8 @@ from sim.runs.ratings import RatingSums, deal_stats
 from sim.runs.tournament import TournamentConfig, tournament
 
 Z_95 = 1.959963984540054
-POLICIES = "heuristic,random,heuristic:aggression=1.3,heuristic:crowding=0.5,mc:samples=2,play_samples=2"
-LABELS = ["heuristic", "random", "heuristic:aggression=1.3", "heuristic:crowding=0.5", "mc:samples=2,play_samples=2"]
+POLICIES = "heuristic,random,heuristic:aggression=1.3,heuristic:crowding=0.5,heuristic:side_timing=4"
+LABELS = ["heuristic", "random", "heuristic:aggression=1.3", "heuristic:crowding=0.5", "heuristic:side_timing=4"]
 BASE = ["--policies", POLICIES, "--games", "23", "--rounds", "1-4", "--seed", "4", "--quiet"]
 
 
@@ -161,6 +161,7 @@ def test_ratings_and_intervals_match_a_slow_reference_on_the_written_data(league
         assert (league_run / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_a_synthetic_pool_recovers_its_skills_within_the_intervals_at_the_stated_rate():
     """Known skills, a deal effect (the cards and the table) and heavy-tailed noise: the 95%
     intervals cover the true skill 95% of the time (within 4 binomial sigmas), whatever the
@@ -188,6 +189,7 @@ def test_a_synthetic_pool_recovers_its_skills_within_the_intervals_at_the_stated
     assert np.abs(np.mean(errors, axis=0)).max() < 4 / math.sqrt(replications)  # unbiased
 
 
+@pytest.mark.slow
 def test_a_league_of_one_table_is_the_tournament_of_that_table(tmp_path):
     rules = Rules(players=3, rounds=(1, 2, 3))
     listed = "heuristic,random,heuristic:aggression=1.2"
@@ -207,6 +209,7 @@ def test_a_league_of_one_table_is_the_tournament_of_that_table(tmp_path):
 
 
 # -- a run ------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_identical_whatever_threads_and_chunks(tmp_path, league_run):
     out = tmp_path / "again"
     result = invoke("league", *BASE, "--chunk-games", "23", "--threads", "1", "--log-plays", "--out", out)
@@ -220,6 +223,7 @@ def test_identical_whatever_threads_and_chunks(tmp_path, league_run):
             assert a[key] == pytest.approx(b[key], abs=1e-9) if isinstance(a[key], float) else a[key] == b[key]
 
 
+@pytest.mark.slow
 def test_verified_and_printed(tmp_path, league_run):
     verified = invoke("verify", league_run)
     assert verified.exit_code == 0 and "league run" in verified.stdout and "complete and sound" in verified.stdout
@@ -231,6 +235,7 @@ def test_verified_and_printed(tmp_path, league_run):
         assert text in shown.stdout, text
 
 
+@pytest.mark.slow
 def test_write_failure_then_resume_gives_the_same_league(tmp_path, monkeypatch, league_run):
     out = tmp_path / "run"
     real_write = sim.storage.pq.write_table
@@ -258,6 +263,7 @@ def test_write_failure_then_resume_gives_the_same_league(tmp_path, monkeypatch, 
     one_line(wrong, 2, "not a tournament run")
 
 
+@pytest.mark.slow
 def test_overwrite_replaces_a_league_with_a_simulate_run_and_its_outputs_go(tmp_path, league_run):
     out = tmp_path / "run"
     assert invoke("league", *BASE, "--out", out).exit_code == 0
@@ -266,6 +272,7 @@ def test_overwrite_replaces_a_league_with_a_simulate_run_and_its_outputs_go(tmp_
     assert sorted(path.name for path in out.iterdir()) == [".wizard-sim.lock", "chunks.jsonl", "games", "rounds", "run.json"]
 
 
+@pytest.mark.slow
 def test_python_policies_play_in_a_league_of_more_than_six(tmp_path, monkeypatch):
     """A Python policy that hands every decision to the heuristic plays the heuristic's games,
     in the Python-seat driver, seated by row among seven listed policies."""
@@ -357,6 +364,7 @@ def test_missing_policies(tmp_path):
     one_line(invoke("league", "--games", "5", "--out", tmp_path / "run"), 2, "--policies is required")
 
 
+@pytest.mark.slow
 def test_help_shows_the_defaults_of_simulate_tournament_and_league():
     """Regression (#21): "[default: ...]" in a help text was read as rich markup and vanished."""
     from typer.testing import CliRunner

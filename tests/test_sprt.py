@@ -113,7 +113,7 @@ def test_no_decision_before_the_minimum_of_deals():
 
 
 # -- real runs --------------------------------------------------------------------------------
-@pytest.mark.parametrize("command", ["tournament", "league"])
+@pytest.mark.parametrize("command", ["tournament", pytest.param("league", marks=pytest.mark.slow)])
 def test_heuristic_against_random_decides_within_100_deals(tmp_path, command):
     league = "heuristic,random,heuristic:crowding=0.3,mc:samples=2,play_samples=2"
     policies = "heuristic,random,random,random" if command == "tournament" else league
@@ -136,6 +136,7 @@ def test_heuristic_against_random_decides_within_100_deals(tmp_path, command):
 CLOSE = (Rules(players=3, rounds=(1, 2, 3)), "heuristic,heuristic:aggression=1.2,random")
 
 
+@pytest.mark.slow
 def test_a_decided_run_holds_exactly_the_deals_up_to_its_deciding_chunk(tmp_path):
     rules, policies = CLOSE
     stopped = tournament(TournamentConfig.build(rules, policies, seed=5, deals=5000, chunk_deals=20, sprt=(0, 3)),
@@ -171,6 +172,7 @@ def interrupt_after(chunks: int):
     return on_progress
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["tournament", "league"])
 def test_resume_continues_an_undecided_run_to_the_same_result(tmp_path, command):
     rules, policies = CLOSE
@@ -198,6 +200,7 @@ def test_resume_continues_an_undecided_run_to_the_same_result(tmp_path, command)
     assert invoke("verify", tmp_path / "cut").exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_run_that_reaches_its_cap_undecided(tmp_path):
     rules, policies = CLOSE
     out = tmp_path / "run"
