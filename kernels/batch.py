@@ -40,6 +40,16 @@ def init_workspace(workspace, rules, policies):
             workspace.params[seat, k] = params[seat, k]
 
 
+@njit(cache=True)
+def seat_listed(workspace, seating, policy_ids, params):
+    """Seat listed policy seating[s] at seat s: its kernel policy id and parameter row."""
+    for seat in range(seating.shape[0]):
+        index = seating[seat]
+        workspace.policy_ids[seat] = policy_ids[index]
+        for k in range(MAX_PARAMS):
+            workspace.params[seat, k] = params[index, k]
+
+
 @njit(cache=True, inline="always")
 def seated_policies(workspace):
     """The (policy ids, parameter rows) pair that `decide` takes, viewed in the workspace."""
@@ -138,6 +148,29 @@ def play_games(seed, game_ids, rules, round_sizes, policies, results):
         # contended cache line.
         games = Games(seed, game_ids, table_rules, round_sizes.copy())
         failures[block] = play_block(games, block_rows(block, n_games), workspace, results)
+    return first_failure(failures)
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def play_seated_games(seed, game_ids, seatings, rules, round_sizes, listed, results):
+    """play_games with a seating per row: game_ids[i] is played with the listed policy
+    seatings[i, s] at seat s (listed = (policy id, parameter row) per listed policy). A game's
+    deal depends on its id alone, so row i's game is the one play_games plays with that
+    seating's policies, whichever rows share its batch; failures as play_games reports them."""
+    n_games = game_ids.shape[0]
+    failures = new_failures(n_games)
+    for block in prange(n_blocks(n_games)):
+        table_rules = rules[0]
+        workspace = new_workspace(table_rules, listed)
+        games = Games(seed, game_ids, table_rules, round_sizes.copy())
+        first, stop = block_rows(block, n_games)
+        failed = NO_FAILURE
+        for i in range(first, stop):
+            seat_listed(workspace[0], seatings[i], listed[0], listed[1])
+            failed = play_block(games, (i, i + 1), workspace, results)
+            if failed != NO_FAILURE:
+                break
+        failures[block] = failed
     return first_failure(failures)
 
 

@@ -17,8 +17,9 @@ from collections import namedtuple
 
 from numba import njit, prange
 
+from kernels.batch import seat_listed
 from kernels.game_state import advance, apply_caller_answer, next_round, observe, start_game
-from kernels.records import MAX_PARAMS, NO_SEAT
+from kernels.records import NO_SEAT
 from kernels.results import record_game, record_plays, record_round
 
 NO_ROW = -1  # an env whose rows are all played
@@ -40,13 +41,10 @@ Exchange = namedtuple("Exchange", ("answers", "seats", "kinds", "round_sizes", "
 def seat_row(state, row, rows, listed):
     """Seat row `row`'s policies (ids, parameters, the decisions its Python seats take) and
     start its game."""
-    workspace = state.workspace
-    for seat in range(state.rules.n_players):
-        index = rows.seatings[row, seat]
-        workspace.policy_ids[seat] = listed.policy_ids[index]
-        for k in range(MAX_PARAMS):
-            workspace.params[seat, k] = listed.params[index, k]
-        state.controlled[seat] = listed.decisions[index]
+    seating = rows.seatings[row]
+    seat_listed(state.workspace, seating, listed.policy_ids, listed.params)
+    for seat in range(seating.shape[0]):
+        state.controlled[seat] = listed.decisions[seating[seat]]
     start_game(state, rows.game_ids[row])
 
 

@@ -6,27 +6,34 @@ from sim.config.policies import parse_policies, parse_policy
 from sim.config.rules import Rules
 from sim.config.version import __version__
 from sim.runs.games import GameBatch, draw_first_dealer, run_games, run_round
+from sim.runs.league import LeagueConfig, LeagueResult, league, resume_league
 from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
+from sim.runs.sprt import Sprt
 
 __all__ = [
     "BidEstimate",
     "ConfigError",
     "EstimateRequest",
     "GameBatch",
+    "LeagueConfig",
+    "LeagueResult",
     "Rules",
     "SimulationConfig",
     "SimulationResult",
+    "Sprt",
     "__version__",
     "draw_first_dealer",
     "estimate",
     "format_card",
     "format_hand",
+    "league",
     "parse_card",
     "parse_cards",
     "parse_policies",
     "parse_policy",
     "run_games",
     "resume",
+    "resume_league",
     "run_estimate",
     "run_round",
     "simulate",

@@ -52,9 +52,14 @@ LOCK_FILE = ".wizard-sim.lock"
 RUN_FORMAT = "wizard-sim run"
 FORMAT_VERSION = 2
 LEGACY_FORMAT = 1  # run.json before the format marker: recognised for --overwrite only
-COMMANDS = ("simulate", "tournament")
+COMMANDS = ("simulate", "tournament", "league")
 KNOWN_TABLES = ("rounds", "games", "plays")  # every table wizard-sim writes
-SUMMARY_FILES = ("summary.json", "summary.parquet")  # a tournament's
+# The summaries a command writes beside its parts (removed by --overwrite, expected by verify).
+OUTPUT_FILES = {
+    "tournament": ("summary.json", "summary.parquet"),
+    "league": ("summary.json", "ratings.parquet", "pairs.parquet", "ratings.png", "head_to_head.png"),
+}
+SUMMARY_FILES = tuple(dict.fromkeys(name for names in OUTPUT_FILES.values() for name in names))
 METADATA_KEY = b"wizard_sim.config"
 RUN_KEY = b"wizard_sim.run"  # the run's fingerprint
 CHUNK_KEY = b"wizard_sim.chunk"
@@ -589,8 +594,7 @@ class RunDirectory:
 
     def _find_others(self, record: dict, tables: tuple[str, ...], entries: dict, check: PartCheck) -> None:
         expected = {RUN_FILE, JOURNAL_FILE, LOCK_FILE, *tables}
-        if record["command"] == "tournament":
-            expected.update(SUMMARY_FILES)
+        expected.update(OUTPUT_FILES.get(record["command"], ()))
         for entry in sorted(os.scandir(self.path), key=lambda e: e.name):
             temporary = entry.name.endswith(".tmp") and any(entry.name.startswith(f".{name}.") for name in expected)
             if entry.name not in expected and not temporary:

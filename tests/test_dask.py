@@ -108,6 +108,35 @@ def test_tournament_on_dask_equals_local(tmp_path, client):
 
 
 @pytest.mark.slow
+def test_league_on_dask_equals_local(tmp_path, client):
+    policies = "heuristic,random,heuristic:aggression=1.3,heuristic:crowding=0.3,mc:samples=2,play_samples=2"
+    league = ["--policies", policies, "--games", "17", "--rounds", "1-4", "--seed", "4", "--chunk-games", "3",
+              "--log-plays", "--quiet"]  # fmt: skip
+    local, on_dask = tmp_path / "local", tmp_path / "dask"
+    assert invoke("league", *league, "--out", str(local)).exit_code == 0
+    result = invoke("league", *league, "--out", str(on_dask), "--engine", "dask", "--scheduler", client.scheduler.address)
+    assert result.exit_code == 0, result.output
+    assert_same_dataset(local, on_dask)
+    assert json.loads((on_dask / "summary.json").read_text()) == json.loads((local / "summary.json").read_text())
+
+
+@pytest.mark.slow
+def test_an_sprt_run_on_dask_stops_where_the_local_one_does(tmp_path, client):
+    """Chunks land out of order on the cluster; the test is fed them in chunk order and the
+    chunks computed past its decision are removed, so the data are the local run's."""
+    sprt = ["--policies", "heuristic,heuristic:aggression=1.2,random", "--players", "3", "--rounds", "1-3", "--games", "5000",
+            "--chunk-games", "20", "--seed", "5", "--sprt", "0,3", "--quiet"]  # fmt: skip
+    local, on_dask = tmp_path / "local", tmp_path / "dask"
+    assert invoke("tournament", *sprt, "--out", str(local)).exit_code == 0
+    result = invoke("tournament", *sprt, "--out", str(on_dask), "--engine", "dask", "--scheduler", client.scheduler.address)
+    assert result.exit_code == 0, result.output
+    assert_same_dataset(local, on_dask, ("rounds", "games"))
+    record = json.loads((on_dask / "run.json").read_text())
+    assert record["sprt"] == json.loads((local / "run.json").read_text())["sprt"] and record["sprt"]["decision"]
+    assert invoke("verify", str(on_dask)).exit_code == 0
+
+
+@pytest.mark.slow
 def test_an_external_bot_plays_on_dask_where_the_workers_can_import_it(tmp_path, client, monkeypatch):
     examples = str(Path(__file__).resolve().parent.parent / "examples")
     monkeypatch.syspath_prepend(examples)  # the driver imports the bot

@@ -68,9 +68,9 @@ def seat_bots(listed: list[Policy]) -> list[SeatedBot]:
 
 
 def asked_kinds(listed: list[Policy]) -> np.ndarray:
-    """int64 [MAX_PLAYERS]: per listed policy, the bits of the decision kinds (DECIDE_*) a
-    Python policy is asked, its DECISIONS; 0 for a built-in policy."""
-    decisions = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    """int64 [at least MAX_PLAYERS]: per listed policy, the bits of the decision kinds
+    (DECIDE_*) a Python policy is asked, its DECISIONS; 0 for a built-in policy."""
+    decisions = np.zeros(max(MAX_PLAYERS, len(listed)), dtype=np.int64)
     for index, policy in enumerate(listed):
         if policy.kind.python is not None:
             decisions[index] = sum(1 << kind for kind in policy.kind.python.decisions)
@@ -212,7 +212,7 @@ def play_with_bots(
     n_rows = game_ids.shape[0]
     pool = min(check_batch(batch), n_rows)
     bots = seat_bots(listed)
-    bot_of_listed = np.full(MAX_PLAYERS, -1, dtype=np.int64)
+    bot_of_listed = np.full(max(MAX_PLAYERS, len(listed)), -1, dtype=np.int64)
     for number, bot in enumerate(bots):
         bot_of_listed[bot.listed] = number
     rows = seat_driver.Rows(game_ids, np.ascontiguousarray(seatings, dtype=np.int64))
