@@ -17,6 +17,7 @@ import numpy as np
 from sim.config.policies import Policy
 from sim.config.rules import Rules
 from sim.runs.games import GameBatch, empty_results, play_rows
+from sim.runs.python_seats import SeatedGames
 
 NO_ROTATION = -1
 
@@ -66,7 +67,7 @@ def play_deal_rows(
     """Play every row (sim.runs.games.play_rows): the chunk's games, with its deal, rotation
     and table columns."""
     results = empty_results(rules, rows.game_ids.shape[0], log_plays)
-    play_rows(rules, listed, seed, (rows.deal_ids, rows.seatings, rows.game_ids), results, rows.place, threads, batch)
+    play_rows(rules, listed, seed, SeatedGames(rows.deal_ids, rows.seatings, rows.game_ids), results, rows.place, threads, batch)
     return GameBatch(rules, listed, seed, rows.game_ids, *results, rows.seatings, rows.deal_ids, rows.rotations,
                      rows.table_ids)  # fmt: skip
 

@@ -25,7 +25,7 @@ from sim.config.policies import Policy, external_bots, parse_policies, policy_ar
 from sim.config.python_policy import DECISION_NAMES
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
-from sim.runs.python_seats import check_batch, play_with_bots, seating_rows
+from sim.runs.python_seats import SeatedGames, check_batch, play_with_bots, seating_rows
 
 
 @dataclass
@@ -237,24 +237,23 @@ def play_rows(
     rules: Rules,
     listed: list[Policy],
     seed: int,
-    games: tuple[np.ndarray, np.ndarray, np.ndarray],
+    games: SeatedGames,
     results: GameResults,
     place: Callable[[int], str],
     threads: int | None = None,
     batch: int | None = None,
 ) -> None:
-    """Play every row of games = (game ids [n]: the deals, seatings [n, players]: the index in
-    `listed` of the policy at each seat, the ids the rows have in the run's data [n]) into
-    `results` (the records play_games fills, by row), in one batch whatever the seatings: in
+    """Play every row of `games` (seatings: indices into `listed`) into `results` (the records
+    play_games fills, by row), in one batch whatever the seatings: in
     the kernels, or with Python seats by the Python-seat driver (each bot asked for all its
     rows at once, and seeing each game by its id in the data). `place(row)` names a row's
     game in a failure message."""
-    game_ids, seatings, seen_ids = games
-    seatings = np.ascontiguousarray(seatings, dtype=np.int64)
+    game_ids, seen_ids = games.game_ids, games.seen_ids
+    seatings = np.ascontiguousarray(games.seatings, dtype=np.int64)
     set_threads(threads)
     if python_seats(listed):
         check_batch(batch)
-        play_with_bots(rules, listed, seed, (game_ids, seatings, seen_ids), results, call_kernel, batch)
+        play_with_bots(rules, listed, seed, SeatedGames(game_ids, seatings, seen_ids), results, call_kernel, batch)
     else:
         play_in_slices(listed, seed, game_ids, rules, results, seatings, place)
 
@@ -311,7 +310,7 @@ def run_games(
     results = empty_results(rules, n_games, log_plays)
     seating = seating_rows(rules.players, n_games)
     if python_seats(policies):
-        play_with_bots(rules, policies, seed, (game_ids, seating, game_ids), results, call_kernel, batch)
+        play_with_bots(rules, policies, seed, SeatedGames(game_ids, seating, game_ids), results, call_kernel, batch)
     else:
         play_in_slices(policies, seed, game_ids, rules, results)
     return GameBatch(rules, policies, seed, game_ids, *results, seating)

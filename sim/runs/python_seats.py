@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -41,6 +42,14 @@ KernelCall = Callable[..., None]  # sim.runs.games.call_kernel(kernel, policies,
 def check_batch(batch: object) -> int:
     """The pool size: games in play at once (None: the default)."""
     return DEFAULT_BATCH if batch is None else check_count(batch, "batch", 1, MAX_BATCH)
+
+
+class SeatedGames(NamedTuple):
+    """The rows of a batch with a seating per row."""
+
+    game_ids: np.ndarray  # [n] the game (deal) each row plays
+    seatings: np.ndarray  # [n, players] the index of the listed policy at each seat
+    seen_ids: np.ndarray  # [n] the id the bots see the row's game by (its id in the run's data)
 
 
 @dataclass
@@ -196,19 +205,18 @@ def play_with_bots(
     rules: Rules,
     listed: list[Policy],
     seed: int,
-    games: tuple[np.ndarray, np.ndarray, np.ndarray],
+    games: SeatedGames,
     results: GameResults,
     call: KernelCall,
     batch: int | None = None,
 ) -> None:
-    """Play every row of `games` = (game ids [n], seatings [n, players]: index into `listed`
-    of the policy at each seat, the ids bots see [n]) into `results` (the records play_games
-    fills, indexed by row) with at most `batch` games in play at once.
+    """Play every row of `games` (seatings: indices into `listed`) into `results` (the
+    records play_games fills, indexed by row) with at most `batch` games in play at once.
 
     On more than one thread the pool is played as two halves: while the bots decide for one,
     the kernel steps the other (it releases the GIL), so the bots' Python and the kernels run
     side by side."""
-    game_ids, seatings, seen_ids = games
+    game_ids, seatings, seen_ids = games.game_ids, games.seatings, games.seen_ids
     n_rows = game_ids.shape[0]
     pool = min(check_batch(batch), n_rows)
     bots = seat_bots(listed)
