@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 # name -> the module that defines it
 _EXPORTS = {
     "BidEstimate": "sim.analysis.estimate",
+    "EstimateRequest": "sim.analysis.estimate",
     "estimate": "sim.analysis.estimate",
     "run_estimate": "sim.analysis.estimate",
     "format_card": "sim.config.cards",
@@ -25,21 +26,28 @@ _EXPORTS = {
     "draw_first_dealer": "sim.runs.games",
     "run_games": "sim.runs.games",
     "run_round": "sim.runs.games",
+    "LeagueConfig": "sim.runs.league",
+    "LeagueResult": "sim.runs.league",
+    "league": "sim.runs.league",
+    "resume_league": "sim.runs.league",
     "SimulationConfig": "sim.runs.simulation",
     "SimulationResult": "sim.runs.simulation",
     "resume": "sim.runs.simulation",
     "simulate": "sim.runs.simulation",
+    "Sprt": "sim.runs.sprt",
 }
 
 if TYPE_CHECKING:  # what the names are, for type checkers and editors
-    from sim.analysis.estimate import BidEstimate, estimate, run_estimate
+    from sim.analysis.estimate import BidEstimate, EstimateRequest, estimate, run_estimate
     from sim.config.cards import format_card, format_hand, parse_card, parse_cards
     from sim.config.errors import ConfigError
     from sim.config.policies import parse_policies, parse_policy
     from sim.config.rules import Rules
     from sim.config.version import __version__
     from sim.runs.games import GameBatch, draw_first_dealer, run_games, run_round
+    from sim.runs.league import LeagueConfig, LeagueResult, league, resume_league
     from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
+    from sim.runs.sprt import Sprt
 
 
 def __getattr__(name: str) -> object:
@@ -61,21 +69,27 @@ def __dir__() -> list[str]:
 __all__ = [
     "BidEstimate",
     "ConfigError",
+    "EstimateRequest",
     "GameBatch",
+    "LeagueConfig",
+    "LeagueResult",
     "Rules",
     "SimulationConfig",
     "SimulationResult",
+    "Sprt",
     "__version__",
     "draw_first_dealer",
     "estimate",
     "format_card",
     "format_hand",
+    "league",
     "parse_card",
     "parse_cards",
     "parse_policies",
     "parse_policy",
     "run_games",
     "resume",
+    "resume_league",
     "run_estimate",
     "run_round",
     "simulate",

@@ -9,6 +9,7 @@ import pytest
 from nbclient import NotebookClient
 
 from sim.config.rules import Rules
+from sim.runs.league import LeagueConfig, league
 from sim.runs.simulation import SimulationConfig, simulate
 from sim.runs.tournament import TournamentConfig, tournament
 
@@ -31,19 +32,29 @@ def datasets(tmp_path_factory):
     rules = Rules(players=4, rounds=(1, 2, 3, 4))
     simulate(SimulationConfig.build(rules, "heuristic,random,random,random", seed=1, games=300), str(root / "simulate"))
     tournament(TournamentConfig.build(rules, "heuristic,heuristic,random,random", seed=1, deals=40), str(root / "tournament"))
+    policies = "heuristic,random,heuristic:aggression=1.2,heuristic:crowding=0.3,mc:samples=2,play_samples=2"
+    league(LeagueConfig.build(rules, policies, seed=1, deals=30), str(root / "league"))
     return root
 
 
+@pytest.mark.slow
 def test_bid_accuracy_notebook(datasets):
     book = execute("bid_accuracy.ipynb", {"DATASET": str(datasets / "simulate"), "ESTIMATE_SAMPLES": 500, "SEED": 3})
     text = "".join(output.get("text", "") for cell in book.cells for output in cell.get("outputs", []))
     assert "4,800 bids of 2 policies" in text
 
 
+@pytest.mark.slow
 def test_policy_comparison_notebook(datasets):
     book = execute("policy_comparison.ipynb", {"DATASET": str(datasets / "tournament")})
     text = "".join(output.get("text", "") for cell in book.cells for output in cell.get("outputs", []))
     assert "40 deals, 4 players, duplicate=True" in text and "heuristic beats random" in text
+
+
+def test_league_notebook(datasets):
+    book = execute("league.ipynb", {"DATASET": str(datasets / "league")})
+    text = "".join(output.get("text", "") for cell in book.cells for output in cell.get("outputs", []))
+    assert "30 deals, 4 players, 5 policies at 5 tables" in text and "heuristic beats random" in text
 
 
 @pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda path: path.name)

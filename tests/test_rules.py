@@ -696,9 +696,9 @@ def test_nth_set_bit_forms_agree():
     from kernels.bits import HAS_PDEP, nth_set_bit_by_loop, nth_set_bit_by_pdep
 
     rng = np.random.default_rng(5)
-    for mask in [1, 0b1011010, (1 << 60) - 1, *rng.integers(1, 1 << 60, size=200)]:
-        bits = [i for i in range(60) if (int(mask) >> i) & 1]
-        for n, expected in enumerate(bits):
-            assert nth_set_bit_by_loop(int(mask), n) == expected
+    for bits_mask in [1, 0b1011010, (1 << 60) - 1, *rng.integers(1, 1 << 60, size=200)]:
+        set_bits = [i for i in range(60) if (int(bits_mask) >> i) & 1]
+        for n, expected in enumerate(set_bits):
+            assert nth_set_bit_by_loop(int(bits_mask), n) == expected
             if HAS_PDEP:
-                assert nth_set_bit_by_pdep(int(mask), n) == expected
+                assert nth_set_bit_by_pdep(int(bits_mask), n) == expected

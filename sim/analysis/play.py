@@ -22,7 +22,8 @@ from kernels.cards import FIRST_JESTER, FIRST_WIZARD
 from kernels.observation import answer_of, flat_action
 from kernels.policies.dispatch import decide
 from kernels.records import BIDDING_OPEN, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
-from sim.analysis.estimate import BidEstimate, parse_suit, run_estimate
+from kernels.rules import bid_position, seat_after
+from sim.analysis.estimate import UNKNOWN_SPREAD, BidEstimate, parse_suit, run_estimate
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card
 from sim.config.errors import ConfigError
 from sim.config.limits import MAX_GAMES, check_count
@@ -40,7 +41,6 @@ SAVE_FORMAT = "wizard-sim play"
 SAVE_FORMAT_VERSION = 1
 # The person's seat needs an entry in the kernels' arrays (it is never asked).
 HEURISTIC = parse_policy("heuristic")
-TOLERANT_SPREAD = 1.0  # the bid hint's opponent model when no deal fits the exact one (docs/estimate.md)
 
 
 # --- the configuration ------------------------------------------------------------------
@@ -369,8 +369,8 @@ class PlaySession:
         players = config.rules.players
         table, seats, _ = self.state.records()
         dealer = int(table["dealer"])
-        order = [(dealer + 1 + position) % players for position in range(players)]  # seats by bidding position
-        position = order.index(config.seat)
+        order = [int(seat_after(dealer, 1 + position, players)) for position in range(players)]  # seats by bidding position
+        position = int(bid_position(config.seat, dealer, players))
         trump_card = int(table["trump_card"])
         options = {
             "trump": None if trump_card < 0 else trump_card,
@@ -389,8 +389,8 @@ class PlaySession:
         hand = int(seats[config.seat]["hand"])
         try:
             return run_estimate(hand, **options)
-        except ConfigError:  # no deal fits the exact model; any other input error repeats below
-            return run_estimate(hand, spread=TOLERANT_SPREAD, **options)
+        except ConfigError:  # no deal fits the exact model: the unknown-opponents one (another error repeats)
+            return run_estimate(hand, spread=UNKNOWN_SPREAD, **options)
 
     # --- results -----------------------------------------------------------------------------
 

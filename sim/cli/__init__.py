@@ -21,15 +21,22 @@ def main() -> None:
         signal.signal(signal.SIGINT, _stop_loading)
     except ValueError:  # not the main thread
         pass
-    from sim.cli.main import app
+    _load_app()()
 
-    app()
+
+def _load_app() -> Any:
+    """The app, with the notice that kernels are compiling registered (once)."""
+    from sim.cli.main import app
+    from sim.cli.terminal import announce_compiling
+
+    announce_compiling()
+    return app
 
 
 def __getattr__(name: str) -> object:
     if name == "app":  # `from sim.cli import app`, loaded on first use
-        from sim.cli.main import app
-
+        app = _load_app()
+        globals()["app"] = app
         return app
     raise AttributeError(f"module 'sim.cli' has no attribute {name!r}")
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from typing import Annotated, Callable, Optional, TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import numpy as np
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from sim.cli.estimate import estimate_command
@@ -15,19 +17,22 @@ from sim.cli.options import first_dealer_option, rules_from_options
 from sim.cli.play import play_command
 from sim.cli.progress import GameProgress
 from sim.cli.report import report_command
+from sim.cli.serve import serve_command
 from sim.cli.verify import verify_command
 from sim.cli.terminal import POLICY_FORMS, CommandLine, OneLineErrors, console, fail, on_interrupt
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
 from sim.config.errors import BotError, ConfigError
-from sim.config.policies import bot_name, is_external, parse_policies, split_policy_list
+from sim.config.policies import as_policy, bot_name, is_external, parse_policies, split_policy_list
 from sim.config.limits import MAX_GAMES, MAX_WORKERS, check_count
 from sim.config.rules import Rules, parse_rounds
 from sim.config.seeds import check_seed
 from sim.config.version import __version__
 from sim.runs.executors import Executor, LocalExecutor, check_out, load_record, load_run
 from sim.runs.games import run_games
+from sim.runs.league import LeagueConfig, LeagueResult, league, resume_league
 from sim.runs.python_seats import DEFAULT_BATCH, MAX_BATCH, check_batch
 from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
+from sim.runs.sprt import LOOK_DEALS, Sprt, sprt_line
 from sim.runs.tables import table_names
 from sim.runs.tournament import TournamentConfig, TournamentResult, resume_tournament, tournament
 from sim.storage import RUN_FILE, RunError, local_path
@@ -115,7 +120,9 @@ def demo(
 
 
 def stored_options(config) -> dict:
-    """The option values a simulate or tournament run was started with, by option name."""
+    """The option values a simulate, tournament or league run was started with, by option name."""
+    units, chunk = config.size
+    sprt = getattr(config, "sprt", None)
     return {
         "players": config.rules.players,
         "rounds": config.rules.round_sizes,
@@ -123,7 +130,15 @@ def stored_options(config) -> dict:
         "even-bids": config.rules.even_bids,
         "first-dealer": config.rules.first_dealer,
         "seed": config.seed,
+        "games": units,
+        "chunk-games": chunk,
         "log-plays": config.log_plays,
+        "policy": [policy.label for policy in config.policies],
+        "policies": [policy.label for policy in config.policies],
+        "no-duplicate": not getattr(config, "duplicate", True),
+        "sprt": None if sprt is None else f"{sprt.low:g},{sprt.high:g}",
+        "alpha": None if sprt is None else sprt.alpha,
+        "beta": None if sprt is None else sprt.beta,
     }
 
 
@@ -134,10 +149,15 @@ def check_resume_options(stored: dict, given: dict) -> None:
             continue
         if option == "rounds":
             value = parse_rounds(value, stored["players"])
-        elif option in ("policy", "policies"):
+        elif option == "policy":
             value = [policy.label for policy in parse_policies(value, stored["players"])]
+        elif option == "policies":
+            value = [as_policy(name).label for name in split_policy_list(value)]
         elif option == "first-dealer":
             value = first_dealer_option(value)
+        elif option == "sprt":
+            value = Sprt.parse(value, None, None)
+            value = f"{value.low:g},{value.high:g}"
         if value != stored[option]:
             raise ConfigError(f"--{option} {value} differs from the run being resumed ({stored[option]})")
 
@@ -234,40 +254,67 @@ SchedulerOption = Annotated[
 WorkersOption = Annotated[
     Optional[int], typer.Option(help="Start a local Dask cluster of N worker processes (--engine dask), to try it.", show_default=False)
 ]
-THREADS_HELP = "Kernel threads per chunk; results do not depend on it. [default: all cores; on Dask, a worker's cores / its task threads]"
 
-# Options shared by simulate and tournament. Defaults are None so that --resume can tell an
-# option given on the command line (which must agree with run.json) from one left out.
+
+
+def with_default(text: str, default: str) -> str:
+    """Help text that says what an option's None default means, "[default: ...]" escaped
+    (rich would read it as markup and drop it; typer's own show_default text adds brackets)."""
+    return f"{text} {escape(f'[default: {default}]')}"
+
+
+# Options shared by simulate, tournament and league. Defaults are None so that --resume can
+# tell an option given on the command line (which must agree with run.json) from one left out;
+# their help says what None means.
 OutOption = Annotated[str, typer.Option(help="Output directory or file:// URL (refused if not empty, see --overwrite/--resume).")]
-PlayersOption = Annotated[Optional[int], typer.Option(help="Players, 3..6. [default: 4]", show_default=False)]
-RoundsOption = Annotated[
-    Optional[str], typer.Option(help="Round sizes to play, e.g. 7, 1-5 or 1,3,5. [default: all, a full game]", show_default=False)
+PlayersOption = Annotated[Optional[int], typer.Option(help=with_default("Players, 3..6.", "4"), show_default=False)]
+RoundsOption = Annotated[Optional[str], typer.Option(help=with_default("Round sizes to play, e.g. 7, 1-5 or 1,3,5.", "all, a full game"), show_default=False)]
+BiddingOption = Annotated[Optional[str], typer.Option(help=with_default("open | hidden | delayed.", "open"), show_default=False)]
+EvenBidsOption = Annotated[Optional[str], typer.Option("--even-bids", help=with_default("allowed | forbidden | leader.", "allowed"), show_default=False)]
+FirstDealerOption = Annotated[Optional[str], typer.Option("--first-dealer", help=with_default("draw | SEAT.", "draw"), show_default=False)]
+SeedOption = Annotated[Optional[int], typer.Option(help=with_default("Run seed, 0..2^63-1.", "drawn at random and recorded"), show_default=False)]
+ThreadsOption = Annotated[
+    Optional[int],
+    typer.Option(
+        help=with_default("Kernel threads per chunk; results do not depend on it.", "all cores; on Dask, a worker's cores / its task threads"), show_default=False,
+    ),
 ]
-BiddingOption = Annotated[Optional[str], typer.Option(help="open | hidden | delayed. [default: open]", show_default=False)]
-EvenBidsOption = Annotated[
-    Optional[str], typer.Option("--even-bids", help="allowed | forbidden | leader. [default: allowed]", show_default=False)
-]
-FirstDealerOption = Annotated[Optional[str], typer.Option("--first-dealer", help="draw | SEAT. [default: draw]", show_default=False)]
-SeedOption = Annotated[
-    Optional[int], typer.Option(help="Run seed, 0..2^63-1. [default: drawn at random and recorded]", show_default=False)
-]
-ThreadsOption = Annotated[Optional[int], typer.Option(help=THREADS_HELP, show_default=False)]
 BatchOption = Annotated[
     Optional[int],
     typer.Option(
         "--batch-games",
-        help=f"Games in play at once when Python policies play: each bot is asked for up to this many decisions per call, 1..{MAX_BATCH:,}; results do not depend on it. [default: {DEFAULT_BATCH:,}]",
-        show_default=False,
+        help=with_default(f"Games in play at once when Python policies play: each bot is asked for up to this many decisions per call, 1..{MAX_BATCH:,}; results do not depend on it.", f"{DEFAULT_BATCH:,}"), show_default=False,
     ),
 ]
 LogPlaysOption = Annotated[Optional[bool], typer.Option("--log-plays", help="Also write every card played (plays/).", show_default=False)]
 OverwriteOption = Annotated[bool, typer.Option("--overwrite", help="Replace the run already in --out.")]
 ResumeOption = Annotated[bool, typer.Option("--resume", help="Finish the interrupted run in --out with its recorded configuration.")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary (errors still go to stderr).")]
+DealsOption = Annotated[
+    Optional[int],
+    typer.Option("--games", help="Deals, >= 1, each played once per seat rotation (the cap with --sprt).", show_default=False),
+]
+DealChunkOption = Annotated[
+    Optional[int],
+    typer.Option(
+        "--chunk-games",
+        help=with_default("Deals per part file; results do not depend on it (with --sprt: deals between two looks of the test).", f"about 128 MB of rows; {LOOK_DEALS} with --sprt"), show_default=False,
+    ),
+]
+SprtOption = Annotated[
+    Optional[str],
+    typer.Option(
+        help="LOW,HIGH: stop as soon as a sequential test decides between H0 (the first policy beats the second by at"
+        " most LOW points per game) and H1 (by at least HIGH); --games is the cap.",
+        show_default=False,
+    ),
+]
+AlphaOption = Annotated[Optional[float], typer.Option(help=with_default("--sprt: the chance of accepting H1 when H0 holds.", "0.05"), show_default=False)]
+BetaOption = Annotated[Optional[float], typer.Option(help=with_default("--sprt: the chance of accepting H0 when H1 holds.", "0.05"), show_default=False)]
 
 
 def run_reporting_errors(command: str, out: str, action: Callable[[], T]) -> T:
-    """Run a simulate/tournament action: bad input is one line and exit 2, a failed write or a
+    """Run a run command's action: bad input is one line and exit 2, a failed write or a
     failed external bot exit 1, Ctrl-C exit 130; a failed write and Ctrl-C say how to resume."""
     started = time.time()
 
@@ -302,6 +349,8 @@ def start_options(given: dict, overwrite: bool, resume_run: bool) -> Rules | Non
     """Check the options of a new run (None when resuming) and build its rules."""
     if overwrite and resume_run:
         raise ConfigError("--overwrite and --resume exclude each other")
+    if given.get("sprt") is None and (given.get("alpha") is not None or given.get("beta") is not None):
+        raise ConfigError("--alpha and --beta need --sprt")
     if resume_run:
         return None
     if given["games"] is None:
@@ -313,6 +362,68 @@ def start_options(given: dict, overwrite: bool, resume_run: bool) -> Rules | Non
         given["even-bids"] or "allowed",
         given["first-dealer"] or "draw",
     )
+
+
+def sprt_of(given: dict) -> Sprt | None:
+    return None if given["sprt"] is None else Sprt.parse(given["sprt"], given["alpha"], given["beta"])
+
+
+@dataclass(frozen=True)
+class RunCommand:
+    """What sets simulate, tournament and league apart on the command line; run_command is
+    the one path they share (options checked, a new run started or an interrupted one resumed
+    on the chosen engine, errors as one line, the summary printed)."""
+
+    name: str
+    kind: type  # its configuration class (SimulationConfig, ...)
+    policy_option: str  # the option that names its policies: policy or policies
+    build: Callable[[Rules, dict], Any]  # a new run's configuration from the options given
+    start: Callable[..., Any]  # simulate, tournament, league
+    resume: Callable[..., Any]
+    report: Callable[[Any], None]
+    policies_example: str | None = None  # its policy option is required: what to say when it is missing
+
+
+@dataclass(frozen=True)
+class HowToRun:
+    """The options of a run that never change its data."""
+
+    out: str
+    threads: Optional[int]
+    batch_games: Optional[int]
+    overwrite: bool
+    resume_run: bool
+    quiet: bool
+    engine: str
+    scheduler: Optional[str]
+    workers: Optional[int]
+
+
+def run_command(command: RunCommand, given: dict, how: HowToRun) -> None:
+    """Start (or with --resume finish) the run of `command` with the options `given`."""
+    progress = GameProgress(enabled=not how.quiet)
+    out = how.out
+    running = {"threads": how.threads, "batch": how.batch_games, "on_progress": progress.update}
+
+    def run() -> Any:
+        check_engine(how.engine, how.scheduler, how.workers, how.threads, how.batch_games)
+        rules = start_options(given, how.overwrite, how.resume_run)
+        if rules is None:
+            resume_policies(out, command.name, given[command.policy_option], command.policy_option)
+            stored, _ = load_run(command.kind, out)
+            check_resume_options(stored_options(stored), given)
+            with open_executor(how.engine, how.scheduler, how.workers) as executor, progress:
+                return command.resume(out, executor=executor, **running)
+        if given[command.policy_option] is None and command.policies_example is not None:
+            raise ConfigError(f"--{command.policy_option} is required: {command.policies_example}")
+        check_out(out, how.overwrite)  # before any bot module is imported
+        config = command.build(rules, given)
+        with open_executor(how.engine, how.scheduler, how.workers) as executor, progress:
+            return command.start(config, out, overwrite=how.overwrite, executor=executor, **running)
+
+    result = run_reporting_errors(command.name, out, run)
+    if not how.quiet:
+        command.report(result)
 
 
 SIMULATE_EPILOG = """Examples:
@@ -331,6 +442,19 @@ SIMULATE_EPILOG = """Examples:
 
 Read the data with pandas.read_parquet("OUT/rounds") (README: Data contract)."""
 
+SIMULATE = RunCommand(
+    "simulate",
+    SimulationConfig,
+    "policy",
+    lambda rules, given: SimulationConfig.build(
+        rules, "heuristic" if given["policy"] is None else given["policy"], seed=given["seed"], games=given["games"],
+        chunk_games=given["chunk-games"], log_plays=bool(given["log-plays"]),
+    ),  # fmt: skip
+    simulate,
+    resume,
+    print_summary,
+)
+
 
 @app.command("simulate", epilog=SIMULATE_EPILOG, cls=OneLineErrors)
 def simulate_command(
@@ -339,7 +463,7 @@ def simulate_command(
     players: PlayersOption = None,
     policy: Annotated[
         Optional[str],
-        typer.Option(help=f"One policy for every seat or a comma list, one per seat: each {POLICY_FORMS}. [default: heuristic]", show_default=False),
+        typer.Option(help=with_default(f"One policy for every seat or a comma list, one per seat: each {POLICY_FORMS}.", "heuristic"), show_default=False),
     ] = None,
     rounds: RoundsOption = None,
     bidding: BiddingOption = None,
@@ -349,7 +473,7 @@ def simulate_command(
     threads: ThreadsOption = None,
     batch_games: BatchOption = None,
     chunk_games: Annotated[
-        Optional[int], typer.Option("--chunk-games", help="Games per part file; results do not depend on it. [default: about 128 MB of rows]", show_default=False)
+        Optional[int], typer.Option("--chunk-games", help=with_default("Games per part file; results do not depend on it.", "about 128 MB of rows"), show_default=False)
     ] = None,
     log_plays: LogPlaysOption = None,
     overwrite: OverwriteOption = False,
@@ -368,38 +492,21 @@ def simulate_command(
         "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
         "log-plays": log_plays,
     }  # fmt: skip
-    progress = GameProgress(enabled=not quiet)
+    run_command(SIMULATE, given, HowToRun(out, threads, batch_games, overwrite, resume_run, quiet, engine, scheduler, workers))
 
-    def run() -> SimulationResult:
-        check_engine(engine, scheduler, workers, threads, batch_games)
-        rules = start_options(given, overwrite, resume_run)
-        if rules is None:
-            resume_policies(out, "simulate", policy, "policy")
-            stored, _ = load_run(SimulationConfig, out)
-            stored_values = {"games": stored.games, "chunk-games": stored.chunk_games, "policy": [p.label for p in stored.policies]}
-            check_resume_options(stored_options(stored) | stored_values, given)
-            with open_executor(engine, scheduler, workers) as executor, progress:
-                return resume(out, threads=threads, batch=batch_games, on_progress=progress.update, executor=executor)
-        check_out(out, overwrite)  # before any bot module is imported
-        config = SimulationConfig.build(
-            rules, "heuristic" if policy is None else policy, seed=seed, games=games, chunk_games=chunk_games, log_plays=bool(log_plays)
-        )
-        with open_executor(engine, scheduler, workers) as executor, progress:
-            return simulate(
-                config, out, overwrite=overwrite, threads=threads, batch=batch_games, on_progress=progress.update, executor=executor
-            )
 
-    result = run_reporting_errors("simulate", out, run)
-    if not quiet:
-        print_summary(result)
+def print_sprt(record: dict) -> None:
+    if record.get("sprt") is not None:
+        console.print(sprt_line(record["sprt"]), markup=False, highlight=False)
 
 
 def print_tournament(result: TournamentResult) -> None:
     config = result.record["config"]
     policies, pairs = result.summary
+    deals = policies[0]["deals"]
     mode = f"duplicate, {config['rules']['players']} rotations per deal" if config["duplicate"] else "random seating"
     title = (
-        f"{config['deals']:,} deals ({mode}), {config['rules']['players']} players, seed {config['seed']}"
+        f"{deals:,} deals ({mode}), {config['rules']['players']} players, seed {config['seed']}"
         f" — {result.games_per_second:,.0f} games/s this session"
     )
     table = Table(title=title)
@@ -429,6 +536,7 @@ def print_tournament(result: TournamentResult) -> None:
     console.print(differences)
     for row in pairs:
         console.print(f"- {row['verdict']}")
+    print_sprt(result.record)
     console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in table_names(config['log_plays']))}, summary.parquet, summary.json, run.json)")
 
 
@@ -440,12 +548,28 @@ TOURNAMENT_EPILOG = """Examples:
 
   wizard-sim tournament --policies heuristic,random,random --players 3 --no-duplicate --games 50000 --out runs/plain
 
+  wizard-sim tournament --policies heuristic:aggression=1.1,heuristic,heuristic,heuristic --games 100000 --sprt 0,5 --out runs/sprt      (stop once aggression=1.1 is known to be 5 points per game better, or at most 0)
+
   wizard-sim tournament --policies greedy_bot:GreedyBot,heuristic,random,random --games 2000 --out runs/bot      (module:Object: a bot of yours)
 
   wizard-sim tournament --out DIR --resume      (finish an interrupted tournament)
 
 Duplicate deals (default): every deal is played once per seat rotation; in rotation k seat s is
 played by the policy listed at (s + k) mod N. --games counts deals."""
+
+TOURNAMENT = RunCommand(
+    "tournament",
+    TournamentConfig,
+    "policies",
+    lambda rules, given: TournamentConfig.build(
+        rules, given["policies"], seed=given["seed"], deals=given["games"], chunk_deals=given["chunk-games"],
+        duplicate=not given["no-duplicate"], log_plays=bool(given["log-plays"]), sprt=sprt_of(given),
+    ),  # fmt: skip
+    tournament,
+    resume_tournament,
+    print_tournament,
+    "one policy per seat, e.g. heuristic,random,random,random",
+)
 
 
 @app.command("tournament", epilog=TOURNAMENT_EPILOG, cls=OneLineErrors)
@@ -454,9 +578,7 @@ def tournament_command(
     policies: Annotated[
         Optional[str], typer.Option(help=f"One policy per seat, comma separated: each {POLICY_FORMS}.", show_default=False)
     ] = None,
-    games: Annotated[
-        Optional[int], typer.Option(help="Deals, >= 1; with duplicate deals each is played once per rotation.", show_default=False)
-    ] = None,
+    games: DealsOption = None,
     players: PlayersOption = None,
     rounds: RoundsOption = None,
     bidding: BiddingOption = None,
@@ -465,13 +587,14 @@ def tournament_command(
     seed: SeedOption = None,
     threads: ThreadsOption = None,
     batch_games: BatchOption = None,
-    chunk_games: Annotated[
-        Optional[int], typer.Option("--chunk-games", help="Deals per part file; results do not depend on it.", show_default=False)
-    ] = None,
+    chunk_games: DealChunkOption = None,
     no_duplicate: Annotated[
         Optional[bool], typer.Option("--no-duplicate", help="Plain random seating instead of duplicate deals.", show_default=False)
     ] = None,
     log_plays: LogPlaysOption = None,
+    sprt: SprtOption = None,
+    alpha: AlphaOption = None,
+    beta: BetaOption = None,
     overwrite: OverwriteOption = False,
     resume_run: ResumeOption = False,
     quiet: QuietOption = False,
@@ -482,53 +605,124 @@ def tournament_command(
     """Compare policies on duplicate deals: mean scores with 95% intervals and pairwise verdicts.
 
     Also win rates and bid accuracy per policy; written to summary.json and summary.parquet
-    next to the simulate data contract."""
+    next to the simulate data contract. With --sprt the run stops as soon as the first two
+    policies listed are told apart (README: tournament)."""
     given = {
         "players": players, "games": games, "rounds": rounds, "policies": policies, "bidding": bidding,
         "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
-        "log-plays": log_plays, "no-duplicate": no_duplicate,
+        "log-plays": log_plays, "no-duplicate": no_duplicate, "sprt": sprt, "alpha": alpha, "beta": beta,
     }  # fmt: skip
-    progress = GameProgress(enabled=not quiet)
+    run_command(TOURNAMENT, given, HowToRun(out, threads, batch_games, overwrite, resume_run, quiet, engine, scheduler, workers))
 
-    def run() -> TournamentResult:
-        check_engine(engine, scheduler, workers, threads, batch_games)
-        rules = start_options(given, overwrite, resume_run)
-        if rules is None:
-            resume_policies(out, "tournament", policies, "policies")
-            stored, _ = load_run(TournamentConfig, out)
-            stored_values = {
-                "games": stored.deals,
-                "chunk-games": stored.chunk_deals,
-                "policies": [p.label for p in stored.policies],
-                "no-duplicate": not stored.duplicate,
-            }
-            check_resume_options(stored_options(stored) | stored_values, given)
-            with open_executor(engine, scheduler, workers) as executor, progress:
-                return resume_tournament(
-                    out, threads=threads, batch=batch_games, on_progress=progress.update, executor=executor
-                )
-        if policies is None:
-            raise ConfigError("--policies is required: one policy per seat, e.g. heuristic,random,random,random")
-        check_out(out, overwrite)  # before any bot module is imported
-        config = TournamentConfig.build(
-            rules,
-            policies,
-            seed=seed,
-            deals=games,
-            chunk_deals=chunk_games,
-            duplicate=not no_duplicate,
-            log_plays=bool(log_plays),
+
+def print_league(result: LeagueResult) -> None:
+    config = result.record["config"]
+    ratings, pairs = result.summary
+    players = config["rules"]["players"]
+    deals = sum(chunk["deals"] for chunk in result.record["chunks"]["complete"].values())
+    title = (
+        f"League of {len(ratings)} policies: {deals:,} deals x {players} rotations at {len(config['design'])} tables"
+        f" of {players}, seed {config['seed']} — {result.games_per_second:,.0f} games/s this session"
+    )
+    table = Table(title=title)
+    for column in ("rank", "policy", "rating", "95% CI", "games", "mean score", "win rate", "bid accuracy"):
+        table.add_column(column, justify="right")
+    for rank, row in enumerate(ratings, 1):
+        table.add_row(
+            str(rank),
+            row["policy"],
+            f"{row['rating']:+.1f}",
+            f"{row['ci_low']:+.1f} .. {row['ci_high']:+.1f}",
+            f"{row['games']:,}",
+            f"{row['mean_score']:.1f}",
+            f"{row['win_rate']:.3f}",
+            f"{row['bid_accuracy']:.3f}",
         )
-        with open_executor(engine, scheduler, workers) as executor, progress:
-            return tournament(
-                config, out, overwrite=overwrite, threads=threads, batch=batch_games, on_progress=progress.update, executor=executor
-            )
+    console.print(table)
+    console.print("Ratings: points per game relative to the pool's mean, at the same table on the same cards (docs/league.md).")
+    differences = Table(title="Pairwise: rating differences, and head to head at the deals met")
+    for column in ("A", "B", "A - B", "95% CI", "deals met", "head to head"):
+        differences.add_column(column, justify="right")
+    for row in pairs:
+        head = "" if not row["deals_met"] else f"{row['head_to_head']:+.1f}"
+        differences.add_row(row["policy_a"], row["policy_b"], f"{row['difference']:+.1f}",
+                            f"{row['ci_low']:+.1f} .. {row['ci_high']:+.1f}", f"{row['deals_met']:,}", head)  # fmt: skip
+    console.print(differences)
+    print_sprt(result.record)
+    files = ", ".join(f"{name}/" for name in table_names(config["log_plays"]))
+    console.print(f"Data in {result.out}/ ({files}, ratings.parquet, pairs.parquet, ratings.png, head_to_head.png, summary.json, run.json)")
 
-    result = run_reporting_errors("tournament", out, run)
-    if not quiet:
-        print_tournament(result)
+
+LEAGUE_EPILOG = """Examples:
+
+  wizard-sim league --players 4 --policies heuristic,heuristic:aggression=1.2,heuristic:crowding=0.3,mc,random --games 20000 --seed 1 --out runs/league
+
+  wizard-sim league --policies mc:play_samples=20,mc,heuristic,random,--games 100000 --sprt 0,5 --out runs/mc20      (stop once the first is known to be 5 points per game better than the second, or at most 0)
+
+  wizard-sim league --policies rule_bot:RuleBot,greedy_bot:GreedyBot,heuristic,random --players 3 --games 5000 --out runs/bots      (your Python and numba bots)
+
+  wizard-sim league --out runs/league --resume      (finish an interrupted league)
+
+Every deal is played at one table of a balanced design (each policy in each seat equally often,
+every pair meeting nearly equally often), once per seat rotation. --games counts deals."""
+
+LEAGUE = RunCommand(
+    "league",
+    LeagueConfig,
+    "policies",
+    lambda rules, given: LeagueConfig.build(
+        rules, given["policies"], seed=given["seed"], deals=given["games"], chunk_deals=given["chunk-games"],
+        log_plays=bool(given["log-plays"]), sprt=sprt_of(given),
+    ),  # fmt: skip
+    league,
+    resume_league,
+    print_league,
+    "two or more policies, e.g. heuristic,heuristic:aggression=1.2,mc,random",
+)
+
+
+@app.command("league", epilog=LEAGUE_EPILOG, cls=OneLineErrors)
+def league_command(
+    out: OutOption,
+    policies: Annotated[
+        Optional[str],
+        typer.Option(help=f"Two or more policies, comma separated, each once: each {POLICY_FORMS}.", show_default=False),
+    ] = None,
+    games: DealsOption = None,
+    players: PlayersOption = None,
+    rounds: RoundsOption = None,
+    bidding: BiddingOption = None,
+    even_bids: EvenBidsOption = None,
+    first_dealer: FirstDealerOption = None,
+    seed: SeedOption = None,
+    threads: ThreadsOption = None,
+    batch_games: BatchOption = None,
+    chunk_games: DealChunkOption = None,
+    log_plays: LogPlaysOption = None,
+    sprt: SprtOption = None,
+    alpha: AlphaOption = None,
+    beta: BetaOption = None,
+    overwrite: OverwriteOption = False,
+    resume_run: ResumeOption = False,
+    quiet: QuietOption = False,
+    engine: EngineOption = "local",
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
+) -> None:
+    """Rate any number of policies on duplicate deals: ratings with 95% intervals, pairwise differences, head to head.
+
+    Written to ratings.parquet, pairs.parquet, ratings.png, head_to_head.png and summary.json
+    next to the tournament's data contract (plus a table_id column). With --sprt the run stops
+    as soon as the first two policies listed are told apart (docs/league.md)."""
+    given = {
+        "players": players, "games": games, "rounds": rounds, "policies": policies, "bidding": bidding,
+        "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
+        "log-plays": log_plays, "sprt": sprt, "alpha": alpha, "beta": beta,
+    }  # fmt: skip
+    run_command(LEAGUE, given, HowToRun(out, threads, batch_games, overwrite, resume_run, quiet, engine, scheduler, workers))
 
 
 app.command("report", cls=OneLineErrors)(report_command)
 app.command("verify", cls=OneLineErrors)(verify_command)
 app.command("play", cls=OneLineErrors)(play_command)
+app.command("serve", cls=OneLineErrors)(serve_command)

@@ -54,4 +54,4 @@ class GameProgress:
             return
         elapsed = now - self.start_time
         rate = f"{(done - self.start_done) / elapsed:,.0f} games/s" if elapsed > 0 else ""
-        self.progress.update(self.task, completed=done, rate=rate)
+        self.progress.update(self.task, completed=done, total=total, rate=rate)  # a stopped run ends early

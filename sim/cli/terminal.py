@@ -8,18 +8,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import numba.core.event
 import typer
 import typer.core
 from rich.console import Console
 
 from sim.cli.messages import phrase
-from sim.config.policies import REGISTRY
-
-# The forms a policy takes, in the help of every option that names policies.
-POLICY_FORMS = (
-    f"a built-in policy ({', '.join(REGISTRY)}; parameters as name:key=value) or module:Object, "
-    "a Python policy or a numba bot imported from the current directory or PYTHONPATH (README: External bots)"
-)
+from sim.config.policies import POLICY_FORMS  # noqa: F401  (the commands' option help imports it from here)
 
 console = Console()
 if not console.is_terminal:  # pipes and files: wide enough that tables do not wrap
@@ -123,3 +118,35 @@ class CommandLine(typer.Typer):
             if left or code == 130:
                 _exit_now(code)
             raise
+
+
+COMPILING = "wizard-sim: compiling kernels (first use, about 30 s; cached afterwards)"
+
+
+class CompileNotice(numba.core.event.Listener):
+    """Says once per process, on stderr, that the kernels are being compiled: numba compiles
+    them on their first use after installation (or an edit) and caches them, so a first
+    command is silent for about half a minute otherwise. Only a real compile is announced
+    (numba's "numba:compile" event fires on a cache miss, not when the cache is loaded). On a
+    terminal only: a script reading stderr sees the same lines with a cold cache or a warm one."""
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def on_start(self, event: numba.core.event.Event) -> None:
+        if not self.shown and sys.stderr.isatty():
+            self.shown = True
+            print(COMPILING, file=sys.stderr, flush=True)
+
+    def on_end(self, event: numba.core.event.Event) -> None:
+        pass
+
+
+_compile_notice: list[CompileNotice] = []
+
+
+def announce_compiling() -> None:
+    """Register the CompileNotice (once per process)."""
+    if not _compile_notice:
+        _compile_notice.append(CompileNotice())
+        numba.core.event.register("numba:compile", _compile_notice[0])

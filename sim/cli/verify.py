@@ -11,7 +11,7 @@ from sim.runs.verification import verify_run
 
 
 def verify_command(
-    out: Annotated[str, typer.Argument(help="A run directory written by simulate or tournament.")],
+    out: Annotated[str, typer.Argument(help="A run directory written by simulate, tournament or league.")],
 ) -> None:
     """Check a run directory: complete, incomplete (what is missing), damaged parts, foreign files.
 

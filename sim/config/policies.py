@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels.policies.dispatch import BUILT_IN
-from kernels.records import MAX_PARAMS
+from kernels.records import MAX_PARAMS, MAX_PLAYERS
 from sim.config.errors import ConfigError
 from sim.config.external import ExternalBot, external_ids, load_bot
 from sim.config.limits import MAX_BOT_PARAMETER, check_parameter
@@ -46,6 +46,11 @@ REGISTRY: dict[str, PolicyKind] = {
     )
     for policy_id, module in BUILT_IN
 }
+# The forms a policy takes, in the help of every option that names policies.
+POLICY_FORMS = (
+    f"a built-in policy ({', '.join(REGISTRY)}; parameters as name:key=value) or module:Object, "
+    "a Python policy or a numba bot imported from the current directory or PYTHONPATH (README: External bots)"
+)
 
 
 @dataclass(frozen=True)
@@ -204,9 +209,11 @@ def external_bots(policies: list[Policy]) -> list[ExternalBot]:
 
 
 def policy_arrays(policies: list[Policy]) -> tuple[np.ndarray, np.ndarray]:
-    """The (policy id per seat, parameter row per seat) pair the kernels take."""
-    ids = np.zeros(6, dtype=np.int64)
-    params = np.zeros((6, MAX_PARAMS), dtype=np.float64)
+    """The (policy id per seat, parameter row per seat) pair the kernels take; for a seating
+    per game (kernels.seating), the same per listed policy (at least MAX_PLAYERS rows)."""
+    rows = max(MAX_PLAYERS, len(policies))
+    ids = np.zeros(rows, dtype=np.int64)
+    params = np.zeros((rows, MAX_PARAMS), dtype=np.float64)
     bot_ids = external_ids(external_bots(policies))
     for seat, policy in enumerate(policies):
         # A Python policy's seat is seated with its fallback, which plays the decisions the

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import itertools
+import os
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Protocol
@@ -25,11 +28,14 @@ from sim.storage import (
     fingerprint,
     new_run_id,
     now,
+    part_name,
     versions,
 )
+from sim.storage.parts import PART_NAME, run_of_part
 from sim.storage.errors import CannotResume, PartsOfAnotherRun, RunError
 from sim.storage.parts import DIGEST_KEY
 from sim.runs.games import set_threads
+from sim.runs.python_seats import check_batch
 from sim.config.errors import BotError, ConfigError
 
 
@@ -176,7 +182,15 @@ class LocalExecutor:
                     on_chunk(*in_flight.popleft().result())
 
             try:
-                for index in indices:
+                todo = iter(indices)
+                while True:
+                    # Report the writes that have landed before asking for the next chunk, so
+                    # that a run with a stop test stops as soon as it can.
+                    while in_flight and in_flight[0].done():
+                        on_chunk(*in_flight.popleft().result())
+                    index = next(todo, None)
+                    if index is None:
+                        break
                     result = config.compute_chunk(*config.chunk_range(index), job.threads, job.batch)
                     settle(WRITERS - 1)
                     in_flight.append(writers.submit(write, index, result))
@@ -231,12 +245,12 @@ def check_out(out: str, overwrite: bool) -> None:
     RunDirectory(out, ()).check_new(overwrite)
 
 
-def start_run(config: ChunkedConfig, out: str, overwrite: bool, total: int, chunk: int) -> tuple[RunDirectory, dict]:
+def start_run(config: ChunkedConfig, out: str, overwrite: bool) -> tuple[RunDirectory, dict]:
     """Check the output directory of a new run, take its lock and write its first run.json
     (replacing a previous run's files only after that). The caller releases the lock."""
     directory = RunDirectory(out, config.tables)
     directory.check_new(overwrite)
-    record = new_record(config.command, config.to_dict(), total, chunk, versions())
+    record = new_record(config.command, config.to_dict(), *config.size, versions())
     directory.acquire()
     try:
         directory.begin(record, overwrite)
@@ -307,6 +321,21 @@ def reopen_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, RunD
     return config, directory, record
 
 
+def run_options(
+    executor: Executor | None,
+    threads: int | None,
+    batch: int | None,
+    on_progress: ProgressCallback | None,
+    config: ChunkedConfig | None = None,
+) -> RunOptions:
+    """The options of a run once checked, before anything is written: the executor (default:
+    a LocalExecutor) accepts the thread count and, when it runs chunks in other processes,
+    `config`'s policies; `batch` is in range."""
+    executor = checked_executor(executor, threads, config)
+    check_batch(batch)
+    return RunOptions(executor, threads, batch, on_progress)
+
+
 @dataclass(frozen=True)
 class RunOptions:
     """How a run's chunks are computed, none of which changes the data: on `executor`, with
@@ -319,27 +348,100 @@ class RunOptions:
     on_progress: ProgressCallback | None = None
 
 
-def execute(config: ChunkedConfig, directory: RunDirectory, record: dict, options: RunOptions) -> int:
+class StopTest(Protocol):
+    """A rule that may end a run before its last chunk (sim.runs.sprt.SequentialTest): fed
+    each chunk's statistics in chunk order, it says after each whether the run stops there."""
+
+    def add(self, stats: dict) -> bool: ...
+
+    def record(self) -> dict:
+        """Its state, recorded in run.json under "sprt"."""
+
+
+@dataclass
+class RunResult:
+    """What a run did in this session: its directory and record (with every complete chunk's
+    statistics), the units (games, or deals) and games it computed, and how long it took."""
+
+    out: str
+    record: dict
+    units_computed: int
+    games_computed: int
+    seconds: float
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games_computed / self.seconds if self.seconds > 0 else float("nan")
+
+
+def run_to_end(
+    config: ChunkedConfig,
+    directory: RunDirectory,
+    record: dict,
+    options: RunOptions,
+    *,
+    games_per_unit: int = 1,
+    test: StopTest | None = None,
+    finish: Callable[[RunDirectory, dict], None] | None = None,
+) -> tuple[str, dict, int, int, float]:
+    """execute the run, then finish(directory, record) (its summaries), the lock released at
+    the end: the fields of its RunResult. A run's units are games or deals of `games_per_unit`
+    games; its progress callback hears of games."""
+    on_progress = options.on_progress
+    if on_progress is not None and games_per_unit != 1:
+        options = replace(options, on_progress=lambda done, total: on_progress(done * games_per_unit, total * games_per_unit))
+    start = time.perf_counter()
+    try:
+        units = execute(config, directory, record, options, test)
+        if finish is not None:
+            finish(directory, record)
+    finally:
+        directory.release()
+    return str(directory.path), record, units, units * games_per_unit, time.perf_counter() - start
+
+
+def execute(
+    config: ChunkedConfig, directory: RunDirectory, record: dict, options: RunOptions, test: StopTest | None = None
+) -> int:
     """Run every chunk of the run `config` that is not complete, appending each to the
     journal as it lands. Returns the number of games (units) computed. The caller holds the
-    lock."""
+    lock.
+
+    With a stop `test`, the chunks are journaled and fed to it in chunk order (a chunk that
+    lands early waits in memory; one lost then is unlisted, and recomputed by --resume), and
+    the run ends after the first chunk where it decides: no chunk after that is started, and
+    those already computed are removed, so the data are the same on every executor."""
     on_progress = options.on_progress
     games_total, per_chunk = record["chunks"]["total"], record["chunks"]["games"]
     size = lambda index: min(per_chunk, games_total - index * per_chunk)  # noqa: E731
-    todo = pending_chunks(record)
-    games_done = sum(size(int(index)) for index in record["chunks"]["complete"])
+    complete = record["chunks"]["complete"]
+    games_done = sum(size(int(index)) for index in complete)
     computed = 0
+    sequence = ChunkSequence(test, complete)
+    todo = itertools.takewhile(lambda _: not sequence.stopped, pending_chunks(record))
+    if test is not None:
+        record["sprt"] = test.record()
+        directory.save(record)
     if on_progress:
         on_progress(games_done, games_total)
 
-    def on_chunk(index: int, report: dict) -> None:
+    def journal(index: int, report: dict) -> None:
         nonlocal games_done, computed
         directory.append_chunk({"run": record["run_id"], "chunk": index, **report})
-        record["chunks"]["complete"][str(index)] = report["stats"]
+        complete[str(index)] = report["stats"]
         games_done += size(index)
         computed += size(index)
         if on_progress:
             on_progress(games_done, games_total)
+
+    def on_chunk(index: int, report: dict) -> None:
+        if test is None:
+            journal(index, report)
+            return
+        for ready, ready_report in sequence.landed(index, report):
+            journal(ready, ready_report)
+        for beyond in sequence.beyond_stop():
+            remove_parts(directory, record, beyond)
 
     job = ChunkJob(type(config), record["config"], str(directory.path.absolute()), options.threads, options.batch, config)
     try:
@@ -356,7 +458,86 @@ def execute(config: ChunkedConfig, directory: RunDirectory, record: dict, option
         if not discarded:
             error.chunks_saved = len(record["chunks"]["complete"])
         raise
+    if sequence.stopped:
+        # Chunks computed ahead of the decision (or before a kill, unlisted): not the run's data.
+        for index in parts_from(directory, sequence.frontier):
+            remove_parts(directory, record, index)
+        if on_progress:
+            on_progress(games_done, games_done)  # the run is complete where it stopped
     directory.remove_stray_temporaries()  # of tasks that died (or were duplicated) mid-write
+    if test is not None:
+        record["sprt"] = test.record()
     record["finished"] = now()
     directory.save(record)
     return computed
+
+
+class ChunkSequence:
+    """The order in which a run with a stop test journals its chunks: the chunks complete
+    before this session are fed to the test first (up to the first gap), then each chunk as
+    the ones before it are journaled, until the test decides."""
+
+    def __init__(self, test: StopTest | None, complete: dict) -> None:
+        self.test = test
+        self.complete = complete
+        self.frontier = 0  # the first chunk not yet fed to the test
+        self.stopped = False
+        self.waiting: dict[int, dict] = {}  # chunks landed before the frontier reached them
+        self.dropped: list[int] = []
+        if test is not None:
+            self._advance()
+
+    def _advance(self) -> list[tuple[int, dict]]:
+        """Feed the test every chunk at the frontier that is there; the ones to journal."""
+        ready = []
+        while not self.stopped:
+            if str(self.frontier) in self.complete:
+                stats = self.complete[str(self.frontier)]
+            elif self.frontier in self.waiting:
+                report = self.waiting.pop(self.frontier)
+                ready.append((self.frontier, report))
+                stats = report["stats"]
+            else:
+                break
+            self.frontier += 1
+            self.stopped = self.test.add(stats)
+        if self.stopped:
+            self.dropped.extend(self.waiting)
+            self.waiting.clear()
+        return ready
+
+    def landed(self, index: int, report: dict) -> list[tuple[int, dict]]:
+        """Chunk `index` was written: the chunks now to journal, in order."""
+        if self.stopped:
+            self.dropped.append(index)
+            return []
+        self.waiting[index] = report
+        return self._advance()
+
+    def beyond_stop(self) -> list[int]:
+        """Chunks written after the one where the test decided (their parts are removed)."""
+        dropped, self.dropped = self.dropped, []
+        return dropped
+
+
+def parts_from(directory: RunDirectory, first: int) -> list[int]:
+    """The chunks from `first` on that have a part file in any table of the run."""
+    found = set()
+    for table in directory.tables:
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(directory.path / table):
+                match = PART_NAME.fullmatch(entry.name)
+                # Only the exact name of a chunk's part is one (part-000001.parquet is not chunk 1's).
+                if match and entry.name == part_name(int(match.group(1))) and int(match.group(1)) >= first:
+                    found.add(int(match.group(1)))
+    return sorted(found)
+
+
+def remove_parts(directory: RunDirectory, record: dict, index: int) -> None:
+    """Remove the parts of chunk `index` of the run `record` (written by it: they carry its
+    fingerprint), e.g. of chunks computed after its stop test decided."""
+    for table in directory.tables:
+        path = directory.path / table / part_name(index)
+        with contextlib.suppress(OSError):
+            if path.is_file() and not path.is_symlink() and run_of_part(path) == record["fingerprint"].encode():
+                path.unlink()

@@ -12,7 +12,9 @@ from numba.core.errors import NumbaError
 
 from kernels import records
 from kernels.cards import N_CARDS
-from kernels.batch import NO_FAILURE, new_workspace, play_games, replay_game
+from kernels.batch import new_workspace, play_games, play_seated_games, replay_game
+from kernels.blocks import NO_FAILURE
+from kernels.results import GameResults
 from kernels.round_state import IllegalAction, current_seat, legal_actions
 from kernels.rules import draw_first_dealer as _draw_first_dealer
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards
@@ -23,7 +25,7 @@ from sim.config.policies import Policy, external_bots, parse_policies, policy_ar
 from sim.config.python_policy import DECISION_NAMES
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
-from sim.runs.python_seats import check_batch, play_with_bots, seating_rows
+from sim.runs.python_seats import SeatedGames, check_batch, play_with_bots, seating_rows
 
 
 @dataclass
@@ -44,17 +46,23 @@ class GameBatch:
     games: np.ndarray
     plays: np.ndarray
     seating: np.ndarray
-    deal_ids: np.ndarray | None = None
-    rotations: np.ndarray | None = None
+    deal_ids: np.ndarray | None = None  # a tournament's or league's: the deal of each game
+    rotations: np.ndarray | None = None  # its seat rotation (-1 without duplicates)
+    table_ids: np.ndarray | None = None  # a league's: the table of its design
+
+
+def check_threads(threads: int | None) -> int:
+    """`threads` kernel threads, checked (None: all cores)."""
+    if threads is None:
+        return numba.config.NUMBA_NUM_THREADS
+    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise ConfigError(f"threads must be 1..{numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    return threads
 
 
 def set_threads(threads: int | None) -> None:
     """Use `threads` kernel threads (default: all cores); results do not depend on it."""
-    if threads is None:
-        threads = numba.config.NUMBA_NUM_THREADS
-    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-        raise ConfigError(f"threads must be 1..{numba.config.NUMBA_NUM_THREADS}, got {threads}")
-    numba.set_num_threads(threads)
+    numba.set_num_threads(check_threads(threads))
 
 
 def call_kernel(kernel, policies: list[Policy], *arguments, chunksize: int = 1):
@@ -193,31 +201,76 @@ def in_slices(total: int, first_size: int, run_slice: Callable[[int, int], None]
         size = int(max(1, SLICE_SECONDS / max(per_item, 1e-9)))
 
 
-def play_in_slices(policies: list[Policy], seed: int, game_ids: np.ndarray, rules: Rules, results: tuple) -> None:
-    """play_games in slices (in_slices). The games do not depend on the split (each is a pure
-    function of its seed and id); a slice's results are views into `results`. A policy that
-    fails stops the run with a GameFailure naming the first game (in the order of game_ids) it
-    failed in, whatever the thread count."""
+def play_in_slices(
+    policies: list[Policy],
+    seed: int,
+    game_ids: np.ndarray,
+    rules: Rules,
+    results: GameResults,
+    seatings: np.ndarray | None = None,
+    place: Callable[[int], str] | None = None,
+) -> None:
+    """play_games in slices (in_slices), or with `seatings` play_seated_games: row i then plays
+    game_ids[i] with the listed policy seatings[i, s] at seat s (`policies` are the listed
+    ones). The games do not depend on the split (each is a pure function of its seed, id and
+    seating); a slice's results are views into `results`. A policy that fails stops the run
+    with a GameFailure naming the first game (in row order) it failed in, whatever the thread
+    count; `place(row)` names that row's game instead (a tournament's game and deal)."""
     rules_record, sizes, arrays = rules.to_record(), rules.round_sizes_array(), policy_arrays(policies)
 
     def play(start: int, stop: int) -> None:
-        failed = call_kernel(play_games, policies, seed, game_ids[start:stop], rules_record, sizes, arrays,
-                             tuple(result[start:stop] for result in results))  # fmt: skip
-        if failed != NO_FAILURE:
-            # The first failing game: every earlier slice, and every earlier block, played through.
-            raise replay_failure(policies, seed, int(game_ids[start + failed]), rules)
+        rows = GameResults(*(result[start:stop] for result in results))
+        if seatings is None:
+            failed = call_kernel(play_games, policies, seed, game_ids[start:stop], rules_record, sizes, arrays, rows)
+        else:
+            failed = call_kernel(play_seated_games, policies, seed, game_ids[start:stop], seatings[start:stop],
+                                 rules_record, sizes, arrays, rows)  # fmt: skip
+        if failed == NO_FAILURE:
+            return
+        # The first failing game: every earlier slice, and every earlier block, played through.
+        row = start + failed
+        seated = policies if seatings is None else [policies[index] for index in seatings[row]]
+        failure = replay_failure(seated, seed, int(game_ids[row]), rules)
+        if place is None:
+            raise failure
+        raise BotError(failure.at(place(row))) from None
 
     in_slices(game_ids.shape[0], max(1, numba.get_num_threads()) * FIRST_SLICE_BLOCKS, play)
 
 
-def empty_results(rules: Rules, games: int, log_plays: bool) -> tuple[np.ndarray, ...]:
+def play_rows(
+    rules: Rules,
+    listed: list[Policy],
+    seed: int,
+    games: SeatedGames,
+    results: GameResults,
+    place: Callable[[int], str],
+    threads: int | None = None,
+    batch: int | None = None,
+) -> None:
+    """Play every row of `games` (seatings: indices into `listed`) into `results` (the records
+    play_games fills, by row), in one batch whatever the seatings: in
+    the kernels, or with Python seats by the Python-seat driver (each bot asked for all its
+    rows at once, and seeing each game by its id in the data). `place(row)` names a row's
+    game in a failure message."""
+    game_ids, seen_ids = games.game_ids, games.seen_ids
+    seatings = np.ascontiguousarray(games.seatings, dtype=np.int64)
+    set_threads(threads)
+    if python_seats(listed):
+        check_batch(batch)
+        play_with_bots(rules, listed, seed, SeatedGames(game_ids, seatings, seen_ids), results, call_kernel, batch)
+    else:
+        play_in_slices(listed, seed, game_ids, rules, results, seatings, place)
+
+
+def empty_results(rules: Rules, games: int, log_plays: bool) -> GameResults:
     """The zeroed round, seat, game and play records that play_games fills for `games` games."""
     n_rounds = len(rules.round_sizes)
-    return (
-        np.zeros((games, n_rounds), dtype=records.ROUND_RESULT_DTYPE),
-        np.zeros((games, n_rounds, rules.players), dtype=records.SEAT_RESULT_DTYPE),
-        np.zeros((games, rules.players), dtype=records.GAME_RESULT_DTYPE),
-        np.zeros((games, rules.plays_per_game() if log_plays else 0), dtype=records.PLAY_DTYPE),
+    return GameResults(
+        rounds=np.zeros((games, n_rounds), dtype=records.ROUND_RESULT_DTYPE),
+        seats=np.zeros((games, n_rounds, rules.players), dtype=records.SEAT_RESULT_DTYPE),
+        games=np.zeros((games, rules.players), dtype=records.GAME_RESULT_DTYPE),
+        plays=np.zeros((games, rules.plays_per_game() if log_plays else 0), dtype=records.PLAY_DTYPE),
     )
 
 
@@ -262,7 +315,7 @@ def run_games(
     results = empty_results(rules, n_games, log_plays)
     seating = seating_rows(rules.players, n_games)
     if python_seats(policies):
-        play_with_bots(rules, policies, seed, (game_ids, seating, game_ids), results, call_kernel, batch)
+        play_with_bots(rules, policies, seed, SeatedGames(game_ids, seating, game_ids), results, call_kernel, batch)
     else:
         play_in_slices(policies, seed, game_ids, rules, results)
     return GameBatch(rules, policies, seed, game_ids, *results, seating)

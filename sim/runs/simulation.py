@@ -1,7 +1,6 @@
 """`simulate`: many games to a Parquet dataset, streamed in chunks, atomic and resumable."""
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -17,16 +16,17 @@ from sim.runs.executors import (
     FinishedChunk,
     ProgressCallback,
     RunOptions,
-    checked_executor,
-    execute,
+    RunResult,
     reopen_run,
+    run_options,
+    run_to_end,
     start_run,
 )
 from sim.runs.games import GameBatch, run_games
-from sim.runs.python_seats import check_batch
+from sim.runs.run_config import RecordedConfig
 from sim.runs.statistics import policy_figures
-from sim.runs.tables import batch_tables, table_names
-from sim.storage import RunDirectory, chunk_range, chunk_ranges
+from sim.runs.tables import batch_tables
+from sim.storage import RunDirectory
 
 CHUNK_BYTES = 128 * 2**20  # memory per chunk in flight (two at most); bounds peak memory
 BYTES_PER_ROUND_ROW = 50  # kernel record, Arrow columns and conversion temporaries
@@ -66,10 +66,11 @@ def check_run_size(rules: Rules, log_plays: bool, games: object, chunk: object, 
 
 
 @dataclass(frozen=True)
-class SimulationConfig:
+class SimulationConfig(RecordedConfig):
     """Everything that defines a simulate run's data: the dataset is a pure function of it."""
 
     command: ClassVar[str] = "simulate"
+    size_fields: ClassVar[tuple[str, str]] = ("games", "chunk_games")
     rules: Rules
     policies: tuple[Policy, ...]
     seed: int
@@ -93,41 +94,6 @@ class SimulationConfig:
         games, chunk_games = check_run_size(rules, log_plays, games, chunk_games)
         seed = draw_seed() if seed is None else check_seed(seed)
         return cls(rules, tuple(parse_policies(policies, rules.players)), seed, games, chunk_games, log_plays)
-
-    def to_dict(self) -> dict:
-        return {
-            "rules": self.rules.to_dict(),
-            "policies": [policy.label for policy in self.policies],
-            "seed": self.seed,
-            "games": self.games,
-            "chunk_games": self.chunk_games,
-            "log_plays": self.log_plays,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "SimulationConfig":
-        return cls.build(
-            Rules.from_dict(data["rules"]),
-            list(data["policies"]),
-            seed=data["seed"],
-            games=data["games"],
-            chunk_games=data["chunk_games"],
-            log_plays=data["log_plays"],
-        )
-
-    @property
-    def tables(self) -> tuple[str, ...]:
-        return table_names(self.log_plays)
-
-    def chunk_ranges(self) -> list[tuple[int, int]]:
-        return chunk_ranges(self.games, self.chunk_games)
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self.games, self.chunk_games
-
-    def chunk_range(self, index: int) -> tuple[int, int]:
-        return chunk_range(self.games, self.chunk_games, index)
 
     def compute_chunk(self, first: int, games: int, threads: int | None = None, batch: int | None = None) -> GameBatch:
         return run_games(
@@ -182,28 +148,14 @@ def summarize_simulation(record: dict) -> list[dict]:
 
 
 @dataclass
-class SimulationResult:
-    out: str
-    record: dict
-    games_computed: int
-    seconds: float
-
-    @property
-    def games_per_second(self) -> float:
-        return self.games_computed / self.seconds if self.seconds > 0 else float("nan")
-
+class SimulationResult(RunResult):
     @property
     def summary(self) -> list[dict]:
         return summarize_simulation(self.record)
 
 
 def _run(config: SimulationConfig, directory: RunDirectory, record: dict, options: RunOptions) -> SimulationResult:
-    start = time.perf_counter()
-    try:
-        computed = execute(config, directory, record, options)
-    finally:
-        directory.release()
-    return SimulationResult(str(directory.path), record, computed, time.perf_counter() - start)
+    return SimulationResult(*run_to_end(config, directory, record, options))
 
 
 def simulate(
@@ -219,10 +171,8 @@ def simulate(
     """Run `config` into the directory `out` (refused when it is not empty, unless overwrite)
     on `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk,
     `batch` games in play at once with Python policies (neither changes the data)."""
-    executor = checked_executor(executor, threads, config)
-    check_batch(batch)
-    directory, record = start_run(config, out, overwrite, config.games, config.chunk_games)
-    return _run(config, directory, record, RunOptions(executor, threads, batch, on_progress))
+    options = run_options(executor, threads, batch, on_progress, config)
+    return _run(config, *start_run(config, out, overwrite), options)
 
 
 def resume(
@@ -234,7 +184,5 @@ def resume(
     executor: Executor | None = None,
 ) -> SimulationResult:
     """Finish the interrupted run in `out` (on any executor); the result equals an uninterrupted run."""
-    executor = checked_executor(executor, threads)
-    check_batch(batch)
-    config, directory, record = reopen_run(SimulationConfig, out)
-    return _run(config, directory, record, RunOptions(executor, threads, batch, on_progress))
+    options = run_options(executor, threads, batch, on_progress)
+    return _run(*reopen_run(SimulationConfig, out), options)

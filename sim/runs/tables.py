@@ -48,11 +48,12 @@ PLAYS_SCHEMA = pa.schema(
 
 
 TOURNAMENT_FIELDS = [("deal_id", pa.int64()), ("rotation", pa.int8())]
+LEAGUE_FIELDS = [*TOURNAMENT_FIELDS, ("table_id", pa.int32())]
 
 
-def with_tournament_fields(schema: pa.Schema) -> pa.Schema:
-    """The schema plus deal_id and rotation after game_id (tournament datasets)."""
-    for offset, (name, type_) in enumerate(TOURNAMENT_FIELDS):
+def with_deal_fields(schema: pa.Schema, fields: list = TOURNAMENT_FIELDS) -> pa.Schema:
+    """The schema plus deal_id and rotation (and a league's table_id) after game_id."""
+    for offset, (name, type_) in enumerate(fields):
         schema = schema.insert(1 + offset, pa.field(name, type_))
     return schema
 
@@ -85,11 +86,13 @@ def _policy_column(batch: GameBatch, rows_per_seat_game: int) -> pa.DictionaryAr
 
 def _table(columns: dict, schema: pa.Schema, batch: GameBatch, rows_per_game: int) -> pa.Table:
     if batch.deal_ids is not None:
-        schema = with_tournament_fields(schema)
+        league = batch.table_ids is not None
+        schema = with_deal_fields(schema, LEAGUE_FIELDS if league else TOURNAMENT_FIELDS)
         columns = {
             "game_id": columns.pop("game_id"),
             "deal_id": np.repeat(batch.deal_ids, rows_per_game),
             "rotation": np.repeat(batch.rotations, rows_per_game),
+            **({"table_id": np.repeat(batch.table_ids, rows_per_game)} if league else {}),
             **columns,
         }
     return pa.Table.from_pydict(columns, schema=schema)

@@ -11,41 +11,45 @@ Rows: game_id = deal_id * N + rotation (duplicate) or deal_id (no duplicate, rot
 Statistics, per deal d and policy P: x[d, P] = mean final score of P's seats in the games of
 deal d. Deals are independent, so the mean over deals of x[., P] and of the paired
 differences x[., A] - x[., B] have normal 95% intervals from their sums and sums of squares,
-which add up chunk by chunk (kept in run.json, so a resumed run reports the same figures).
+which add up chunk by chunk (kept in the chunk journal, so a resumed run reports the same
+figures). With --sprt the run stops after the first chunk where the SPRT on the first two
+listed policies' difference decides (sim.runs.sprt).
 """
 from __future__ import annotations
 
 import itertools
-import time
-from dataclasses import dataclass, replace
+import math
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 import pyarrow as pa
 
 from kernels.seating import random_seatings
-from sim.config.errors import BotError, ConfigError
-from sim.config.policies import Policy, parse_policies, python_seats, split_policy_list
+from sim.config.errors import ConfigError
+from sim.config.policies import Policy, parse_policies, split_policy_list
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
+from sim.runs.deals import DealRows, duplicate_rows, label_seats, play_deal_rows, seat_figures, single_rows
 from sim.runs.executors import (
     Executor,
     FinishedChunk,
     ProgressCallback,
     RunOptions,
-    checked_executor,
-    execute,
+    RunResult,
     reopen_run,
+    run_options,
+    run_to_end,
     start_run,
 )
-from sim.runs.games import GameBatch, GameFailure, call_kernel, empty_results, run_games, set_threads
-from sim.runs.python_seats import check_batch, play_with_bots
+from sim.runs.games import GameBatch
+from sim.runs.run_config import RecordedConfig
 from sim.runs.simulation import check_run_size
+from sim.runs.sprt import LOOK_DEALS, SequentialTest, Sprt
 from sim.runs.statistics import normal_interval, policy_figures
-from sim.runs.tables import batch_tables, table_names
-from sim.storage import RunDirectory, RunError, chunk_range, chunk_ranges, config_metadata, write_json, write_parquet
+from sim.runs.tables import batch_tables
+from sim.storage import RunDirectory, RunError, config_metadata, write_json, write_parquet
 
-NO_ROTATION = -1
 # summary.parquet: one row per policy (table "policies") and one per pair of policies (table
 # "pairs"), each with nulls in the columns of the other kind.
 SUMMARY_SCHEMA = pa.schema(
@@ -72,10 +76,11 @@ SUMMARY_SCHEMA = pa.schema(
 
 
 @dataclass(frozen=True)
-class TournamentConfig:
+class TournamentConfig(RecordedConfig):
     """A tournament's data is a pure function of this."""
 
     command: ClassVar[str] = "tournament"
+    size_fields: ClassVar[tuple[str, str]] = ("deals", "chunk_deals")
     rules: Rules
     policies: tuple[Policy, ...]  # the listed policies; seat s of rotation k plays (s + k) mod N
     seed: int
@@ -83,6 +88,7 @@ class TournamentConfig:
     chunk_deals: int
     duplicate: bool = True
     log_plays: bool = False
+    sprt: Sprt | None = None  # stop when the first listed policy's edge over the second is known
 
     @classmethod
     def build(
@@ -95,6 +101,7 @@ class TournamentConfig:
         chunk_deals: int | None = None,
         duplicate: bool = True,
         log_plays: bool = False,
+        sprt: Sprt | tuple | dict | None = None,
     ) -> "TournamentConfig":
         names = split_policy_list(policies) if isinstance(policies, str) else list(policies)
         if len(names) != rules.players:
@@ -102,13 +109,16 @@ class TournamentConfig:
         for name, flag in (("duplicate", duplicate), ("log_plays", log_plays)):
             if not isinstance(flag, bool):
                 raise ConfigError(f"{name} must be true or false, got {flag!r}")
+        sprt = Sprt.of(sprt)
         rotations = rules.players if duplicate else 1
+        if sprt is not None and chunk_deals is None:
+            chunk_deals = LOOK_DEALS  # the test looks after every chunk
         deals, chunk_deals = check_run_size(rules, log_plays, deals, chunk_deals, rotations)
         seed = draw_seed() if seed is None else check_seed(seed)
         parsed = tuple(parse_policies(names, rules.players))
         if len({policy.label for policy in parsed}) < 2:
             raise ConfigError("a tournament needs at least two different policies")
-        return cls(rules, parsed, seed, deals, chunk_deals, duplicate, log_plays)
+        return cls(rules, parsed, seed, deals, chunk_deals, duplicate, log_plays, sprt)
 
     @property
     def rotations(self) -> int:
@@ -119,20 +129,6 @@ class TournamentConfig:
         """Distinct policy labels, in listing order."""
         return list(dict.fromkeys(policy.label for policy in self.policies))
 
-    @property
-    def tables(self) -> tuple[str, ...]:
-        return table_names(self.log_plays)
-
-    def chunk_ranges(self) -> list[tuple[int, int]]:
-        return chunk_ranges(self.deals, self.chunk_deals)
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self.deals, self.chunk_deals
-
-    def chunk_range(self, index: int) -> tuple[int, int]:
-        return chunk_range(self.deals, self.chunk_deals, index)
-
     def compute_chunk(
         self, first_deal: int, deals: int, threads: int | None = None, batch: int | None = None
     ) -> GameBatch:
@@ -141,112 +137,33 @@ class TournamentConfig:
     def finish_chunk(self, batch: GameBatch) -> FinishedChunk:
         return FinishedChunk(batch_tables(batch, self.log_plays), chunk_stats(self, batch))
 
-    def to_dict(self) -> dict:
-        return {
-            "rules": self.rules.to_dict(),
-            "policies": [policy.label for policy in self.policies],
-            "seed": self.seed,
-            "deals": self.deals,
-            "chunk_deals": self.chunk_deals,
-            "duplicate": self.duplicate,
-            "log_plays": self.log_plays,
-        }
 
-    @classmethod
-    def from_dict(cls, data: dict) -> "TournamentConfig":
-        return cls.build(
-            Rules.from_dict(data["rules"]),
-            list(data["policies"]),
-            seed=data["seed"],
-            deals=data["deals"],
-            chunk_deals=data["chunk_deals"],
-            duplicate=data["duplicate"],
-            log_plays=data["log_plays"],
-        )
-
-
-def seatings_of(config: TournamentConfig, deal_ids: np.ndarray) -> np.ndarray:
-    """[games, seats] index of the listed policy at each seat, games in row order."""
+def deal_rows(config: TournamentConfig, deal_ids: np.ndarray) -> DealRows:
+    """The games of deals `deal_ids`: every rotation of the listed order, or (without
+    duplicates) one game per deal with a uniformly random seating."""
     n = config.rules.players
     if config.duplicate:
-        rotation = np.arange(n)[:, None]
-        per_rotation = (np.arange(n)[None, :] + rotation) % n  # [rotation, seat]
-        return np.tile(per_rotation, (deal_ids.shape[0], 1))
+        return duplicate_rows(deal_ids, np.broadcast_to(np.arange(n), (deal_ids.shape[0], n)))
     seatings = np.zeros((deal_ids.shape[0], n), dtype=np.int64)
     random_seatings(config.seed, deal_ids, seatings)
-    return seatings
+    return single_rows(deal_ids, seatings)
 
 
 def play_chunk(
     config: TournamentConfig, first_deal: int, deals: int, threads: int | None = None, batch: int | None = None
 ) -> GameBatch:
-    """Every game of deals first_deal.. first_deal+deals-1, rows ordered (deal, rotation);
-    `batch`: games in play at once when Python policies play (never changes the data)."""
-    deal_ids = np.arange(first_deal, first_deal + deals, dtype=np.int64)
-    rotations = config.rotations
-    deal_of_row = np.repeat(deal_ids, rotations)
-    seating = seatings_of(config, deal_ids)
-    if config.duplicate:
-        game_ids = deal_of_row * rotations + np.tile(np.arange(rotations), deals)
-        rotation_column = np.tile(np.arange(rotations, dtype=np.int8), deals)
-    else:
-        game_ids = deal_of_row
-        rotation_column = np.full(deals, NO_ROTATION, dtype=np.int8)
-    results = empty_results(config.rules, deals * rotations, config.log_plays)
-    listed = list(config.policies)
-    if python_seats(listed):
-        # Every row in one pool, whatever its seating: each bot is asked for all its rows at
-        # once, and sees each game by its game_id.
-        check_batch(batch)
-        set_threads(threads)
-        play_with_bots(config.rules, listed, config.seed, (deal_of_row, seating, game_ids), results, call_kernel, batch)
-    else:
-        play_seatings(config, deal_of_row, seating, results, threads)
-    return GameBatch(config.rules, listed, config.seed, game_ids, *results, seating, deal_of_row, rotation_column)
-
-
-def play_seatings(
-    config: TournamentConfig, deal_of_row: np.ndarray, seating: np.ndarray, results: tuple, threads: int | None
-) -> None:
-    """Built-in policies only: one kernel batch per distinct seating. Rotation k is rows k::N;
-    random seatings are grouped (at most N! groups). The deals depend only on the deal id, so
-    each game is the same whichever batch plays it."""
-    rotations = config.rotations
-    if config.duplicate:
-        groups = [(seating[k], slice(k, None, rotations)) for k in range(rotations)]
-    else:
-        unique_seatings, group_of_row = np.unique(seating, axis=0, return_inverse=True)
-        groups = [(order, np.flatnonzero(group_of_row.ravel() == g)) for g, order in enumerate(unique_seatings)]
-    for group, (order, rows) in enumerate(groups):
-        try:
-            batch = run_games(
-                config.rules,
-                [config.policies[index] for index in order],
-                seed=config.seed,
-                game_ids=deal_of_row[rows],
-                log_plays=config.log_plays,
-                threads=threads,
-            )
-        except GameFailure as failure:  # its game is the deal: name the tournament's game too
-            deal = failure.game
-            place = f"game {deal * rotations + group} (deal {deal})" if config.duplicate else f"game {deal}"
-            raise BotError(failure.at(place)) from None
-        for target, source in zip(results, (batch.rounds, batch.seats, batch.games, batch.plays)):
-            target[rows] = source
+    """Every game of deals first_deal.. first_deal+deals-1, rows ordered (deal, rotation), in
+    one batch whatever their seatings; `batch`: games in play at once when Python policies
+    play (never changes the data)."""
+    rows = deal_rows(config, np.arange(first_deal, first_deal + deals, dtype=np.int64))
+    return play_deal_rows(config.rules, list(config.policies), config.seed, rows, config.log_plays, threads, batch)
 
 
 # -- statistics -------------------------------------------------------------------------------
-def seat_labels_of(config: TournamentConfig, batch: GameBatch) -> np.ndarray:
-    """[games, seats] index into config.labels of the policy at each seat."""
-    labels = config.labels
-    label_of_policy = np.array([labels.index(policy.label) for policy in config.policies])
-    return label_of_policy[batch.seating]
-
-
 def per_deal_scores(config: TournamentConfig, batch: GameBatch) -> np.ndarray:
     """x[d, P]: mean final score of label P's seats in all games of deal d (rows of a chunk
     are ordered deal, rotation)."""
-    seat_labels = seat_labels_of(config, batch)
+    seat_labels = label_seats(list(config.policies), config.labels, batch)
     deals = batch.games.shape[0] // config.rotations
     totals = batch.games["total"].astype(np.float64)
     deal_row = np.repeat(np.arange(deals), config.rotations)
@@ -262,30 +179,53 @@ def per_deal_scores(config: TournamentConfig, batch: GameBatch) -> np.ndarray:
 def chunk_stats(config: TournamentConfig, batch: GameBatch) -> dict:
     """Additive sums for the summary: per label, and per ordered pair of labels."""
     labels = config.labels
-    seat_labels = seat_labels_of(config, batch)
     x = per_deal_scores(config, batch)
-    winners = batch.games["winner"]
-    win_share = winners / winners.sum(axis=1, keepdims=True)
-    bids = batch.seats["bid"].astype(np.int16)
-    errors = np.abs(bids - batch.seats["tricks"])  # [games, rounds, seats]
+    figures = seat_figures(label_seats(list(config.policies), labels, batch), labels, batch)
     stats: dict = {"deals": x.shape[0], "labels": {}, "pairs": {}}
     for label_index, label in enumerate(labels):
-        seated = seat_labels == label_index
-        seat_errors = errors.transpose(0, 2, 1)[seated]  # [seat-games, rounds]
-        stats["labels"][label] = {
-            "seat_games": int(seated.sum()),
-            "win_share": float(win_share[seated].sum()),
-            "bids": int(seat_errors.size),
-            "exact_bids": int((seat_errors == 0).sum()),
-            "abs_error_sum": int(seat_errors.sum(dtype=np.int64)),
-        }
-    for label_index, label in enumerate(labels):
-        stats["labels"][label]["score_sum"] = float(x[:, label_index].sum())
-        stats["labels"][label]["score_sq_sum"] = float((x[:, label_index] ** 2).sum())
+        entry = figures[label]
+        del entry["total_sum"]  # the means are per deal (score_sum), as the journal always held them
+        entry["score_sum"] = float(x[:, label_index].sum())
+        entry["score_sq_sum"] = float((x[:, label_index] ** 2).sum())
+        stats["labels"][label] = entry
     for (a, label_a), (b, label_b) in itertools.permutations(enumerate(labels), 2):
         difference = x[:, a] - x[:, b]
         stats["pairs"][f"{label_a}\t{label_b}"] = [float(difference.sum()), float((difference**2).sum())]
     return stats
+
+
+class PairSums:
+    """The paired per-deal differences of a tournament's chunks, summed in chunk order (the
+    sums behind its SPRT)."""
+
+    def __init__(self) -> None:
+        self.deals = 0
+        self.sums: dict[str, list[float]] = {}
+
+    def add(self, stats: dict) -> None:
+        self.deals += stats["deals"]
+        for key, (total, squares) in stats["pairs"].items():
+            previous = self.sums.get(key, [0.0, 0.0])
+            self.sums[key] = [previous[0] + total, previous[1] + squares]
+
+    def difference(self, first: str, second: str) -> tuple[int, float, float]:
+        """(deals, mean paired difference, the variance of that mean)."""
+        n = self.deals
+        total, squares = self.sums.get(f"{first}\t{second}", [0.0, 0.0])
+        if n < 2:
+            return n, total / n if n else math.nan, math.nan
+        mean = total / n
+        return n, mean, max(squares - n * mean * mean, 0.0) / (n - 1) / n
+
+
+def sequential_test(config: dict) -> SequentialTest | None:
+    """The SPRT of a tournament (its configuration as in run.json): the first two distinct
+    policies listed, on their paired per-deal difference; None without --sprt."""
+    sprt = Sprt.of(config.get("sprt"))
+    if sprt is None:
+        return None
+    labels = list(dict.fromkeys(config["policies"]))
+    return SequentialTest(sprt, PairSums(), (labels[0], labels[1]))
 
 
 def summarize_tournament(record: dict) -> tuple[list[dict], list[dict]]:
@@ -346,16 +286,10 @@ def verdict(label_a: str, label_b: str, mean: float, low: float, high: float, si
 
 # -- running ----------------------------------------------------------------------------------
 @dataclass
-class TournamentResult:
-    out: str
-    record: dict
-    deals_computed: int
-    games_computed: int
-    seconds: float
-
+class TournamentResult(RunResult):
     @property
-    def games_per_second(self) -> float:
-        return self.games_computed / self.seconds if self.seconds > 0 else float("nan")
+    def deals_computed(self) -> int:
+        return self.units_computed
 
     @property
     def summary(self) -> tuple[list[dict], list[dict]]:
@@ -365,6 +299,8 @@ class TournamentResult:
 def write_summary(directory: RunDirectory, record: dict) -> None:
     policies, pairs = summarize_tournament(record)
     summary = {"config": record["config"], "policies": policies, "pairs": pairs}
+    if "sprt" in record["config"]:
+        summary["sprt"] = record["sprt"]
     try:
         write_json(directory.path / "summary.json", summary)
         rows = [{"table": "policies", **row} for row in policies] + [{"table": "pairs", **row} for row in pairs]
@@ -375,21 +311,9 @@ def write_summary(directory: RunDirectory, record: dict) -> None:
 
 
 def _run(config: TournamentConfig, directory: RunDirectory, record: dict, options: RunOptions) -> TournamentResult:
-    on_progress = options.on_progress
-
-    def games_progress(deals_done: int, deals_total: int) -> None:
-        # A run's chunks count deals; its callers count games, as its summary does.
-        on_progress(deals_done * config.rotations, deals_total * config.rotations)
-
-    start = time.perf_counter()
-    try:
-        progress = games_progress if on_progress else None
-        deals = execute(config, directory, record, replace(options, on_progress=progress))
-        write_summary(directory, record)
-    finally:
-        directory.release()
-    seconds = time.perf_counter() - start
-    return TournamentResult(str(directory.path), record, deals, deals * config.rotations, seconds)
+    test = sequential_test(record["config"])
+    return TournamentResult(*run_to_end(config, directory, record, options, games_per_unit=config.rotations, test=test,
+                                        finish=write_summary))  # fmt: skip
 
 
 def tournament(
@@ -406,10 +330,8 @@ def tournament(
     `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk,
     `batch` games in play at once with Python policies (neither changes the data).
     `on_progress` is called with games done and games in all."""
-    executor = checked_executor(executor, threads, config)
-    check_batch(batch)
-    directory, record = start_run(config, out, overwrite, config.deals, config.chunk_deals)
-    return _run(config, directory, record, RunOptions(executor, threads, batch, on_progress))
+    options = run_options(executor, threads, batch, on_progress, config)
+    return _run(config, *start_run(config, out, overwrite), options)
 
 
 def resume_tournament(
@@ -421,7 +343,5 @@ def resume_tournament(
     executor: Executor | None = None,
 ) -> TournamentResult:
     """Finish the interrupted tournament in `out`; the result equals an uninterrupted one."""
-    executor = checked_executor(executor, threads)
-    check_batch(batch)
-    config, directory, record = reopen_run(TournamentConfig, out)
-    return _run(config, directory, record, RunOptions(executor, threads, batch, on_progress))
+    options = run_options(executor, threads, batch, on_progress)
+    return _run(*reopen_run(TournamentConfig, out), options)

@@ -10,9 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sim.config.errors import ConfigError
+from sim.runs import league, tournament
 from sim.runs.tables import table_names
 from sim.storage import LEGACY_FORMAT, PartCheck, RunDirectory
 from sim.storage.directory import CLEARING_DIR
+
+# The stop test (--sprt) of each command that has one, from the configuration in run.json.
+STOP_TESTS = {"tournament": tournament.sequential_test, "league": league.sequential_test}
 
 SHOWN = 10  # names listed per kind of problem
 
@@ -22,15 +26,29 @@ class Verification:
     out: str
     record: dict
     check: PartCheck
+    end: int  # the chunks the run consists of: all, or up to where its --sprt test decided
+    stopped: dict | None = None  # that test's outcome, recomputed from the journal
 
     @property
     def pending(self) -> list[int]:
-        return [index for index in range(self.record["chunks"]["count"]) if index not in self.check.complete]
+        return [index for index in range(self.end) if index not in self.check.complete]
+
+    @property
+    def sprt_differs(self) -> bool:
+        """run.json records another outcome of the --sprt test than its journal gives."""
+        if self.stopped is None or not self.record["finished"]:
+            return False
+        recorded = self.record.get("sprt")
+        keys = ("decision", "deals")
+        return not isinstance(recorded, dict) or any(recorded.get(key) != self.stopped[key] for key in keys)
 
     @property
     def sound(self) -> bool:
         c = self.check
-        problems = self.pending or c.missing or c.damaged or c.mismatched or c.foreign or c.torn or c.clearing
+        problems = (
+            self.pending or c.missing or c.damaged or c.mismatched or c.foreign or c.torn or c.clearing
+            or self.sprt_differs
+        )
         return not problems and bool(self.record["finished"])
 
     def lines(self) -> list[str]:
@@ -42,7 +60,12 @@ class Verification:
             " sizes, rows and footers checked, not their contents"
         )
         if self.sound:
-            done = f"{self.out}: {kind}: complete and sound ({count:,} chunks, {record['chunks']['total']:,} {unit(record)})"
+            if self.stopped is not None and self.stopped["decision"] is not None:
+                decision, deals = self.stopped["decision"], self.stopped["deals"]
+                size = f"stopped by its SPRT ({decision}) after {self.end:,} chunks, {deals:,} deals"
+            else:
+                size = f"{count:,} chunks, {record['chunks']['total']:,} {unit(record)}"
+            done = f"{self.out}: {kind}: complete and sound ({size})"
             return [done, unchecked] if c.unverified else [done]
         pending = self.pending
         state = "incomplete" if pending or not record["finished"] else "complete"
@@ -67,13 +90,15 @@ class Verification:
                 f"  files of a replaced run still to be removed (an interrupted --overwrite; --resume or --overwrite"
                 f" finishes it): {c.clearing:,} in {CLEARING_DIR}/"
             )
+        if self.sprt_differs:
+            lines.append("  run.json's sprt record differs from the test recomputed from its journal")
         if c.unverified:
             lines.append(unchecked)
         return lines
 
 
 def unit(record: dict) -> str:
-    return "deals" if record["command"] == "tournament" else "games"
+    return "games" if record["command"] == "simulate" else "deals"
 
 
 def shorten(names: list[str]) -> str:
@@ -91,4 +116,26 @@ def verify_run(out: str) -> Verification:
     if not isinstance(log_plays, bool):
         raise ConfigError(f"{directory.run_file}: config.log_plays is not true or false")
     tables = table_names(log_plays)
-    return Verification(str(directory.path), record, directory.audit(record, tables))
+    check = directory.audit(record, tables)
+    end, stopped = run_end(record, check)
+    return Verification(str(directory.path), record, check, end, stopped)
+
+
+def run_end(record: dict, check: PartCheck) -> tuple[int, dict | None]:
+    """(chunks the run consists of, its stop test's outcome): with --sprt the test is run again
+    on the journal's statistics, in chunk order, up to the first chunk it decides at (or the
+    first chunk not complete and sound)."""
+    count = record["chunks"]["count"]
+    make_test = STOP_TESTS.get(record["command"])
+    test = make_test(record["config"]) if make_test is not None else None
+    if test is None:
+        return count, None
+    try:
+        for index in range(count):
+            if index not in check.complete:
+                break
+            if test.add(check.complete[index]["stats"]):
+                return index + 1, test.record()
+    except (KeyError, TypeError, ValueError, IndexError):  # statistics not in the form wizard-sim writes
+        return count, None
+    return count, test.record()

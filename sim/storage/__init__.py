@@ -5,7 +5,7 @@ as exception classes; only the CLI phrases them with its flags).
 
 The public readers are `read_run(DIR)`, `read_config(part)`, and `read_table(DIR, table)` /
 `sound_parts(DIR, table)`, which read only the parts a run's journal vouches for."""
-from sim.storage.directory import SUMMARY_FILES, PartCheck, RunDirectory, local_path, read_run, read_table, sound_parts
+from sim.storage.directory import OUTPUT_FILES, SUMMARY_FILES, PartCheck, RunDirectory, local_path, read_run, read_table, sound_parts
 from sim.storage.errors import RunError, StorageError
 from sim.storage.files import atomic_write, write_json
 from sim.storage.journal import JOURNAL_FILE
@@ -33,6 +33,7 @@ __all__ = [
     "LOCK_FILE",
     "RUN_FILE",
     "RUN_FORMAT",
+    "OUTPUT_FILES",
     "SUMMARY_FILES",
     "PartCheck",
     "RunDirectory",

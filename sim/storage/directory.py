@@ -55,7 +55,12 @@ from sim.storage.parts import (
 )
 from sim.storage.record import LEGACY_FORMAT, RUN_FILE, has_checksums, validate_record
 
-SUMMARY_FILES = ("summary.json", "summary.parquet")  # a tournament's
+# The summaries a command writes beside its parts (removed by --overwrite, expected by verify).
+OUTPUT_FILES = {
+    "tournament": ("summary.json", "summary.parquet"),
+    "league": ("summary.json", "ratings.parquet", "pairs.parquet", "ratings.png", "head_to_head.png"),
+}
+SUMMARY_FILES = tuple(dict.fromkeys(name for names in OUTPUT_FILES.values() for name in names))
 CLEARING_DIR = ".wizard-sim-clearing"  # a replaced run's files on their way out (RunDirectory.begin)
 
 # "scheme://..." or "file:/path" is a URL; "runs/a:b" and "C:/runs" (a drive) are paths.
@@ -146,17 +151,18 @@ class RunDirectory:
             if (self.path / table).is_symlink():
                 raise SymlinkedTable(self.path / table)
 
-    def check_new(self, overwrite: bool) -> None:
-        """Refuse a non-empty directory unless overwriting a previous wizard-sim run."""
+    def check_new(self, overwrite: bool) -> str | None:
+        """Refuse a non-empty directory unless overwriting a previous wizard-sim run; the
+        command of the run it replaces (None: an empty directory)."""
         self.check_place()
         if not self.path.is_dir() or not any(entry.name != LOCK_FILE for entry in self.path.iterdir()):
-            return
+            return None
         if not overwrite:
             raise DirectoryNotEmpty(self.path)
         if not self.run_file.is_file():
             raise RefusedOverwrite(self.path, None)
         try:
-            self.read_record()
+            return self.read_record()["command"]
         except StorageError as error:
             raise RefusedOverwrite(self.path, error) from None
 
@@ -208,14 +214,14 @@ class RunDirectory:
         the new run's empty tables are made. Only then is what was moved aside removed
         (finish_clearing): a kill at any moment leaves DIR/<table> holding the old run's parts
         or the new run's, never both, and the next resume or overwrite finishes the clearing."""
-        self.check_new(overwrite)
+        previous = self.check_new(overwrite)
         try:
             self.finish_clearing()  # of an earlier overwrite that was interrupted
             staged = files.stage_json(self.run_file, saved_record(record))
         except OSError as error:
             raise RunError(f"writing {self.run_file} failed: {error.strerror or error}", resumable=False) from None
         try:
-            self.move_aside(record["run_id"])
+            self.move_aside(record["run_id"], previous)
             os.replace(staged, self.run_file)
         except BaseException as error:
             files.remove_file(Path(staged))
@@ -283,11 +289,12 @@ class RunDirectory:
         return True
 
     # -- clearing a replaced run ---------------------------------------------------------------
-    def move_aside(self, run_id: str) -> None:
-        """Move what a previous run wrote (its table directories, journal and summaries) into
-        CLEARING_DIR/<run_id>/, one rename each."""
+    def move_aside(self, run_id: str, command: str | None) -> None:
+        """Move what a previous run of `command` wrote (its table directories, journal and that
+        command's summaries) into CLEARING_DIR/<run_id>/, one rename each."""
         batch = self.path / CLEARING_DIR / run_id
-        names = [name for name in (*KNOWN_TABLES, JOURNAL_FILE, *SUMMARY_FILES) if (self.path / name).exists()]
+        written = (*KNOWN_TABLES, JOURNAL_FILE, *OUTPUT_FILES.get(command or "", ()))
+        names = [name for name in written if (self.path / name).exists()]
         if not names:
             return
         batch.mkdir(parents=True, exist_ok=True)
@@ -431,8 +438,7 @@ class RunDirectory:
 
     def _find_others(self, record: dict, tables: tuple[str, ...], entries: dict, check: PartCheck) -> None:
         expected = {RUN_FILE, JOURNAL_FILE, LOCK_FILE, *tables}
-        if record["command"] == "tournament":
-            expected.update(SUMMARY_FILES)
+        expected.update(OUTPUT_FILES.get(record["command"], ()))
         clearing = self.path / CLEARING_DIR
         if clearing.is_dir() and not clearing.is_symlink():
             expected.add(CLEARING_DIR)

@@ -27,7 +27,7 @@ FORMAT_VERSION = 3
 READ_FORMATS = (2, 3)
 CHECKSUM_FORMAT = 3  # the first format whose journal lines must hold checksums
 LEGACY_FORMAT = 1  # run.json before the format marker: recognised for overwriting only
-COMMANDS = ("simulate", "tournament")
+COMMANDS = ("simulate", "tournament", "league")
 
 
 def now() -> str:

@@ -1,0 +1,56 @@
+"""What every run configuration (simulate, tournament, league) shares: its run.json form and
+its division into chunks.
+
+A configuration is a frozen dataclass whose first fields are `rules` and `policies`, then its
+own (seed, its size in units and units per chunk, flags), and whose `build(rules, policies,
+**fields)` validates them. run.json records it as {"rules": ..., "policies": [labels], and
+every other field by name}; an optional field left at None is not recorded, so that adding
+one never changes the fingerprint of runs that do not use it.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+from sim.config.rules import Rules
+from sim.runs.tables import table_names
+from sim.storage import chunk_range, chunk_ranges
+
+
+class RecordedConfig:
+    """to_dict/from_dict, the tables and the chunks of a run configuration dataclass."""
+
+    command: ClassVar[str]  # the wizard-sim command of its runs, as recorded in run.json
+    size_fields: ClassVar[tuple[str, str]]  # its fields (units of the run, units per chunk)
+
+    def to_dict(self) -> dict:
+        data: dict[str, Any] = {"rules": self.rules.to_dict(), "policies": [policy.label for policy in self.policies]}
+        for field in dataclasses.fields(self)[2:]:
+            value = getattr(self, field.name)
+            if value is None and field.default is None:
+                continue
+            data[field.name] = value.to_dict() if hasattr(value, "to_dict") else value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RecordedConfig":
+        """The configuration of `to_dict` (as stored in run.json), validated again by build."""
+        own = {field.name: data[field.name] for field in dataclasses.fields(cls)[2:] if field.name in data}
+        return cls.build(Rules.from_dict(data["rules"]), list(data["policies"]), **own)
+
+    @property
+    def tables(self) -> tuple[str, ...]:
+        """The Parquet tables of its dataset (rounds, games, and plays when logged)."""
+        return table_names(self.log_plays)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(units of the run, units per chunk): games, or the deals of a tournament or league."""
+        total, chunk = self.size_fields
+        return getattr(self, total), getattr(self, chunk)
+
+    def chunk_ranges(self) -> list[tuple[int, int]]:
+        return chunk_ranges(*self.size)
+
+    def chunk_range(self, index: int) -> tuple[int, int]:
+        return chunk_range(*self.size, index)
