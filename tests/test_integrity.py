@@ -162,3 +162,39 @@ def test_a_format_2_run_is_read_verified_and_resumed(tmp_path, reference):
     assert record["format_version"] == 2 and len(record["chunks"]["complete"]) == 3
     same_data(reference, out)
     assert invoke("verify", out).exit_code == 0
+
+
+def test_a_journal_line_beyond_the_run_is_ignored_and_reported_not_advertised(tmp_path, reference):
+    """#22: a line for a chunk beyond the run's count made report advise --resume, which
+    changed nothing (a loop). Every reader ignores it; verify names it among what wizard-sim
+    did not write."""
+    out = copy_of(reference, tmp_path)
+    lines = (out / JOURNAL_FILE).read_text().splitlines()
+    stray = json.loads(lines[-1]) | {"chunk": 7}
+    with open(out / JOURNAL_FILE, "a") as journal:
+        journal.write(json.dumps(stray) + "\n")
+    reported = invoke("report", out)
+    assert reported.exit_code == 0 and "--resume" not in reported.output and "incomplete" not in reported.output
+    assert sorted(read_run(out)["chunks"]["complete"]) == ["0", "1", "2"]
+    verified = invoke("verify", out)
+    assert verified.exit_code == 1 and "foreign" in verified.stdout and "chunk 7, beyond the run's 3 chunks" in verified.stdout
+    assert "--resume" not in verified.stdout and "damaged" not in verified.stdout
+    assert invoke("simulate", "--resume", "--out", out, "-q").exit_code == 0
+    same_data(reference, out)
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [{"total": 120, "count": 6}, {"total": 20, "count": 1}, {"total": 60, "count": 2, "games": 30}],
+)
+def test_an_edited_chunks_total_is_refused_by_every_reader_alike(tmp_path, reference, chunks):
+    """#22: chunks.total edited (with a count to match) was advertised as resumable by verify
+    and report, then refused by --resume. Now run.json is not a run record for all of them."""
+    out = copy_of(reference, tmp_path)
+    record = json.loads((out / "run.json").read_text())
+    record["chunks"].update(chunks)
+    (out / "run.json").write_text(json.dumps(record))
+    for arguments in (("verify", out), ("report", out), ("simulate", "--resume", "--out", out, "-q")):
+        one_line(invoke(*arguments), 2, "is not a wizard-sim run record", "are not its configuration's games 60")
+    with pytest.raises(Exception, match="chunk_games 20"):
+        read_run(out)

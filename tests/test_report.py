@@ -292,6 +292,31 @@ def test_cli_plots_are_png(dataset, tmp_path):
         assert height > 300 and width > 500
 
 
+@pytest.mark.parametrize("failing", ["plots", "out"])
+def test_a_full_disk_is_exit_1_and_leaves_no_empty_plot_directory(dataset, tmp_path, monkeypatch, failing):
+    """#22: writing the report's files failing at run time was exit 2 (bad input) and left the
+    plot directory it had created, empty."""
+    import sim.storage.files
+    import sim.storage.parts
+
+    real_atomic_write = sim.storage.files.atomic_write
+
+    def full_disk(path, write):
+        if failing == "out" or path.suffix == ".png":
+            raise OSError(28, "No space left on device")
+        return real_atomic_write(path, write)
+
+    monkeypatch.setattr(report, "atomic_write", full_disk)
+    monkeypatch.setattr(sim.storage.parts, "atomic_write", full_disk)
+    plots = tmp_path / "new" / "plots"
+    result = runner.invoke(app, ["report", str(dataset), "--plots", str(plots), "--out", str(tmp_path / "tidy.parquet")])
+    assert result.exit_code == 1, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("wizard-sim: error: cannot write") and "No space left" in lines[0]
+    assert not (tmp_path / "new").exists()
+    assert (tmp_path / "tidy.parquet").exists() == (failing == "plots")
+
+
 def bad_inputs(tmp_path: Path, dataset: Path) -> list[tuple[list[str], str]]:
     empty = tmp_path / "empty"
     (empty / "rounds").mkdir(parents=True)

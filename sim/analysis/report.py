@@ -36,7 +36,7 @@ from kernels.cards import N_CARDS, NO_CARD
 from kernels.records import MAX_PLAYERS, MAX_ROUND_SIZE
 from sim.analysis import DEFAULT_BATCH_SIZE
 from sim.analysis.features import TRUMP_KINDS, trump_kind_codes
-from sim.config.errors import ConfigError
+from sim.config.errors import ConfigError, OutputError
 from sim.config.limits import MAX_BATCH_SIZE, check_count
 from sim.storage import RUN_FILE, atomic_write, read_run, sound_parts, write_parquet
 
@@ -312,19 +312,20 @@ def tables_json(tables: dict[str, pd.DataFrame]) -> str:
 
 
 @contextlib.contextmanager
-def reported_as_config_error(path: Path) -> Iterator[None]:
-    """An OSError while writing `path` becomes a one-line ConfigError."""
+def reported_as_output_error(path: Path) -> Iterator[None]:
+    """An OSError while writing `path` (a full disk) becomes a one-line OutputError: a failure
+    at run time, not bad input."""
     try:
         yield
     except OSError as error:
-        raise ConfigError(f"cannot write {str(path)!r}: {error.strerror or error}") from error
+        raise OutputError(f"cannot write {str(path)!r}: {error.strerror or error}") from error
 
 
 def write_atomically(path: str | os.PathLike, write: Callable[[str], None]) -> None:
     """sim.storage.atomic_write (readers see the old file or the whole new one), with an
-    OSError turned into a one-line ConfigError."""
+    OSError turned into a one-line OutputError."""
     target = Path(path)
-    with reported_as_config_error(target):
+    with reported_as_output_error(target):
         atomic_write(target, write)
 
 
@@ -332,7 +333,7 @@ def write_tidy_table(tables: dict[str, pd.DataFrame], path: str | os.PathLike) -
     """The tidy table (tidy_table) as one Parquet file, written atomically."""
     table = pa.Table.from_pandas(tidy_table(tables), preserve_index=False)
     target = Path(path)
-    with reported_as_config_error(target):
+    with reported_as_output_error(target):
         write_parquet(target, table, metadata={})
 
 
@@ -355,11 +356,29 @@ def check_plot_directory(path: Path) -> None:
         raise ConfigError(f"cannot create the plot directory {str(path)!r}: {str(parent)!r} is not a writable directory")
 
 
-def make_plot_directory(path: Path) -> None:
+def make_plot_directory(path: Path) -> list[Path]:
+    """Create the plot directory (and missing parents): the directories created, innermost
+    first (remove_empty_directories takes them back if the plots fail)."""
+    created = []
+    missing = path
+    while not missing.exists() and missing != missing.parent:
+        created.append(missing)
+        missing = missing.parent
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise ConfigError(f"cannot create the plot directory {str(path)!r}: {error.strerror or error}") from error
+        remove_empty_directories(created)
+        raise OutputError(f"cannot create the plot directory {str(path)!r}: {error.strerror or error}") from error
+    return created
+
+
+def remove_empty_directories(directories: list[Path]) -> None:
+    """Remove those of `directories` (innermost first) that are empty: only what this command created."""
+    for directory in directories:
+        try:
+            directory.rmdir()
+        except OSError:  # not empty, or gone
+            return
 
 
 TABLE_TITLES = {

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -21,7 +23,21 @@ def main() -> None:
         signal.signal(signal.SIGINT, _stop_loading)
     except ValueError:  # not the main thread
         pass
+    problem = environment_problem(os.environ)
+    if problem is not None:
+        sys.stderr.write(f"wizard-sim: error: {problem}\n")
+        sys.exit(2)
     _load_app()()
+
+
+def environment_problem(environ: Mapping[str, str]) -> str | None:
+    """What is wrong with the environment numba reads when it loads (None: nothing): checked
+    before, as numba fails on NUMBA_NUM_THREADS=0 with a long traceback and only warns about
+    one that is not a number."""
+    threads = environ.get("NUMBA_NUM_THREADS")
+    if threads is not None and not (threads.strip().isdecimal() and int(threads) >= 1):
+        return f"NUMBA_NUM_THREADS must be a whole number >= 1 (the kernels' threads) or unset, got {threads!r}"
+    return None
 
 
 def _load_app() -> Any:

@@ -11,3 +11,8 @@ class BotError(Exception):
     the chunks of a run that stay written (resuming the run continues after them)."""
 
     chunks_saved = 0
+
+
+class OutputError(Exception):
+    """Writing a command's output failed at run time (a full disk, permissions): the CLI prints
+    one line and exits 1. Not a ConfigError: the input was valid."""

@@ -27,7 +27,14 @@ FORMAT_VERSION = 3
 READ_FORMATS = (2, 3)
 CHECKSUM_FORMAT = 3  # the first format whose journal lines must hold checksums
 LEGACY_FORMAT = 1  # run.json before the format marker: recognised for overwriting only
-COMMANDS = ("simulate", "tournament", "league")
+# The commands that write runs, and the fields of their configuration that give a run's size:
+# (units of the run, units per chunk), recorded again as chunks.total and chunks.games.
+SIZE_FIELDS = {
+    "simulate": ("games", "chunk_games"),
+    "tournament": ("deals", "chunk_deals"),
+    "league": ("deals", "chunk_deals"),
+}
+COMMANDS = tuple(SIZE_FIELDS)
 
 
 def now() -> str:
@@ -124,8 +131,17 @@ def validate_record(record: object, where: str) -> dict:
     for key in ("count", "total", "games"):
         if not is_count(chunks.get(key), 1):
             raise bad(f"chunks.{key} is missing or not a whole number >= 1")
-    if chunks["count"] != chunk_count(chunks["total"], chunks["games"]):
-        raise bad(f"chunks.count {chunks['count']} is not {chunks['total']} in chunks of {chunks['games']}")
+    expected = chunk_count(chunks["total"], chunks["games"])
+    if chunks["count"] != expected:
+        raise bad(f"chunks.count {chunks['count']} is not the {expected} chunks of {chunks['total']} in chunks of {chunks['games']}")
+    # The size its configuration gives (an edited total would be advertised as resumable, then refused).
+    total, per_chunk = SIZE_FIELDS[record["command"]]
+    config = record["config"]
+    if [config.get(total), config.get(per_chunk)] != [chunks["total"], chunks["games"]]:
+        raise bad(
+            f"chunks.total {chunks['total']} and chunks.games {chunks['games']} are not its configuration's"
+            f" {total} {config.get(total)!r} and {per_chunk} {config.get(per_chunk)!r}"
+        )
     if record["fingerprint"] != fingerprint(record["command"], record["config"]):
         raise EditedRecord(where)
     return record
