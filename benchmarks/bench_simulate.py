@@ -3,6 +3,7 @@
     python benchmarks/bench_simulate.py                  # 200k random 4-player games
     python benchmarks/bench_simulate.py --games 1000000 --json
     python benchmarks/bench_simulate.py --encodings      # compare Parquet compressions
+    python benchmarks/bench_simulate.py --checksums      # the part checksums' share of simulate
 
 Kernel-only plays the same chunks with run_games and drops them; end-to-end runs
 sim.runs.simulation.simulate into a temporary directory (in-process, kernels warm). The two
@@ -84,6 +85,41 @@ def peak_rss_mb(games: int, log_plays: bool) -> tuple[int, float]:
         shutil.rmtree(out)
 
 
+def checksum_cost(games: int, repeats: int) -> dict[str, dict[str, float]]:
+    """CPU seconds of simulate (best of `repeats`) and of taking the SHA-256 of every part it
+    wrote (sim.storage.parts.file_digest, as each part's writer does before the part becomes
+    visible; files in the page cache): the checksums' share of simulate's CPU time. Measured in
+    one process, so it resolves a share of a few percent that side-by-side wall times on a
+    shared machine cannot."""
+    from sim.storage.parts import file_digest
+
+    figures = {}
+    for label, log_plays in (("default", False), ("log_plays", True)):
+        config = SimulationConfig.build(Rules(players=4), "random", seed=1, games=games, log_plays=log_plays)
+        runs, digests = [], []
+        for _ in range(repeats):
+            out = Path(tempfile.mkdtemp(prefix="bench-simulate-")) / "run"
+            try:
+                cpu = time.process_time()
+                simulate(config, str(out))
+                runs.append(time.process_time() - cpu)
+                files = sorted(out.rglob("*.parquet"))
+                size = sum(path.stat().st_size for path in files)
+                cpu = time.process_time()
+                for path in files:
+                    file_digest(path)
+                digests.append(time.process_time() - cpu)
+            finally:
+                shutil.rmtree(out.parent)
+        figures[label] = {
+            "simulate_cpu_s": round(min(runs), 3),
+            "checksums_cpu_s": round(min(digests), 3),
+            "checksums_share": round(min(digests) / min(runs), 4),
+            "bytes_hashed": size,
+        }
+    return figures
+
+
 def compare_encodings(games: int) -> None:
     import sim.storage.parts as dataset
 
@@ -106,11 +142,15 @@ def main() -> None:
     parser.add_argument("--policy", default="random")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--encodings", action="store_true", help="compare Parquet compressions and exit")
+    parser.add_argument("--checksums", action="store_true", help="the part checksums' share of simulate's CPU, and exit")
     parser.add_argument("--no-rss", action="store_true", help="skip the peak-memory child runs")
     parser.add_argument("--repeats", type=int, default=3, help="kernel / end-to-end pairs, alternating")
     arguments = parser.parse_args()
     if arguments.encodings:
         compare_encodings(min(arguments.games, 50_000))
+        return
+    if arguments.checksums:
+        print(json.dumps(checksum_cost(arguments.games, arguments.repeats)))
         return
     rules = Rules(players=4)
     run_games(rules, arguments.policy, seed=0, games=10, log_plays=True)  # load the kernels

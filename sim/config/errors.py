@@ -1,4 +1,5 @@
-"""The one exception type for bad user input; the CLI prints it as one line and exits 2."""
+"""The exceptions the CLI prints as one line: bad user input (ConfigError, exit 2), a failing bot
+(BotError, exit 1) and an output that failed to be written (OutputError, exit 1)."""
 
 
 class ConfigError(ValueError):
