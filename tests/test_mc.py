@@ -57,7 +57,7 @@ def test_mc_without_samples_is_the_heuristic():
 @pytest.mark.parametrize(
     "text, message",
     [("mc:samples=-1", "whole number >= 0"), ("mc:play_samples=2.5", "whole number >= 0"),
-     ("mc:samples=inf", "decimal number"), ("mc:samples=nan", "decimal number")],  # fmt: skip
+     ("mc:samples=inf", "plain decimal"), ("mc:samples=nan", "plain decimal")],  # fmt: skip
 )
 def test_mc_sample_counts_must_be_whole_numbers(text, message):
     with pytest.raises(ConfigError, match=message):

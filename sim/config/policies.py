@@ -154,7 +154,7 @@ def parse_policy(text: str) -> Policy:
             given.add(key)
             # A plain decimal number: float() also reads 1_0 (as 10), inf and nan.
             if not DECIMAL.fullmatch(value.strip()):
-                raise ConfigError(f"policy parameter {key} needs a decimal number such as 1.2, got {value.strip()!r}")
+                raise ConfigError(f"policy parameter {key} needs a number (a plain decimal such as 1.2), got {value.strip()!r}")
             values[key] = float(value)
     for key in kind.counts:
         if not (values[key] >= 0 and values[key].is_integer()):
