@@ -202,10 +202,11 @@ def check_engine(
     if engine == "local":
         LocalExecutor().check_threads(threads)
         return
-    from sim.runs.cluster import check_task_threads, import_distributed, probe_scheduler  # imports Dask
+    from sim.runs.cluster import check_cluster_choice, check_task_threads, import_distributed, probe_scheduler
 
+    check_cluster_choice(scheduler, workers)
     check_task_threads(threads)
-    import_distributed()
+    import_distributed()  # imports Dask
     if scheduler is not None:
         probe_scheduler(scheduler)
 

@@ -36,6 +36,18 @@ TASKS_PER_THREAD = 3  # in flight per worker thread (of the workers there now): 
 TASK_RETRIES = 1  # e.g. a task whose temporary file a resumed run's cleanup removed runs again
 
 
+def check_cluster_choice(scheduler: str | None, workers: int | None) -> None:
+    """Exactly one of a running cluster's --scheduler and a local cluster's --workers."""
+    if scheduler is None and workers is None:
+        raise ConfigError(
+            "--engine dask needs --scheduler tcp://HOST:8786 (a running cluster) or --workers N (a local one)"
+        )
+    if scheduler is not None and workers is not None:
+        raise ConfigError("--scheduler and --workers exclude each other")
+    if workers is not None:
+        check_count(workers, "workers", 1, MAX_WORKERS)
+
+
 def import_distributed() -> Any:
     try:
         import distributed
@@ -205,14 +217,7 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[DaskExecutor
     """A DaskExecutor on the cluster at `scheduler`, or on a new local cluster of `workers`
     processes (one task thread each, the cores shared among their kernels); closed on exit."""
     distributed = import_distributed()
-    if scheduler is None and workers is None:
-        raise ConfigError(
-            "--engine dask needs --scheduler tcp://HOST:8786 (a running cluster) or --workers N (a local one)"
-        )
-    if scheduler is not None and workers is not None:
-        raise ConfigError("--scheduler and --workers exclude each other")
-    if workers is not None:
-        check_count(workers, "workers", 1, MAX_WORKERS)
+    check_cluster_choice(scheduler, workers)
     with contextlib.ExitStack() as stack:
         default_threads = None
         if workers is not None:
