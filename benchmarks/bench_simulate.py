@@ -3,12 +3,15 @@
     python benchmarks/bench_simulate.py                  # 200k random 4-player games
     python benchmarks/bench_simulate.py --games 1000000 --json
     python benchmarks/bench_simulate.py --encodings      # compare Parquet compressions
+    python benchmarks/bench_simulate.py --checksums      # the part checksums' share of simulate
 
 Kernel-only plays the same chunks with run_games and drops them; end-to-end runs
 sim.runs.simulation.simulate into a temporary directory (in-process, kernels warm). The two
 alternate `--repeats` times and the best of each is reported: on a shared machine, a single
-pair measured a minute apart can put the ratio anywhere between 45% and 66%. Peak RSS comes
-from running the `wizard-sim simulate` command in a child process.
+pair measured a minute apart can put the ratio anywhere between 45% and 66%. CPU time per game
+(every thread of the process, best of the repeats) moves much less with the machine's load
+than wall time; compare revisions by it when the machine is busy. Peak RSS comes from running
+the `wizard-sim simulate` command in a child process.
 """
 from __future__ import annotations
 
@@ -30,23 +33,25 @@ from sim.runs.simulation import SimulationConfig, simulate
 from sim.runs.tables import plays_table, rounds_table
 
 
-def kernel_only(config: SimulationConfig) -> float:
-    start = time.perf_counter()
+def kernel_only(config: SimulationConfig) -> tuple[float, float]:
+    """Wall and CPU seconds (every thread of the process) of the kernels alone."""
+    start, cpu = time.perf_counter(), time.process_time()
     for first in range(0, config.games, config.chunk_games):
         games = min(config.chunk_games, config.games - first)
         run_games(config.rules, list(config.policies), seed=config.seed, games=games, first_game=first, log_plays=config.log_plays)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-def end_to_end(config: SimulationConfig) -> tuple[float, int, int]:
+def end_to_end(config: SimulationConfig) -> tuple[float, float, int, int]:
+    """Wall and CPU seconds of simulate, its rows and bytes written."""
     out = Path(tempfile.mkdtemp(prefix="bench-simulate-"))
     try:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         simulate(config, str(out), overwrite=True)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         rows = sum(pq.ParquetDataset(out / table).read(columns=["game_id"]).num_rows for table in config.tables)
         size = sum(path.stat().st_size for path in out.rglob("*.parquet"))
-        return seconds, rows, size
+        return seconds, cpu, rows, size
     finally:
         shutil.rmtree(out)
 
@@ -80,8 +85,43 @@ def peak_rss_mb(games: int, log_plays: bool) -> tuple[int, float]:
         shutil.rmtree(out)
 
 
+def checksum_cost(games: int, repeats: int) -> dict[str, dict[str, float]]:
+    """CPU seconds of simulate (best of `repeats`) and of taking the SHA-256 of every part it
+    wrote (sim.storage.parts.file_digest, as each part's writer does before the part becomes
+    visible; files in the page cache): the checksums' share of simulate's CPU time. Measured in
+    one process, so it resolves a share of a few percent that side-by-side wall times on a
+    shared machine cannot."""
+    from sim.storage.parts import file_digest
+
+    figures = {}
+    for label, log_plays in (("default", False), ("log_plays", True)):
+        config = SimulationConfig.build(Rules(players=4), "random", seed=1, games=games, log_plays=log_plays)
+        runs, digests = [], []
+        for _ in range(repeats):
+            out = Path(tempfile.mkdtemp(prefix="bench-simulate-")) / "run"
+            try:
+                cpu = time.process_time()
+                simulate(config, str(out))
+                runs.append(time.process_time() - cpu)
+                files = sorted(out.rglob("*.parquet"))
+                size = sum(path.stat().st_size for path in files)
+                cpu = time.process_time()
+                for path in files:
+                    file_digest(path)
+                digests.append(time.process_time() - cpu)
+            finally:
+                shutil.rmtree(out.parent)
+        figures[label] = {
+            "simulate_cpu_s": round(min(runs), 3),
+            "checksums_cpu_s": round(min(digests), 3),
+            "checksums_share": round(min(digests) / min(runs), 4),
+            "bytes_hashed": size,
+        }
+    return figures
+
+
 def compare_encodings(games: int) -> None:
-    import sim.storage as dataset
+    import sim.storage.parts as dataset
 
     batch = run_games(Rules(players=4), "random", seed=1, games=games, log_plays=True)
     for name, table in (("rounds", rounds_table(batch)), ("plays", plays_table(batch))):
@@ -102,11 +142,15 @@ def main() -> None:
     parser.add_argument("--policy", default="random")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--encodings", action="store_true", help="compare Parquet compressions and exit")
+    parser.add_argument("--checksums", action="store_true", help="the part checksums' share of simulate's CPU, and exit")
     parser.add_argument("--no-rss", action="store_true", help="skip the peak-memory child runs")
     parser.add_argument("--repeats", type=int, default=3, help="kernel / end-to-end pairs, alternating")
     arguments = parser.parse_args()
     if arguments.encodings:
         compare_encodings(min(arguments.games, 50_000))
+        return
+    if arguments.checksums:
+        print(json.dumps(checksum_cost(arguments.games, arguments.repeats)))
         return
     rules = Rules(players=4)
     run_games(rules, arguments.policy, seed=0, games=10, log_plays=True)  # load the kernels
@@ -116,16 +160,20 @@ def main() -> None:
         # Alternate the two so that both see the same moments of a noisy machine; best of each.
         pairs = []
         for _ in range(arguments.repeats):
-            pairs.append((kernel_only(config), *end_to_end(config)))
-        kernel = min(pair[0] for pair in pairs)
-        seconds, rows, size = min(pairs, key=lambda pair: pair[1])[1:]
+            pairs.append((*kernel_only(config), *end_to_end(config)))
+        kernel, kernel_cpu = min(pair[0] for pair in pairs), min(pair[1] for pair in pairs)
+        seconds, _, rows, size = min(pairs, key=lambda pair: pair[2])[2:]
+        cpu = min(pair[3] for pair in pairs)
         figures[label] = {
             "chunk_games": config.chunk_games,
             "kernel_games_per_s": round(arguments.games / kernel),
             "end_to_end_games_per_s": round(arguments.games / seconds),
             "end_to_end_rows_per_s": round(rows / seconds),
             "ratio": round(kernel / seconds, 3),
-            "pair_ratios": [round(pair[0] / pair[1], 3) for pair in pairs],
+            "pair_ratios": [round(pair[0] / pair[2], 3) for pair in pairs],
+            # CPU time of every thread per game: steadier than wall time on a busy machine
+            "kernel_cpu_us_per_game": round(1e6 * kernel_cpu / arguments.games, 2),
+            "end_to_end_cpu_us_per_game": round(1e6 * cpu / arguments.games, 2),
             "rows": rows,
             "bytes_per_row": round(size / rows, 2),
         }
@@ -141,7 +189,8 @@ def main() -> None:
         print(f"{label:9}: kernel {entry['kernel_games_per_s']:>9,} games/s | end-to-end "
               f"{entry['end_to_end_games_per_s']:>9,} games/s ({entry['end_to_end_rows_per_s'] / 1e6:.1f}M rows/s) "
               f"= {entry['ratio']:.0%} of kernel (pairs: {', '.join(f'{r:.0%}' for r in entry['pair_ratios'])}) | "
-              f"{entry['bytes_per_row']} bytes/row | "
+              f"{entry['bytes_per_row']} bytes/row | CPU {entry['end_to_end_cpu_us_per_game']} us/game "
+              f"(kernel {entry['kernel_cpu_us_per_game']}) | "
               f"CLI peak RSS {entry.get('cli_peak_rss_mb', '-')} MB")  # fmt: skip
 
 

@@ -3,6 +3,7 @@ that recorded no chunk removes exactly what it wrote (and nothing else); one tha
 chunks stays resumable and `--overwrite` replaces it. simulate and tournament alike."""
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -84,3 +85,40 @@ def test_a_run_that_recorded_chunks_stays_resumable_and_overwrite_replaces_it(tm
     one_line(invoke("simulate", "--resume", "--out", out, "--policy", policies, "--quiet"), 1, f"in game {first},")
     assert (out / RUN_FILE).is_file()  # a resumed run is never removed
     assert invoke("simulate", "--policy", "random", "--out", out, *SMALL, *options, "--overwrite").exit_code == 0
+
+
+def test_a_bot_failing_after_saved_chunks_says_resume_continues(tmp_path):
+    policies = "broken_bots:RarelyIllegal,random,random"
+    with pytest.raises(BotError) as caught:
+        run_games(Rules(players=3, rounds=(3,)), policies, seed=3, games=2000)
+    first = int(re.search(r"in game (\d+),", str(caught.value))[1])
+    out = tmp_path / "run"
+    options = ("--games", str(2 * first + 5), "--chunk-games", str(first), "--threads", "1")
+    result = invoke("simulate", "--policy", policies, "--out", out, *SMALL, *options)
+    one_line(result, 1, f"in game {first},", "the run keeps its", "written chunk", f"--out {out} --resume", "--policy again")
+    # A failed run that wrote nothing says nothing of resuming.
+    fresh = invoke("simulate", "--games", "40", "--policy", FAILING, "--out", tmp_path / "new", *SMALL)
+    one_line(fresh, 1)
+    assert "--resume" not in fresh.stderr
+
+
+def test_the_progress_bar_is_erased_before_an_error_line():
+    import io
+
+    from rich.console import Console
+
+    from sim.cli.progress import GameProgress
+
+    endings = {}
+    for failing in (False, True):
+        stream = io.StringIO()
+        with pytest.raises(ValueError) if failing else contextlib.nullcontext():
+            with GameProgress(console=Console(file=stream, force_terminal=True, width=80)) as progress:
+                progress.update(0, 10)
+                progress.update(5, 10)
+                if failing:
+                    raise ValueError("boom")
+        endings[failing] = stream.getvalue()
+    erase = "\x1b[1A\x1b[2K"  # cursor up, erase the line
+    assert "5/10" in endings[False] and not endings[False].endswith(erase)
+    assert endings[True].endswith(erase)

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from helpers import invoke, one_line
 
-import sim.storage
+import sim.storage.parts
 from sim.config.rules import Rules
 from sim.runs.design import design_balance, league_design
 from sim.runs.league import LeagueConfig, league
@@ -238,7 +238,7 @@ def test_verified_and_printed(tmp_path, league_run):
 @pytest.mark.slow
 def test_write_failure_then_resume_gives_the_same_league(tmp_path, monkeypatch, league_run):
     out = tmp_path / "run"
-    real_write = sim.storage.pq.write_table
+    real_write = sim.storage.parts.pq.write_table
     calls = {"n": 0}
 
     def failing_write(table, where, **options):
@@ -247,11 +247,11 @@ def test_write_failure_then_resume_gives_the_same_league(tmp_path, monkeypatch, 
             raise OSError(28, "No space left on device")
         return real_write(table, where, **options)
 
-    monkeypatch.setattr(sim.storage.pq, "write_table", failing_write)
+    monkeypatch.setattr(sim.storage.parts.pq, "write_table", failing_write)
     result = invoke("league", *BASE, "--chunk-games", "6", "--log-plays", "--out", out)
     one_line(result, 1, "No space left on device", "--resume")
     assert not (out / "summary.json").exists()
-    monkeypatch.setattr(sim.storage.pq, "write_table", real_write)
+    monkeypatch.setattr(sim.storage.parts.pq, "write_table", real_write)
     conflict = invoke("league", "--resume", "--out", out, "--policies", "heuristic,random")
     one_line(conflict, 2, "--policies")
     assert invoke("league", "--resume", "--out", out, "-q").exit_code == 0

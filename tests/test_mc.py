@@ -54,9 +54,13 @@ def test_mc_without_samples_is_the_heuristic():
     assert_same_games(mc_games, heuristic_games)
 
 
-@pytest.mark.parametrize("text", ["mc:samples=-1", "mc:play_samples=2.5", "mc:samples=inf", "mc:samples=nan"])
-def test_mc_sample_counts_must_be_whole_numbers(text):
-    with pytest.raises(ConfigError, match="whole number >= 0"):
+@pytest.mark.parametrize(
+    "text, message",
+    [("mc:samples=-1", "whole number >= 0"), ("mc:play_samples=2.5", "whole number >= 0"),
+     ("mc:samples=inf", "plain decimal"), ("mc:samples=nan", "plain decimal")],  # fmt: skip
+)
+def test_mc_sample_counts_must_be_whole_numbers(text, message):
+    with pytest.raises(ConfigError, match=message):
         parse_policy(text)
 
 

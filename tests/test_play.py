@@ -390,3 +390,20 @@ def test_a_new_game_never_overwrites_a_file(tmp_path):
     result = play(["--players", 3, "--rounds", 1, "--seed", 1, "--save", existing], ["q"])
     assert result.exit_code == 2 and f"{existing} exists: continue that game with --resume" in result.stderr
     assert existing.read_text() == "precious"
+
+
+def test_a_save_that_fails_at_run_time_is_one_line_and_exit_1(tmp_path, monkeypatch):
+    """#22: a full disk while saving was exit 2 (bad input) instead of 1."""
+
+    def full_disk(self, path):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(PlaySession, "save", full_disk)
+    config = PlayConfig.build(sim.Rules(3, (1, 2, 3)), 0, "heuristic", 8, 0)
+    texts, _ = policy_answers(config)
+    save = tmp_path / "full.json"
+    result = play(["--players", 3, "--rounds", "1-3", "--seed", 8, "--save", save], texts[:3])
+    assert result.exit_code == 1, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("wizard-sim: error: cannot write the save file"), result.stderr
+    assert "No space left on device" in lines[0] and not save.exists()

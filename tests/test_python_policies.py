@@ -177,6 +177,9 @@ RULES = sim.Rules(players=3, rounds=(2, 5))
         ("python_bots:RaisingOnBids", ["raised ValueError: cannot bid", "seat 0, bid decision, game", "round of 2 cards"]),
         ("python_bots:WrongShape", ["returned ndarray of shape", "must return"]),
         ("python_bots:Illegal", ["chose 0 (play 2C)", "seat 0, card decision, game", "legal: play"]),
+        # The answer is checked against the masks the bot was given, not its edited copy (#22).
+        ("python_bots:RewritesItsMasks", ["policy python_bots:RewritesItsMasks chose", "seat 0, bid decision, game 0", "legal: bid 0"]),
+        ("python_bots:RewritesItsMask", ["policy python_bots:RewritesItsMask chose", "seat 0, bid decision, game 0", "legal: bid 0"]),
     ],
 )
 def test_a_failing_bot_is_one_line_naming_it(tmp_path, policy, words):

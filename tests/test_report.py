@@ -165,6 +165,54 @@ def test_policy_first_seen_in_a_later_part(tmp_path):
     assert_tables_match(tables, expected_tables(root))
 
 
+def test_one_part_file_is_open_at_a_time(tmp_path, monkeypatch):
+    """Memory flat in the number of parts (#22 item 6): a part's footer is let go before the
+    next part opens (a dataset of all of them kept every footer, 40 KB a part); the figures
+    are those of the whole table. benchmarks/bench_report.py --many-parts measures it."""
+    root = tmp_path / "many"
+    assert runner.invoke(app, ["simulate", "--players", "4", "--games", "24", "--chunk-games", "1", "--seed", "2",
+                               "--policy", "heuristic,random,random,random", "--out", str(root), "-q"]).exit_code == 0
+    opened, open_now, most = [], [0], [0]
+
+    class CountedParquetFile(pq.ParquetFile):
+        def __init__(self, source, **options):
+            super().__init__(source, **options)
+            opened.append(Path(source).name)
+            open_now[0] += 1
+            most[0] = max(most[0], open_now[0])
+
+        def close(self, force: bool = False):
+            open_now[0] -= 1
+            super().close(force)
+
+    monkeypatch.setattr(report.pq, "ParquetFile", CountedParquetFile)
+    assert_tables_match(report.accuracy_tables(root, batch_size=7), expected_tables(root))
+    assert most[0] == 1 and open_now[0] == 0 and len(opened) == 24
+    opened.clear()
+    counts = report.score_counts(root, batch_size=7)
+    assert counts["source"].unique().tolist() == ["games.total"] and len(opened) == 24 and most[0] == 1
+
+
+def test_the_journal_keeps_only_the_fields_asked_for(tmp_path):
+    """A reader of a run of many chunks keeps each chunk's parts and checksums, or nothing,
+    without its statistics."""
+    from sim.storage import JOURNAL_FILE, read_run
+    from sim.storage.journal import Journal
+
+    root = tmp_path / "run"
+    assert runner.invoke(app, ["simulate", "--players", "3", "--games", "3", "--chunk-games", "1", "--seed", "2",
+                               "--out", str(root), "-q"]).exit_code == 0
+    run_id = json.loads((root / "run.json").read_text())["run_id"]
+    whole, _ = Journal(root / JOURNAL_FILE).read(run_id)
+    kept, torn = Journal(root / JOURNAL_FILE).read(run_id, ("parts", "sha256"))
+    assert torn == 0 and sorted(kept) == sorted(whole) == [0, 1, 2]
+    for chunk, entry in kept.items():
+        assert entry == {"chunk": chunk, "parts": whole[chunk]["parts"], "sha256": whole[chunk]["sha256"]}
+    assert Journal(root / JOURNAL_FILE).read(run_id, ())[0] == {chunk: {"chunk": chunk} for chunk in range(3)}
+    assert read_run(root, statistics=False)["chunks"]["complete"] == {"0": None, "1": None, "2": None}
+    assert read_run(root)["chunks"]["complete"] == {str(chunk): whole[chunk]["stats"] for chunk in range(3)}
+
+
 def test_tournament_columns_are_ignored(tmp_path):
     root = write_dataset(tmp_path / "tournament", tournament=True)
     assert "deal_id" in pq.read_schema(root / "rounds" / "part-00000.parquet").names
@@ -242,6 +290,31 @@ def test_cli_plots_are_png(dataset, tmp_path):
         assert (plots / name).read_bytes().startswith(PNG_SIGNATURE)
         height, width, _ = matplotlib.image.imread(plots / name).shape
         assert height > 300 and width > 500
+
+
+@pytest.mark.parametrize("failing", ["plots", "out"])
+def test_a_full_disk_is_exit_1_and_leaves_no_empty_plot_directory(dataset, tmp_path, monkeypatch, failing):
+    """#22: writing the report's files failing at run time was exit 2 (bad input) and left the
+    plot directory it had created, empty."""
+    import sim.storage.files
+    import sim.storage.parts
+
+    real_atomic_write = sim.storage.files.atomic_write
+
+    def full_disk(path, write):
+        if failing == "out" or path.suffix == ".png":
+            raise OSError(28, "No space left on device")
+        return real_atomic_write(path, write)
+
+    monkeypatch.setattr(report, "atomic_write", full_disk)
+    monkeypatch.setattr(sim.storage.parts, "atomic_write", full_disk)
+    plots = tmp_path / "new" / "plots"
+    result = runner.invoke(app, ["report", str(dataset), "--plots", str(plots), "--out", str(tmp_path / "tidy.parquet")])
+    assert result.exit_code == 1, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("wizard-sim: error: cannot write") and "No space left" in lines[0]
+    assert not (tmp_path / "new").exists()
+    assert (tmp_path / "tidy.parquet").exists() == (failing == "plots")
 
 
 def bad_inputs(tmp_path: Path, dataset: Path) -> list[tuple[list[str], str]]:

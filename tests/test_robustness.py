@@ -4,6 +4,7 @@ failing bot is one line and exit 1), and a --scheduler that is not a Dask schedu
 line instead of a hang."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import signal
 import socket
@@ -199,3 +200,47 @@ def test_a_scheduler_that_does_not_answer_is_one_line(tmp_path, monkeypatch):
         listener.close()
         for connection in accepted:
             connection.close()
+
+
+def test_no_option_check_comes_after_a_bot_import(bot_directory, tmp_path, monkeypatch):
+    """Issue #22: --threads, --batch-games, a Dask scheduler that does not answer, estimate's
+    --spread/--samples/--seed/--threads and play's --game and --save are checked first."""
+    import sim.runs.cluster
+
+    monkeypatch.setattr(sim.runs.cluster, "SCHEDULER_TIMEOUT", 0.5)
+    marker = write_bot(bot_directory, "checked_bot")
+    bots = "checked_bot:Bot,random,random,random"
+    estimate = ["estimate", "--hand", "W AS", "--trump", "3H", "--opponents", "checked_bot:Bot"]
+    cases = [
+        ["simulate", "--games", "3", "--policy", "checked_bot:Bot", "--threads", "99", "--out", tmp_path / "a"],
+        ["simulate", "--games", "3", "--policy", "checked_bot:Bot", "--batch-games", "0", "--out", tmp_path / "a"],
+        ["tournament", "--games", "3", "--policies", bots, "--threads", "0", "--out", tmp_path / "a"],
+        ["tournament", "--games", "3", "--policies", bots, "--batch-games", "99999", "--out", tmp_path / "a"],
+        [*estimate, "--spread", "99"], [*estimate, "--samples", "1"], [*estimate, "--seed", "-1"],
+        [*estimate, "--threads", "99"],
+        ["play", "--opponents", "checked_bot:Bot", "--game", "-1"],
+        ["play", "--opponents", "checked_bot:Bot", "--save", tmp_path / "missing" / "game.json"],
+    ]  # fmt: skip
+    if importlib.util.find_spec("distributed") is not None:
+        cases.append(["simulate", "--games", "3", "--policy", "checked_bot:Bot", "--engine", "dask", "--scheduler",
+                      "tcp://127.0.0.1:9", "--out", tmp_path / "a"])  # fmt: skip
+    for arguments in cases:
+        one_line(invoke(*arguments), 2)
+        assert not marker.exists(), arguments
+    assert not (tmp_path / "a").exists()
+
+
+def test_play_resume_imports_only_the_opponents_named_again(bot_directory, tmp_path):
+    body = "from rule_bot import RuleBot as Bot\nMARKER.write_text('imported')\n"
+    marker = write_bot(bot_directory, "saved_bot", body)
+    save = tmp_path / "game.json"
+    opponents = "saved_bot:Bot,heuristic,random"
+    left = invoke("play", "--opponents", opponents, "--rounds", "1", "--seed", "1", "--save", save)
+    assert left.exit_code == 0 and f"--resume {save} --opponents {opponents}" in left.stdout
+    marker.unlink()
+    sys.modules.pop("saved_bot")
+    one_line(invoke("play", "--resume", save), 2, "names the Python policies saved_bot:Bot", "--opponents")
+    one_line(invoke("play", "--resume", save, "--opponents", "other_bot:Bot,heuristic,random"), 2, "differs")
+    assert not marker.exists() and "saved_bot" not in sys.modules
+    assert invoke("play", "--resume", save, "--opponents", opponents).exit_code == 0
+    assert marker.exists()

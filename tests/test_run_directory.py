@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from helpers import invoke, one_line
 
-import sim.storage
+import sim.storage.files
 from sim.storage import JOURNAL_FILE, LOCK_FILE, RunLock, fingerprint, read_run
 
 SMALL = ["--players", "3", "--games", "23", "--rounds", "1-4", "--policy", "heuristic,random,heuristic:aggression=1.2",
@@ -156,21 +156,22 @@ def test_overwrite_failing_midway_leaves_the_old_run_or_a_clean_start(tmp_path, 
     out = fresh(tmp_path)
     old = files_of(out)
     # Before the new run.json lands: the old run is untouched.
-    real_write_json = sim.storage.write_json
+    real_stage_json = sim.storage.files.stage_json
 
     def refuse(path, record):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(sim.storage, "write_json", refuse)
+    monkeypatch.setattr(sim.storage.files, "stage_json", refuse)
     failed = invoke("simulate", *SMALL, "--seed", "9", "--overwrite", "--out", out)
-    assert failed.exit_code == 1 and "No space left on device" in failed.stderr
-    monkeypatch.setattr(sim.storage, "write_json", real_write_json)
+    one_line(failed, 1, "No space left on device", "nothing of the run was written")
+    assert "--resume" not in failed.stderr  # there is nothing to resume: the old run is untouched
+    monkeypatch.setattr(sim.storage.files, "stage_json", real_stage_json)
     now = files_of(out)
     old.pop(LOCK_FILE), now.pop(LOCK_FILE)
     assert now == old
     assert invoke("verify", out).exit_code == 0
     # After it landed, while the old files are removed: a clean start of the new run.
-    real_unlink = sim.storage._unlink
+    real_unlink = sim.storage.files.remove_file
     calls = {"n": 0}
 
     def failing_unlink(path):
@@ -179,10 +180,10 @@ def test_overwrite_failing_midway_leaves_the_old_run_or_a_clean_start(tmp_path, 
             raise OSError(5, "Input/output error")
         real_unlink(path)
 
-    monkeypatch.setattr(sim.storage, "_unlink", failing_unlink)
+    monkeypatch.setattr(sim.storage.files, "remove_file", failing_unlink)
     failed = invoke("simulate", *SMALL, "--seed", "9", "--overwrite", "--out", out)
     assert failed.exit_code == 1 and "Input/output error" in failed.stderr
-    monkeypatch.setattr(sim.storage, "_unlink", real_unlink)
+    monkeypatch.setattr(sim.storage.files, "remove_file", real_unlink)
     record = read_run(out)
     assert record["config"]["seed"] == 9 and record["chunks"]["complete"] == {}
     report = invoke("report", out)
@@ -242,7 +243,7 @@ def edit(out: Path, change) -> None:
         (lambda r: r["config"].update(policies=["random"] * 3), ("was edited",)),
         (lambda r: r["chunks"].update(count=3), ("chunks.count",)),
         (lambda r: r.pop("config"), ("'config' is missing",)),
-        (lambda r: r.update(format_version=3), ("newer wizard-sim",)),
+        (lambda r: r.update(format_version=4), ("newer wizard-sim",)),
     ],
 )
 @pytest.mark.slow

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-import sim.storage
+import sim.storage.parts
 from sim.cli import app
 from sim.storage import read_config, read_run
 from sim.runs.games import run_games
@@ -257,7 +257,7 @@ def test_write_failure_leaves_no_partial_file_and_resumes(tmp_path, monkeypatch)
     reference = tmp_path / "reference"
     assert simulate(*SMALL, "--log-plays", "--chunk-games", "5", "--out", str(reference)).exit_code == 0
     out = tmp_path / "run"
-    real_write = sim.storage.pq.write_table
+    real_write = sim.storage.parts.pq.write_table
     calls = {"n": 0}
 
     def failing_write(table, where, **options):
@@ -267,7 +267,7 @@ def test_write_failure_leaves_no_partial_file_and_resumes(tmp_path, monkeypatch)
             raise OSError(28, "No space left on device")
         return real_write(table, where, **options)
 
-    monkeypatch.setattr(sim.storage.pq, "write_table", failing_write)
+    monkeypatch.setattr(sim.storage.parts.pq, "write_table", failing_write)
     result = simulate(*SMALL, "--log-plays", "--chunk-games", "5", "--out", str(out))
     assert result.exit_code == 1
     assert "No space left on device" in result.stderr and "--resume" in result.stderr
@@ -277,7 +277,7 @@ def test_write_failure_leaves_no_partial_file_and_resumes(tmp_path, monkeypatch)
     run = read_run(out)
     # The failed chunk is missing; the chunk written beside it (two writers) may have landed.
     assert 2 <= len(run["chunks"]["complete"]) < run["chunks"]["count"] and not run["finished"]
-    monkeypatch.setattr(sim.storage.pq, "write_table", real_write)
+    monkeypatch.setattr(sim.storage.parts.pq, "write_table", real_write)
     resumed = simulate("--resume", "--out", str(out), "-q")
     assert resumed.exit_code == 0, resumed.output
     assert_same_dataset(reference, out, ("rounds", "games", "plays"))

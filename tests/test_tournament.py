@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-import sim.storage
+import sim.storage.parts
 from sim.cli import app
 from sim.cli.progress import GameProgress
 from sim.config.rules import Rules
@@ -173,7 +173,7 @@ def test_random_seating_without_duplicates(tmp_path):
 @pytest.mark.slow
 def test_write_failure_then_resume_gives_the_same_tournament(tmp_path, monkeypatch, duplicate_run):
     out = tmp_path / "run"
-    real_write = sim.storage.pq.write_table
+    real_write = sim.storage.parts.pq.write_table
     calls = {"n": 0}
 
     def failing_write(table, where, **options):
@@ -182,11 +182,11 @@ def test_write_failure_then_resume_gives_the_same_tournament(tmp_path, monkeypat
             raise OSError(28, "No space left on device")
         return real_write(table, where, **options)
 
-    monkeypatch.setattr(sim.storage.pq, "write_table", failing_write)
+    monkeypatch.setattr(sim.storage.parts.pq, "write_table", failing_write)
     result = tournament(*BASE, "--chunk-games", "7", "--log-plays", "--out", str(out))
     assert result.exit_code == 1 and "No space left on device" in result.stderr
     assert not (out / "summary.json").exists()
-    monkeypatch.setattr(sim.storage.pq, "write_table", real_write)
+    monkeypatch.setattr(sim.storage.parts.pq, "write_table", real_write)
     conflict = tournament("--resume", "--out", str(out), "--policies", "heuristic,random,random,random")
     assert conflict.exit_code == 2 and "--policies" in conflict.stderr
     resumed = tournament("--resume", "--out", str(out), "-q")

@@ -48,7 +48,8 @@ from sim.config.policies import (
 )
 from sim.config.rules import Rules, is_whole_number, max_round
 from sim.config.seeds import check_seed
-from sim.runs.games import call_kernel, in_slices, set_threads
+from sim.analysis.estimate_slices import estimate_in_slices
+from sim.runs.games import call_kernel, check_threads, set_threads
 from sim.runs.statistics import Z_95
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows every CLI start
@@ -56,7 +57,6 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows ever
 
 MAX_SAMPLES = 10_000_000  # the per-sample tricks take samples x (round size + 1) bytes
 MAX_SPREAD = 10.0  # the tolerant model's bid noise, in tricks (10: nearly uninformative)
-FIRST_SLICE_SAMPLES = 2048  # the first kernel call; later ones are sized by its time
 # The opponent model for players whose bidding is unknown, chosen by calibration against
 # self-play of other bidders (benchmarks/calibrate_opponents.py, docs/estimate.md).
 UNKNOWN_SPREAD = 0.5
@@ -426,13 +426,13 @@ class EstimateRequest:
 
     def checked(self) -> CheckedRequest:
         """Every option validated (ConfigError with one clear message and its `field`)."""
-        situation = self.situation()
         with about("infer"):
             if not isinstance(self.infer, bool):
                 raise ConfigError(f"infer must be true or false, got {self.infer!r}")
         with about("threads"):
             if self.threads is not None and not is_whole_number(self.threads):
                 raise ConfigError(f"threads must be a whole number, got {self.threads!r}")
+            check_threads(self.threads)
         with about("samples"):
             samples = check_samples(self.samples)
         with about("seed"):
@@ -441,6 +441,7 @@ class EstimateRequest:
             spread = check_spread(self.spread)
         with about("floor"):
             floor = check_floor(self.floor)
+        situation = self.situation()  # last: it imports the Python bots it names (#22 item 3)
         return CheckedRequest(situation, samples, seed, OpponentModel(self.infer, spread, floor), self.threads)
 
 
@@ -821,18 +822,22 @@ def run_estimate(
         sampler_model = situation.opponent_model(model)
         observed = int(observed_seats(rules_record, situation_record, sampler_model)) if model.infer else 0
 
-        def estimate_slice(start: int, stop: int) -> None:
-            results = SampleResults(tricks[start:stop], weights[start:stop], proposals[start:stop])
+        def estimate_piece(start: int, stop: int, low: int, high: int) -> None:
+            whole = (low, high) == (0, candidates.shape[0])
+            piece = tricks[start:stop] if whole else np.zeros((stop - start, high - low), dtype=tricks.dtype)
+            results = SampleResults(piece, weights[start:stop], proposals[start:stop])
             failed = call_kernel(estimate_tricks, policies, Samples(seed, start), (rules_record, situation_record),
-                                 arrays, candidates, (sampler_model, bool(model.infer)), results)  # fmt: skip
+                                 arrays, candidates[low:high], (sampler_model, bool(model.infer)), results)  # fmt: skip
             if failed != NO_FAILURE:
                 labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
                 raise BotError(f"a policy failed in sample {start + failed} of the estimate (policies: {labels})")
-            if progress is not None:
-                progress(stop, samples)
+            if not whole:
+                tricks[start:stop, low:high] = piece
+            if progress is not None and high == candidates.shape[0]:
+                progress(stop, samples)  # samples start..stop-1 complete
 
-        # In slices of about a quarter second, so Ctrl-C stops it promptly; samples do not depend on the split.
-        in_slices(samples, FIRST_SLICE_SAMPLES, estimate_slice)
+        # In slices of about a quarter second, so Ctrl-C stops it promptly (sim.analysis.estimate_slices).
+        estimate_in_slices(samples, candidates.shape[0], estimate_piece)
     if not weights.any():
         raise ConfigError(
             f"no deal of the unseen cards fits the earlier bids (or the dealer's trump choice) under the exact "

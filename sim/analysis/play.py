@@ -11,7 +11,6 @@ holds (`PlaySession.to_json`).
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +35,7 @@ from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0, N_ACTIONS
 from sim.env.state_api import WizardGame, WizardState
 from sim.runs.python_seats import seat_bots
 from sim.storage import write_json
+from sim.storage.files import BadJSON, read_json
 
 SAVE_FORMAT = "wizard-sim play"
 SAVE_FORMAT_VERSION = 1
@@ -65,6 +65,16 @@ def opponent_policy(text: str) -> Policy:
     return policy
 
 
+def opponent_names(opponents: str | Sequence[str], players: int) -> list[str]:
+    """One policy text per other seat: `opponents` is one for all of them, or one per seat."""
+    names = split_policy_list(opponents) if isinstance(opponents, str) else list(opponents)
+    if len(names) == 1:
+        names = names * (players - 1)
+    if len(names) != players - 1:
+        raise ConfigError(f"got {len(names)} opponent policies for {players - 1} opponents: give one, or one per other seat")
+    return names
+
+
 @dataclass(frozen=True)
 class PlayConfig:
     """What a game of `wizard-sim play` is a function of (besides the person's answers):
@@ -83,16 +93,11 @@ class PlayConfig:
         list with one per other seat in seat order (the person's seat skipped)."""
         players = rules.players
         seat = check_count(seat, "seat", 0, players - 1)
-        names = split_policy_list(opponents) if isinstance(opponents, str) else list(opponents)
-        if len(names) == 1:
-            names = names * (players - 1)
-        if len(names) != players - 1:
-            raise ConfigError(
-                f"got {len(names)} opponent policies for {players - 1} opponents: give one, or one per other seat"
-            )
-        policies = [opponent_policy(name) for name in names]
+        seed, game = check_seed(seed), check_count(game, "game", 0, MAX_GAMES - 1)
+        names = opponent_names(opponents, players)
+        policies = [opponent_policy(name) for name in names]  # imports Python policies: after every other check
         policies.insert(seat, None)
-        return cls(rules, seat, tuple(policies), check_seed(seed), check_count(game, "game", 0, MAX_GAMES - 1))
+        return cls(rules, seat, tuple(policies), seed, game)
 
     def kernel_policies(self, hint_policy: Policy) -> tuple[np.ndarray, np.ndarray]:
         """The kernels' policy arrays, with `hint_policy` at the person's seat (it is asked
@@ -421,20 +426,37 @@ class PlaySession:
         write_json(Path(path), self.to_json())
 
 
-def load_session(path: str | Path) -> PlaySession:
-    """The game saved in `path`, replayed up to the person's next decision."""
+def read_save(path: str | Path) -> dict:
+    """The save file at `path`, checked to be one (JSON with the save format marker); nothing
+    it names is imported."""
     try:
-        with open(path, encoding="utf-8") as stream:
-            data = json.load(stream)
+        data = read_json(Path(path))
     except OSError as error:
         raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise ConfigError(f"{path} is not a wizard-sim play save file (not JSON)") from None
+    except BadJSON as error:
+        problem = "not JSON" if error.problem.startswith("not JSON") else error.problem
+        raise ConfigError(f"{path} is not a wizard-sim play save file ({problem})") from None
     if not (isinstance(data, dict) and data.get("format") == SAVE_FORMAT):
         raise ConfigError(f"{path} is not a wizard-sim play save file")
     if data.get("format_version") != SAVE_FORMAT_VERSION:
         version = data.get("format_version")
         raise ConfigError(f"{path} has save format version {version!r}, expected {SAVE_FORMAT_VERSION}")
+    return data
+
+
+def saved_opponents(path: str | Path) -> list[str]:
+    """The opponents' policy labels in the save file at `path` (nothing is imported)."""
+    config = read_save(path).get("config")
+    opponents = config.get("opponents") if isinstance(config, dict) else None
+    if not (isinstance(opponents, list) and all(isinstance(label, str) for label in opponents)):
+        raise ConfigError(f"{path} is not a valid wizard-sim play save file (its opponents are not a list of policies)")
+    return opponents
+
+
+def load_session(path: str | Path) -> PlaySession:
+    """The game saved in `path`, replayed up to the person's next decision. The Python policies
+    it names are imported: the caller checks first that they were named again (saved_opponents)."""
+    data = read_save(path)
     try:
         config = PlayConfig.from_json(data["config"])
         answers = list(data["answers"])

@@ -7,13 +7,15 @@ run's figures cover its complete chunks (run_status says so), and a file that is
 its parts is never counted. In a directory without run.json every part file is read, except
 names starting with "." or "_" (unfinished writes).
 
-Memory: the rounds are read file after file as record batches of at most `batch_size` rows
-of the six columns the tables need (pyarrow projection: tournament extras such as deal_id or
-rotation, and hand, score, total, are never read), and each batch is reduced at once to one
-bincount of its cells. What is held is one decoded row group of those columns, a batch read
-ahead, the current batch's numpy temporaries (about 100 bytes a row) and the histogram of
-bid_error_histogram (161 KiB per policy): independent of the number of rows. Score
-distributions keep one counter per distinct (policy, score).
+Memory: the rounds are read file after file, one file open at a time, as record batches of
+at most `batch_size` rows of the six columns the tables need (pyarrow projection: tournament
+extras such as deal_id or rotation, and hand, score, total, are never read), and each batch is
+reduced at once to one bincount of its cells. What is held is one part's footer, one decoded
+row group of those columns, the current batch's numpy temporaries (about 100 bytes a row) and
+the histogram of bid_error_histogram (161 KiB per policy): independent of the number of rows,
+and of parts but for the list of their paths and each chunk's journal record of its parts
+(`python benchmarks/bench_report.py --many-parts 10000`: peak 205 MiB for 10,000 one-game parts,
+198 MiB for 4). Score distributions keep one counter per distinct (policy, score).
 """
 from __future__ import annotations
 
@@ -27,17 +29,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 from rich.table import Table
 
 from kernels.cards import N_CARDS, NO_CARD
 from kernels.records import MAX_PLAYERS, MAX_ROUND_SIZE
 from sim.analysis import DEFAULT_BATCH_SIZE
 from sim.analysis.features import TRUMP_KINDS, trump_kind_codes
-from sim.config.errors import ConfigError
+from sim.config.errors import ConfigError, OutputError
 from sim.config.limits import MAX_BATCH_SIZE, check_count
-from sim.runs.tables import table_names
-from sim.storage import RUN_FILE, atomic_write, part_name, read_run, write_parquet
+from sim.storage import RUN_FILE, atomic_write, read_run, sound_parts, write_parquet
 
 ROUNDS_COLUMNS = ("policy", "round", "bid_order", "trump_card", "bid", "tricks")
 # Breakdown name -> its key column (None: one row per policy).
@@ -60,9 +61,6 @@ HISTOGRAM_AXES = {
 ERRORS = np.arange(-MAX_ROUND_SIZE, MAX_ROUND_SIZE + 1)  # bid - tricks along the error axis
 SCORE_SOURCES = {"games": "total", "rounds": "score"}  # part directory -> score column
 PLOT_FILES = ("accuracy_by_round.png", "score_distribution.png")
-# One file at a time, one batch read ahead, and no pre-buffering of whole column chunks: the
-# Arrow memory in flight stays about one decoded row group of the projected columns.
-_SCAN = {"batch_readahead": 1, "fragment_scan_options": ds.ParquetFragmentScanOptions(pre_buffer=False)}
 _INT32_OFFSET = 1 << 31  # shifts an int32 score to a non-negative 32-bit field of a key
 
 
@@ -75,18 +73,11 @@ def part_files(directory: Path) -> list[Path]:
 
 def listed_parts(root: Path, table: str) -> list[Path] | None:
     """The parts of `table` that the run in `root` lists as complete (None: `root` holds no
-    run.json, a plain dataset whose every part file is read). A listed part that is missing is
-    a ConfigError pointing at `wizard-sim verify`."""
+    run.json, a plain dataset whose every part file is read), each checked against its journal
+    line (size, footer, checksum): one that is not what was written is an UnsoundPart."""
     if not (root / RUN_FILE).exists():
         return None
-    record = read_run(root)
-    if table not in table_names(bool(record["config"].get("log_plays"))):
-        return []
-    files = [root / table / part_name(int(index)) for index in sorted(record["chunks"]["complete"], key=int)]
-    for file in files:
-        if not file.is_file():
-            raise ConfigError(f"{file} is listed as complete but missing: see wizard-sim verify {root}, or --resume the run")
-    return files
+    return sound_parts(root, table)
 
 
 def run_status(path: str | os.PathLike) -> str | None:
@@ -94,7 +85,7 @@ def run_status(path: str | os.PathLike) -> str | None:
     root = Path(path)
     if not (root / RUN_FILE).exists():
         return None
-    record = read_run(root)
+    record = read_run(root, statistics=False)
     done, count = len(record["chunks"]["complete"]), record["chunks"]["count"]
     if done < count:
         return f"{root} is an incomplete run ({done:,} of {count:,} chunks): these figures cover only its complete chunks"
@@ -125,15 +116,19 @@ def _arrow_message(error: Exception) -> str:
 
 
 def _batches(files: list[Path], columns: tuple[str, ...], batch_size: int) -> Iterator[pa.RecordBatch]:
-    """Record batches of `columns` only, at most batch_size rows each, file after file."""
+    """Record batches of `columns` only, at most batch_size rows each, file after file. One
+    file is open at a time and its footer goes with it, so memory does not grow with the
+    number of files (a dataset of all of them kept every footer: 40 KB a part)."""
     where = f"{files[0].parent}"
     try:
-        dataset = ds.dataset([str(f) for f in files], format="parquet")
-        missing = [name for name in columns if name not in dataset.schema.names]
-        if missing:
-            raise ConfigError(f"{where} lacks the column(s) {', '.join(missing)}: not a simulate or tournament dataset")
-        for fragment in dataset.get_fragments():
-            yield from fragment.to_batches(schema=dataset.schema, columns=list(columns), batch_size=batch_size, **_SCAN)
+        for file in files:
+            with pq.ParquetFile(file, pre_buffer=False) as part:
+                missing = [name for name in columns if name not in part.schema_arrow.names]
+                if missing:
+                    raise ConfigError(
+                        f"{where} lacks the column(s) {', '.join(missing)}: not a simulate or tournament dataset"
+                    )
+                yield from part.iter_batches(batch_size=batch_size, columns=list(columns))
     except (pa.ArrowException, OSError) as error:
         raise ConfigError(f"cannot read {where}: {_arrow_message(error)}") from error
 
@@ -267,11 +262,12 @@ def score_counts(path: str | os.PathLike, batch_size: int = DEFAULT_BATCH_SIZE) 
     Final game totals (source "games.total") when the dataset has games/ part files, else
     round scores (source "rounds.score"). Streamed; memory grows with distinct scores only."""
     check_batch_size(batch_size)
-    files = rounds_files(path)
-    directory, column = "rounds", SCORE_SOURCES["rounds"]
-    if table_files(Path(path), "games"):
-        directory, column = "games", SCORE_SOURCES["games"]
-        files = table_files(Path(path), "games")
+    root = Path(path)
+    # The games parts when there are any (each run's part checked once), else the rounds.
+    files = table_files(root, "games") if root.is_dir() else []
+    directory = "games" if files else "rounds"
+    files = files or rounds_files(root)
+    column = SCORE_SOURCES[directory]
     policies = PolicyCodes()
     counts: Counter[int] = Counter()
     for batch in _batches(files, ("policy", column), batch_size):
@@ -316,19 +312,20 @@ def tables_json(tables: dict[str, pd.DataFrame]) -> str:
 
 
 @contextlib.contextmanager
-def reported_as_config_error(path: Path) -> Iterator[None]:
-    """An OSError while writing `path` becomes a one-line ConfigError."""
+def reported_as_output_error(path: Path) -> Iterator[None]:
+    """An OSError while writing `path` (a full disk) becomes a one-line OutputError: a failure
+    at run time, not bad input."""
     try:
         yield
     except OSError as error:
-        raise ConfigError(f"cannot write {str(path)!r}: {error.strerror or error}") from error
+        raise OutputError(f"cannot write {str(path)!r}: {error.strerror or error}") from error
 
 
 def write_atomically(path: str | os.PathLike, write: Callable[[str], None]) -> None:
     """sim.storage.atomic_write (readers see the old file or the whole new one), with an
-    OSError turned into a one-line ConfigError."""
+    OSError turned into a one-line OutputError."""
     target = Path(path)
-    with reported_as_config_error(target):
+    with reported_as_output_error(target):
         atomic_write(target, write)
 
 
@@ -336,7 +333,7 @@ def write_tidy_table(tables: dict[str, pd.DataFrame], path: str | os.PathLike) -
     """The tidy table (tidy_table) as one Parquet file, written atomically."""
     table = pa.Table.from_pandas(tidy_table(tables), preserve_index=False)
     target = Path(path)
-    with reported_as_config_error(target):
+    with reported_as_output_error(target):
         write_parquet(target, table, metadata={})
 
 
@@ -359,11 +356,29 @@ def check_plot_directory(path: Path) -> None:
         raise ConfigError(f"cannot create the plot directory {str(path)!r}: {str(parent)!r} is not a writable directory")
 
 
-def make_plot_directory(path: Path) -> None:
+def make_plot_directory(path: Path) -> list[Path]:
+    """Create the plot directory (and missing parents): the directories created, innermost
+    first (remove_empty_directories takes them back if the plots fail)."""
+    created = []
+    missing = path
+    while not missing.exists() and missing != missing.parent:
+        created.append(missing)
+        missing = missing.parent
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise ConfigError(f"cannot create the plot directory {str(path)!r}: {error.strerror or error}") from error
+        remove_empty_directories(created)
+        raise OutputError(f"cannot create the plot directory {str(path)!r}: {error.strerror or error}") from error
+    return created
+
+
+def remove_empty_directories(directories: list[Path]) -> None:
+    """Remove those of `directories` (innermost first) that are empty: only what this command created."""
+    for directory in directories:
+        try:
+            directory.rmdir()
+        except OSError:  # not empty, or gone
+            return
 
 
 TABLE_TITLES = {

@@ -1,4 +1,4 @@
 """`python -m sim.cli`: the same command line as the `wizard-sim` script."""
-from sim.cli.main import app
+from sim.cli import main
 
-app()
+main()

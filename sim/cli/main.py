@@ -19,10 +19,10 @@ from sim.cli.progress import GameProgress
 from sim.cli.report import report_command
 from sim.cli.serve import serve_command
 from sim.cli.verify import verify_command
-from sim.cli.terminal import POLICY_FORMS, OneLineErrors, console, fail
+from sim.cli.terminal import POLICY_FORMS, CommandLine, OneLineErrors, console, fail, on_interrupt
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
 from sim.config.errors import BotError, ConfigError
-from sim.config.policies import as_policy, is_external, parse_policies, split_policy_list
+from sim.config.policies import as_policy, bot_name, is_external, parse_policies, split_policy_list
 from sim.config.limits import MAX_GAMES, MAX_WORKERS, check_count
 from sim.config.rules import Rules, parse_rounds
 from sim.config.seeds import check_seed
@@ -30,14 +30,14 @@ from sim.config.version import __version__
 from sim.runs.executors import Executor, LocalExecutor, check_out, load_record, load_run
 from sim.runs.games import run_games
 from sim.runs.league import LeagueConfig, LeagueResult, league, resume_league
-from sim.runs.python_seats import DEFAULT_BATCH, MAX_BATCH
+from sim.runs.python_seats import DEFAULT_BATCH, MAX_BATCH, check_batch
 from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
 from sim.runs.sprt import LOOK_DEALS, Sprt, sprt_line
 from sim.runs.tables import table_names
 from sim.runs.tournament import TournamentConfig, TournamentResult, resume_tournament, tournament
-from sim.storage import RunError
+from sim.storage import RUN_FILE, RunError, local_path
 
-app = typer.Typer(
+app = CommandLine(
     name="wizard-sim",
     help="Fast, reproducible simulator of the card game Wizard.",
     no_args_is_help=True,
@@ -86,7 +86,7 @@ def demo(
         batch = run_games(rules, policy, seed=seed, games=games)
         elapsed = time.perf_counter() - start
     except ConfigError as error:
-        fail(str(error))
+        fail(error)
     except BotError as error:
         print(f"wizard-sim: error: {error}", file=sys.stderr)
         raise typer.Exit(code=1)
@@ -186,14 +186,29 @@ def print_summary(result: SimulationResult) -> None:
     console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in table_names(config['log_plays']))} and run.json)")
 
 
-def check_engine(engine: str, scheduler: Optional[str], workers: Optional[int]) -> None:
-    """The --engine options, checked before anything else is done."""
+def check_engine(
+    engine: str, scheduler: Optional[str], workers: Optional[int], threads: Optional[int], batch: Optional[int]
+) -> None:
+    """The options of how a run is computed (--engine, --scheduler, --workers, --threads,
+    --batch-games), checked before anything else is done and before any bot module is imported:
+    a --scheduler must answer as a Dask scheduler now."""
     if engine not in ("local", "dask"):
         raise ConfigError(f"--engine must be local or dask, got {engine!r}")
     if engine == "local" and (scheduler is not None or workers is not None):
         raise ConfigError("--scheduler and --workers need --engine dask")
     if workers is not None:
         check_count(workers, "workers", 1, MAX_WORKERS)
+    check_batch(batch)
+    if engine == "local":
+        LocalExecutor().check_threads(threads)
+        return
+    from sim.runs.cluster import check_cluster_choice, check_task_threads, import_distributed, probe_scheduler
+
+    check_cluster_choice(scheduler, workers)
+    check_task_threads(threads)
+    import_distributed()  # imports Dask
+    if scheduler is not None:
+        probe_scheduler(scheduler)
 
 
 def resume_policies(out: str, command: str, given: Optional[str], option: str) -> None:
@@ -211,9 +226,8 @@ def resume_policies(out: str, command: str, given: Optional[str], option: str) -
     if bots:
         names = split_policy_list(given)
         names = names * len(labels) if len(names) == 1 else names
-        bot_of = lambda text: ":".join(text.strip().split(":")[:2])  # noqa: E731
         if len(names) != len(labels) or any(
-            is_external(label) and bot_of(name) != bot_of(label) for name, label in zip(names, labels)
+            is_external(label) and bot_name(name) != bot_name(label) for name, label in zip(names, labels)
         ):
             raise ConfigError(f"--{option} {given} differs from the run being resumed ({','.join(labels)})")
 
@@ -303,18 +317,32 @@ BetaOption = Annotated[Optional[float], typer.Option(help=with_default("--sprt: 
 def run_reporting_errors(command: str, out: str, action: Callable[[], T]) -> T:
     """Run a run command's action: bad input is one line and exit 2, a failed write or a
     failed external bot exit 1, Ctrl-C exit 130; a failed write and Ctrl-C say how to resume."""
+    started = time.time()
+
+    def interrupted() -> str:
+        """How to continue: --resume once this command has written the run's record."""
+        with contextlib.suppress(OSError, ConfigError):
+            if (local_path(out) / RUN_FILE).stat().st_mtime >= started - 1:
+                return f"wizard-sim: interrupted; finish with: wizard-sim {command} --out {out} --resume"
+        return "wizard-sim: interrupted"
+
+    on_interrupt(interrupted)
     try:
         return action()
     except ConfigError as error:
-        fail(str(error))
+        fail(error)
     except BotError as error:
-        print(f"wizard-sim: error: {error}", file=sys.stderr)
-        raise typer.Exit(code=1)
+        option = "--policy" if command == "simulate" else "--policies"
+        kept = error.chunks_saved
+        saved = (
+            f"; the run keeps its {kept:,} written chunk{'s' * (kept != 1)}: once the bot is fixed, continue with"
+            f" wizard-sim {command} --out {out} --resume (naming its {option} again)"
+        )
+        fail(f"{error}{saved if kept else ''}", code=1)
     except RunError as error:
-        print(f"wizard-sim: error: {error}; no partial file is visible, finish with --resume", file=sys.stderr)
-        raise typer.Exit(code=1)
+        fail(error, code=1)
     except KeyboardInterrupt:
-        print(f"wizard-sim: interrupted; finish with: wizard-sim {command} --out {out} --resume", file=sys.stderr)
+        print(interrupted(), file=sys.stderr)
         raise typer.Exit(code=130)
 
 
@@ -379,7 +407,7 @@ def run_command(command: RunCommand, given: dict, how: HowToRun) -> None:
     running = {"threads": how.threads, "batch": how.batch_games, "on_progress": progress.update}
 
     def run() -> Any:
-        check_engine(how.engine, how.scheduler, how.workers)
+        check_engine(how.engine, how.scheduler, how.workers, how.threads, how.batch_games)
         rules = start_options(given, how.overwrite, how.resume_run)
         if rules is None:
             resume_policies(out, command.name, given[command.policy_option], command.policy_option)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -22,15 +23,18 @@ from sim.analysis.play import (
     TrickEnd,
     builtin_policy,
     load_session,
+    opponent_names,
+    saved_opponents,
 )
 from sim.cli.options import rules_from_options
 from sim.cli.terminal import console, fail
 from sim.config.cards import SUIT_NAMES, format_card
 from sim.config.errors import BotError, ConfigError
 from sim.config.limits import check_count
-from sim.config.policies import Policy
+from sim.config.policies import Policy, bot_name
 from sim.config.seeds import draw_seed
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0
+from sim.storage.files import check_new_file
 
 QUIT_WORDS = {"q", "quit", "exit"}
 HINT_WORDS = {"?", "h", "hint"}
@@ -244,15 +248,35 @@ def winners_line(session: PlaySession) -> str:
 # --- the command ---------------------------------------------------------------------------
 
 
+def check_resumed_opponents(resume: str, opponents: Optional[str]) -> None:
+    """A saved game with Python policies is resumed only when --opponents names their modules
+    again: a save file alone never makes wizard-sim import code."""
+    saved = saved_opponents(resume)
+    bots = [label for label in saved if bot_name(label)]
+    if bots and opponents is None:
+        raise ConfigError(
+            f"{resume} names the Python policies {', '.join(dict.fromkeys(bots))}: give its --opponents again"
+            " to allow importing them"
+        )
+    if opponents is not None:
+        names = opponent_names(opponents, len(saved) + 1)
+        if [bot_name(name) for name in names] != [bot_name(label) for label in saved]:
+            raise ConfigError(f"--opponents {opponents} differs from the saved game's ({','.join(saved)})")
+
+
 def new_session(given: dict, resume: Optional[str], save_path: Optional[str]) -> PlaySession:
     """A new game from the options, or the game saved in `resume` (whose options then come
     from the file: giving one of them as well is an error). --save never overwrites another file."""
     if save_path is not None and save_path != resume and os.path.lexists(save_path):
         raise ConfigError(f"{save_path} exists: continue that game with --resume {save_path}, or save to another file")
     if resume is not None:
-        clash = [option for option, value in given.items() if value is not None]
+        clash = [option for option, value in given.items() if value is not None and option != "opponents"]
         if clash:
             raise ConfigError(f"--resume takes the game's options from {resume}; do not give --{clash[0]}")
+        check_resumed_opponents(resume, given["opponents"])
+    if save_path is not None:
+        check_new_file(Path(save_path), "the save file")
+    if resume is not None:
         return load_session(resume)
     rules = rules_from_options(
         given["players"] if given["players"] is not None else 4,
@@ -271,13 +295,17 @@ def new_session(given: dict, resume: Optional[str], save_path: Optional[str]) ->
     return PlaySession(config)
 
 
+class SaveFailed(Exception):
+    """Writing the save file failed at run time (disk full): one line and exit 1."""
+
+
 def save(session: PlaySession, path: Optional[str]) -> None:
     if path is None:
         return
     try:
         session.save(path)
     except OSError as error:
-        raise ConfigError(f"cannot write the save file {path}: {error.strerror or error}") from None
+        raise SaveFailed(f"cannot write the save file {path}: {error.strerror or error}") from None
 
 
 def play_command(
@@ -354,12 +382,13 @@ def play_command(
                 render_event(session, event)
             save(session, save_path)
     except ConfigError as error:
-        fail(str(error))
-    except BotError as error:  # a Python opponent failed: one line, exit 1 (the game is saved)
-        print(f"wizard-sim: error: {error}", file=sys.stderr)
-        raise typer.Exit(code=1)
+        fail(error)
+    except (BotError, SaveFailed) as error:  # a Python opponent failed (the game is saved), a full disk
+        fail(str(error), code=1)
     except Quit:
-        where = f"; saved to {save_path}, continue with: wizard-sim play --resume {save_path}" if save_path else ""
+        labels = [session.config.label(seat) for seat in range(session.config.rules.players) if seat != session.config.seat]
+        named = f" --opponents {','.join(labels)}" if any(bot_name(label) for label in labels) else ""
+        where = f"; saved to {save_path}, continue with: wizard-sim play --resume {save_path}{named}" if save_path else ""
         console.print(f"game left{where}", soft_wrap=True)
         raise typer.Exit(code=0)
     except KeyboardInterrupt:

@@ -10,10 +10,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 class GameProgress:
     """Context manager whose `update(games_done, games_total)` is a run's progress callback (a
     tournament's too: it counts games, not deals); does nothing when disabled (--quiet) or when
-    stderr is not a terminal and rich cannot draw."""
+    stderr is not a terminal and rich cannot draw. A run that fails or is interrupted erases
+    the bar, so that its one error line stands alone."""
 
-    def __init__(self, enabled: bool = True):
+    def __init__(self, enabled: bool = True, console: Console | None = None):
         self.enabled = enabled
+        self.console = console
         self.progress: Progress | None = None
         self.task = None
         self.start_done = 0
@@ -29,7 +31,7 @@ class GameProgress:
                 TimeElapsedColumn(),
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
-                console=Console(stderr=True),
+                console=self.console or Console(stderr=True),
                 transient=False,
             )
             self.progress.__enter__()
@@ -37,6 +39,9 @@ class GameProgress:
 
     def __exit__(self, *exc_info) -> None:
         if self.progress is not None:
+            if exc_info[0] is not None:
+                # The error line that follows stands alone: the bar is erased, not left above it.
+                self.progress.live.transient = True
             self.progress.__exit__(*exc_info)
 
     def update(self, done: int, total: int) -> None:

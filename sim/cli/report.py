@@ -10,7 +10,7 @@ import typer
 
 from sim.analysis import DEFAULT_BATCH_SIZE
 from sim.cli.terminal import console, fail
-from sim.config.errors import ConfigError
+from sim.config.errors import ConfigError, OutputError
 
 
 def report_command(
@@ -36,6 +36,7 @@ def report_command(
     from sim.analysis import report
 
     written: list[Path] = []
+    created: list[Path] = []  # plot directories this command made
     try:
         report.check_batch_size(batch_size)
         if out is not None:
@@ -52,10 +53,13 @@ def report_command(
         if plots is not None:
             from sim.analysis import plots as charts
 
-            report.make_plot_directory(plots)
+            created = report.make_plot_directory(plots)
             written += charts.write_plots(tables, scores, plots)
     except ConfigError as error:
-        fail(str(error))
+        fail(error)
+    except OutputError as error:  # a full disk: a failure at run time, and no empty plot directory left
+        report.remove_empty_directories(created)
+        fail(error, code=1)
     if note is not None:
         print(f"wizard-sim: note: {note}", file=sys.stderr)
     if as_json:

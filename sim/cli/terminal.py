@@ -1,7 +1,11 @@
 """Where the command line writes: one console for tables, and one-line errors."""
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import numba.core.event
@@ -9,6 +13,7 @@ import typer
 import typer.core
 from rich.console import Console
 
+from sim.cli.messages import phrase
 from sim.config.policies import POLICY_FORMS  # noqa: F401  (the commands' option help imports it from here)
 
 console = Console()
@@ -16,15 +21,32 @@ if not console.is_terminal:  # pipes and files: wide enough that tables do not w
     console = Console(width=160)
 
 
-def fail(message: str) -> None:
-    """Bad input: one line on stderr, exit code 2."""
-    print(f"wizard-sim: error: {message}", file=sys.stderr)
-    raise typer.Exit(code=2)
+def fail(problem: str | Exception, code: int = 2) -> None:
+    """One line on stderr (an exception in the command line's words, sim.cli.messages) and
+    exit `code`: 2 for bad input, 1 for a failure at run time."""
+    print(f"wizard-sim: error: {phrase(problem) if isinstance(problem, Exception) else problem}", file=sys.stderr)
+    raise typer.Exit(code=code)
 
 
 class OneLineErrors(typer.core.TyperCommand):
     """A command whose usage errors (an option that is not a number, a missing option) are one
-    line on stderr and exit 2, like every other bad input, instead of click's usage box."""
+    line on stderr and exit 2, like every other bad input, instead of click's usage box; and
+    whose Ctrl-C, when the command has no words of its own for it, is one line and exit 130
+    (instead of click's "Aborted!" and exit 1)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            previous = signal.signal(signal.SIGINT, _interrupt)
+        except ValueError:  # not the main thread: Ctrl-C is the caller's
+            previous = None
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            print("wizard-sim: interrupted", file=sys.stderr)
+            raise typer.Exit(130) from None
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
 
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
         try:
@@ -36,6 +58,66 @@ class OneLineErrors(typer.core.TyperCommand):
             message = " ".join(error.format_message().split())
             print(f"wizard-sim: error: {message}", file=sys.stderr)
             raise typer.Exit(2) from None
+
+
+GRACE_SECONDS = 1.5  # after Ctrl-C, how long a command may take to stop by itself
+_interrupted_line: list[Callable[[], str]] = [lambda: "wizard-sim: interrupted"]
+
+
+def on_interrupt(line: Callable[[], str]) -> None:
+    """What gives the line to print if Ctrl-C has to stop the command without its own handler
+    (see CommandLine), e.g. how to resume the run."""
+    _interrupted_line[0] = line
+
+
+def _exit_now(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe
+            pass
+    os._exit(code)
+
+
+def _interrupt(number: int, frame: Any) -> None:
+    """SIGINT: KeyboardInterrupt as usual, which the command turns into its line and exit 130;
+    if the process is still running GRACE_SECONDS later (the interrupt was swallowed, as a
+    KeyboardInterrupt raised inside numba's compiler callbacks is, or the command's cleanup is
+    slow), print its line and exit 130 then. A run's data stays consistent at any moment
+    (every file is written atomically), so stopping it there is safe."""
+
+    def stop() -> None:
+        print(_interrupted_line[0](), file=sys.stderr)
+        _exit_now(130)
+
+    watchdog = threading.Timer(GRACE_SECONDS, stop)
+    watchdog.daemon = True
+    watchdog.start()
+    signal.default_int_handler(number, frame)
+
+
+class CommandLine(typer.Typer):
+    """The `wizard-sim` app, which exits as soon as its command is done: after Ctrl-C (exit
+    130; a command's Ctrl-C is _interrupt, outside a command sim.cli._stop_loading) without
+    the interpreter's teardown (a second or more on a busy machine, with numba and pandas
+    loaded), and never kept alive by threads a bot started and left running (one line says
+    so). Called by the `wizard-sim` script and `python -m sim.cli` (typer's test runner calls
+    the commands directly)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except SystemExit as done:
+            code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+            left = [thread.name for thread in threading.enumerate() if not thread.daemon and thread.is_alive()
+                    and thread is not threading.main_thread()]  # fmt: skip
+            if left:
+                shown = ", ".join(left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
+                print(f"wizard-sim: note: {len(left)} thread{'s' * (len(left) > 1)} left running ({shown}),"
+                      " probably a bot's: exiting without waiting for them", file=sys.stderr)  # fmt: skip
+            if left or code == 130:
+                _exit_now(code)
+            raise
 
 
 COMPILING = "wizard-sim: compiling kernels (first use, about 30 s; cached afterwards)"
@@ -60,5 +142,11 @@ class CompileNotice(numba.core.event.Listener):
         pass
 
 
+_compile_notice: list[CompileNotice] = []
+
+
 def announce_compiling() -> None:
-    numba.core.event.register("numba:compile", CompileNotice())
+    """Register the CompileNotice (once per process)."""
+    if not _compile_notice:
+        _compile_notice.append(CompileNotice())
+        numba.core.event.register("numba:compile", _compile_notice[0])

@@ -23,7 +23,7 @@ def verify_command(
     try:
         verification = verify_run(out)
     except ConfigError as error:
-        fail(str(error))
+        fail(error)
     for line in verification.lines():
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     if not verification.sound:

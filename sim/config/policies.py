@@ -6,6 +6,7 @@ table (kernels/policies/dispatch.py) describe it.
 from __future__ import annotations
 
 import inspect
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,8 @@ from sim.config.errors import ConfigError
 from sim.config.external import ExternalBot, external_ids, load_bot
 from sim.config.limits import MAX_BOT_PARAMETER, check_parameter
 from sim.config.python_policy import PythonBot, is_python_policy, load_python_bot
+
+DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")  # a policy parameter's value
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,7 @@ def parse_policy(text: str) -> Policy:
     if kind is None:
         raise ConfigError(f"unknown policy {name!r}; known: {', '.join(REGISTRY)}, or module:Object for an external bot")
     values = dict(kind.parameters)
+    given: set[str] = set()
     if arguments:
         for pair in arguments.split(","):
             key, equals, value = pair.partition("=")
@@ -145,10 +149,13 @@ def parse_policy(text: str) -> Policy:
             if not equals or key not in values:
                 known = ", ".join(values) or "none"
                 raise ConfigError(f"policy {name!r} has no parameter {pair.strip()!r}; its parameters: {known}")
-            try:
-                values[key] = float(value)
-            except ValueError:
-                raise ConfigError(f"policy parameter {key} needs a number, got {value!r}") from None
+            if key in given:
+                raise ConfigError(f"policy {name!r} sets its parameter {key} twice ({arguments.strip()}): give it once")
+            given.add(key)
+            # A plain decimal number: float() also reads 1_0 (as 10), inf and nan.
+            if not DECIMAL.fullmatch(value.strip()):
+                raise ConfigError(f"policy parameter {key} needs a number (a plain decimal such as 1.2), got {value.strip()!r}")
+            values[key] = float(value)
     for key in kind.counts:
         if not (values[key] >= 0 and values[key].is_integer()):
             raise ConfigError(f"policy parameter {key} must be a whole number >= 0, got {values[key]:g}")
@@ -160,6 +167,14 @@ def parse_policy(text: str) -> Policy:
 def is_external(label: str) -> bool:
     """Whether a policy label names an external bot (module:Object), without importing it."""
     return label.strip().partition(":")[0] not in REGISTRY
+
+
+def bot_name(label: str) -> str | None:
+    """The `module:Object` a policy label would import (None: a built-in policy), read from the
+    text alone."""
+    if not is_external(label):
+        return None
+    return ":".join(label.strip().split(":")[:2])
 
 
 def split_policy_list(text: str) -> list[str]:

@@ -221,12 +221,15 @@ class BotCaller:
     def ask(self, observations: np.ndarray, masks: np.ndarray, context: Decisions) -> np.ndarray:
         """int64 actions [n]: legal actions, or DELEGATE."""
         n = observations.shape[0]
+        # The bot gets a copy of the legal masks: its answers are checked against the masks
+        # it was given even if it writes into its copy (one line naming the seat and game).
+        given = masks.copy()
         if self.bot.batched:
-            answers = self._call_batch(observations, masks, context)
+            answers = self._call_batch(observations, given, context)
         else:
             answers = np.empty(n, dtype=np.int64)
             for i in range(n):
-                answer = self._call((observations[i], masks[i], context.row(i)), context.describe(i))
+                answer = self._call((observations[i], given[i], context.row(i)), context.describe(i))
                 answers[i] = self._one_answer(answer, context, i)
         self.check(answers, masks, context)
         return answers

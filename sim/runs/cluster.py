@@ -36,6 +36,18 @@ TASKS_PER_THREAD = 3  # in flight per worker thread (of the workers there now): 
 TASK_RETRIES = 1  # e.g. a task whose temporary file a resumed run's cleanup removed runs again
 
 
+def check_cluster_choice(scheduler: str | None, workers: int | None) -> None:
+    """Exactly one of a running cluster's --scheduler and a local cluster's --workers."""
+    if scheduler is None and workers is None:
+        raise ConfigError(
+            "--engine dask needs --scheduler tcp://HOST:8786 (a running cluster) or --workers N (a local one)"
+        )
+    if scheduler is not None and workers is not None:
+        raise ConfigError("--scheduler and --workers exclude each other")
+    if workers is not None:
+        check_count(workers, "workers", 1, MAX_WORKERS)
+
+
 def import_distributed() -> Any:
     try:
         import distributed
@@ -95,6 +107,12 @@ def lost_scheduler(detail: str) -> RunError:
     return RunError(f"lost the Dask scheduler ({detail}); is it still running?")
 
 
+def check_task_threads(threads: int | None) -> None:
+    """A task's kernel threads (None: the worker's default); each worker caps them at its cores."""
+    if threads is not None and (not is_whole_number(threads) or threads < 1):
+        raise ConfigError(f"threads must be at least 1, got {threads}")
+
+
 class DaskExecutor:
     """Run the chunks as tasks on the Dask cluster of `client` (a distributed.Client).
 
@@ -106,8 +124,7 @@ class DaskExecutor:
         self.default_threads = default_threads
 
     def check_threads(self, threads: int | None) -> None:
-        if threads is not None and (not is_whole_number(threads) or threads < 1):
-            raise ConfigError(f"threads must be at least 1, got {threads}")
+        check_task_threads(threads)
 
     def run(self, job: ChunkJob, indices: list[int], on_chunk: ChunkDone) -> None:
         from distributed import KilledWorker, as_completed
@@ -200,14 +217,7 @@ def connect(scheduler: str | None, workers: int | None) -> Iterator[DaskExecutor
     """A DaskExecutor on the cluster at `scheduler`, or on a new local cluster of `workers`
     processes (one task thread each, the cores shared among their kernels); closed on exit."""
     distributed = import_distributed()
-    if scheduler is None and workers is None:
-        raise ConfigError(
-            "--engine dask needs --scheduler tcp://HOST:8786 (a running cluster) or --workers N (a local one)"
-        )
-    if scheduler is not None and workers is not None:
-        raise ConfigError("--scheduler and --workers exclude each other")
-    if workers is not None:
-        check_count(workers, "workers", 1, MAX_WORKERS)
+    check_cluster_choice(scheduler, workers)
     with contextlib.ExitStack() as stack:
         default_threads = None
         if workers is not None:

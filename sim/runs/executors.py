@@ -18,13 +18,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Protocol
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from sim.storage import (
     FORMAT_VERSION,
     RUN_FORMAT,
-    PART_NAME,
-    RUN_KEY,
     RunDirectory,
     chunk_count,
     config_metadata,
@@ -34,6 +31,9 @@ from sim.storage import (
     part_name,
     versions,
 )
+from sim.storage.parts import PART_NAME, run_of_part
+from sim.storage.errors import CannotResume, PartsOfAnotherRun, RunError
+from sim.storage.parts import DIGEST_KEY
 from sim.runs.games import set_threads
 from sim.runs.python_seats import check_batch
 from sim.config.errors import BotError, ConfigError
@@ -119,7 +119,8 @@ def check_portable(config: ChunkedConfig) -> None:
 
 def write_chunk(config: ChunkedConfig, job: ChunkJob, index: int, result: Any) -> dict:
     """Build the tables of computed chunk `index` and write its parts atomically; its report:
-    `stats` (the summary's sums) and `parts` (per table, [size in bytes, rows] as written)."""
+    `stats` (the summary's sums), `parts` (per table, [size in bytes, rows] as written) and
+    `sha256` (per table, the part's checksum)."""
     chunk = config.finish_chunk(result)
     directory = RunDirectory(job.out, config.tables)
     metadata = config_metadata(job.config, fingerprint(job.command, job.config))
@@ -130,7 +131,8 @@ def write_chunk(config: ChunkedConfig, job: ChunkJob, index: int, result: Any) -
             for name, table in chunk.tables.items()
         }
         parts = {name: future.result() for name, future in written.items()}
-    return {"stats": chunk.stats, "parts": parts}
+    return {"stats": chunk.stats, "parts": {name: part[0] for name, part in parts.items()},
+            DIGEST_KEY: {name: part[1] for name, part in parts.items()}}  # fmt: skip
 
 
 def run_chunk(job: ChunkJob, index: int) -> dict:
@@ -252,7 +254,9 @@ def start_run(config: ChunkedConfig, out: str, overwrite: bool) -> tuple[RunDire
     directory.acquire()
     try:
         directory.begin(record, overwrite)
-    except BaseException:
+    except BaseException as error:
+        if not (isinstance(error, RunError) and error.resumable) and not directory.run_file.exists():
+            directory.abandon()  # nothing of the run was written: no lock file or directory of ours stays
         directory.release()
         raise
     return directory, record
@@ -282,8 +286,6 @@ def config_of(kind: type[ChunkedConfig], record: dict, where: str) -> ChunkedCon
         raise ConfigError(f"{where}: its configuration is incomplete or malformed ({type(error).__name__}: {error})") from None
     if config.to_dict() != record["config"]:
         raise ConfigError(f"{where}: its configuration is not in the form wizard-sim writes")
-    if list(config.size) != [record["chunks"]["total"], record["chunks"]["games"]]:
-        raise ConfigError(f"{where}: chunks.total and chunks.games disagree with its configuration")
     return config
 
 
@@ -306,10 +308,7 @@ def reopen_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, RunD
         directory.tables = config.tables
         check = directory.audit(record, config.tables)
         if check.mismatched:
-            raise ConfigError(
-                f"cannot resume: run.json and its parts disagree on the configuration ({len(check.mismatched)} parts,"
-                f" e.g. {check.mismatched[0]}, were written for another one); start a new run with --overwrite"
-            )
+            raise CannotResume(PartsOfAnotherRun(len(check.mismatched), check.mismatched[0]))
         record["chunks"]["complete"] = {str(index): entry["stats"] for index, entry in sorted(check.complete.items())}
         record["resumed"].append(now())
         directory.reopen()
@@ -445,14 +444,17 @@ def execute(
     job = ChunkJob(type(config), record["config"], str(directory.path.absolute()), options.threads, options.batch, config)
     try:
         options.executor.run(job, todo, on_chunk)
-    except BotError:
+    except BotError as error:
         # A bot failed before the run recorded a chunk: a new run then leaves nothing behind,
         # so that the same command can run again once the bot is fixed. A run with recorded
         # chunks stays resumable, as after Ctrl-C (and so does one stopped by a Dask worker
-        # that cannot import a bot: a ConfigError, fixed on the workers, then --resume).
+        # that cannot import a bot: a ConfigError, fixed on the workers, then resumed).
+        discarded = False
         if not record["resumed"]:
             with contextlib.suppress(OSError):
-                directory.discard(record)
+                discarded = directory.discard(record)
+        if not discarded:
+            error.chunks_saved = len(record["chunks"]["complete"])
         raise
     if sequence.stopped:
         # Chunks computed ahead of the decision (or before a kill, unlisted): not the run's data.
@@ -523,7 +525,8 @@ def parts_from(directory: RunDirectory, first: int) -> list[int]:
         with contextlib.suppress(OSError):
             for entry in os.scandir(directory.path / table):
                 match = PART_NAME.fullmatch(entry.name)
-                if match and int(match.group(1)) >= first:
+                # Only the exact name of a chunk's part is one (part-000001.parquet is not chunk 1's).
+                if match and entry.name == part_name(int(match.group(1))) and int(match.group(1)) >= first:
                     found.add(int(match.group(1)))
     return sorted(found)
 
@@ -533,7 +536,6 @@ def remove_parts(directory: RunDirectory, record: dict, index: int) -> None:
     fingerprint), e.g. of chunks computed after its stop test decided."""
     for table in directory.tables:
         path = directory.path / table / part_name(index)
-        with contextlib.suppress(OSError, pa.ArrowException):
-            if path.is_file() and not path.is_symlink():
-                if (pq.read_metadata(path).metadata or {}).get(RUN_KEY) == record["fingerprint"].encode():
-                    path.unlink()
+        with contextlib.suppress(OSError):
+            if path.is_file() and not path.is_symlink() and run_of_part(path) == record["fingerprint"].encode():
+                path.unlink()

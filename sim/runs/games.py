@@ -51,13 +51,18 @@ class GameBatch:
     table_ids: np.ndarray | None = None  # a league's: the table of its design
 
 
-def set_threads(threads: int | None) -> None:
-    """Use `threads` kernel threads (default: all cores); results do not depend on it."""
+def check_threads(threads: int | None) -> int:
+    """`threads` kernel threads, checked (None: all cores)."""
     if threads is None:
-        threads = numba.config.NUMBA_NUM_THREADS
+        return numba.config.NUMBA_NUM_THREADS
     if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
         raise ConfigError(f"threads must be 1..{numba.config.NUMBA_NUM_THREADS}, got {threads}")
-    numba.set_num_threads(threads)
+    return threads
+
+
+def set_threads(threads: int | None) -> None:
+    """Use `threads` kernel threads (default: all cores); results do not depend on it."""
+    numba.set_num_threads(check_threads(threads))
 
 
 def call_kernel(kernel, policies: list[Policy], *arguments, chunksize: int = 1):

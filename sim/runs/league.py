@@ -52,7 +52,7 @@ from sim.runs.sprt import LOOK_DEALS, SequentialTest, Sprt
 from sim.runs.statistics import Z_95, policy_figures
 from sim.runs.tables import batch_tables
 from sim.runs.tournament import verdict
-from sim.storage import OUTPUT_FILES, RunDirectory, RunError, config_metadata, write_json, write_parquet
+from sim.storage import OUTPUT_FILES, SIZE_FIELDS, RunDirectory, RunError, config_metadata, write_json, write_parquet
 
 SUMMARY_FILE, RATINGS_FILE, PAIRS_FILE, RATINGS_PLOT, HEAD_TO_HEAD_PLOT = OUTPUT_FILES["league"]
 
@@ -106,7 +106,7 @@ class LeagueConfig(RecordedConfig):
     policies and players)."""
 
     command: ClassVar[str] = "league"
-    size_fields: ClassVar[tuple[str, str]] = ("deals", "chunk_deals")
+    size_fields: ClassVar[tuple[str, str]] = SIZE_FIELDS["league"]
     rules: Rules
     policies: tuple[Policy, ...]  # each once; the design seats them by index
     seed: int

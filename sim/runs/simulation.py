@@ -26,7 +26,7 @@ from sim.runs.games import GameBatch, run_games
 from sim.runs.run_config import RecordedConfig
 from sim.runs.statistics import policy_figures
 from sim.runs.tables import batch_tables
-from sim.storage import RunDirectory
+from sim.storage import SIZE_FIELDS, RunDirectory
 
 CHUNK_BYTES = 128 * 2**20  # memory per chunk in flight (two at most); bounds peak memory
 BYTES_PER_ROUND_ROW = 50  # kernel record, Arrow columns and conversion temporaries
@@ -70,7 +70,7 @@ class SimulationConfig(RecordedConfig):
     """Everything that defines a simulate run's data: the dataset is a pure function of it."""
 
     command: ClassVar[str] = "simulate"
-    size_fields: ClassVar[tuple[str, str]] = ("games", "chunk_games")
+    size_fields: ClassVar[tuple[str, str]] = SIZE_FIELDS["simulate"]
     rules: Rules
     policies: tuple[Policy, ...]
     seed: int

@@ -6,6 +6,7 @@ import pyarrow as pa
 
 from kernels.columns import fill_round_columns
 from sim.runs.games import GameBatch
+from sim.storage.parts import table_names  # noqa: F401 (the tables of a run, by its log_plays)
 
 ROUNDS_SCHEMA = pa.schema(
     [
@@ -55,11 +56,6 @@ def with_deal_fields(schema: pa.Schema, fields: list = TOURNAMENT_FIELDS) -> pa.
     for offset, (name, type_) in enumerate(fields):
         schema = schema.insert(1 + offset, pa.field(name, type_))
     return schema
-
-
-def table_names(log_plays: bool) -> tuple[str, ...]:
-    """The tables of a run's dataset, each a subdirectory of part files."""
-    return ("rounds", "games", "plays") if log_plays else ("rounds", "games")
 
 
 def batch_tables(batch: GameBatch, log_plays: bool) -> dict[str, pa.Table]:

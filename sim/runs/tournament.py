@@ -48,7 +48,7 @@ from sim.runs.simulation import check_run_size
 from sim.runs.sprt import LOOK_DEALS, SequentialTest, Sprt
 from sim.runs.statistics import normal_interval, policy_figures
 from sim.runs.tables import batch_tables
-from sim.storage import RunDirectory, RunError, config_metadata, write_json, write_parquet
+from sim.storage import SIZE_FIELDS, RunDirectory, RunError, config_metadata, write_json, write_parquet
 
 # summary.parquet: one row per policy (table "policies") and one per pair of policies (table
 # "pairs"), each with nulls in the columns of the other kind.
@@ -80,7 +80,7 @@ class TournamentConfig(RecordedConfig):
     """A tournament's data is a pure function of this."""
 
     command: ClassVar[str] = "tournament"
-    size_fields: ClassVar[tuple[str, str]] = ("deals", "chunk_deals")
+    size_fields: ClassVar[tuple[str, str]] = SIZE_FIELDS["tournament"]
     rules: Rules
     policies: tuple[Policy, ...]  # the listed policies; seat s of rotation k plays (s + k) mod N
     seed: int

@@ -1,8 +1,8 @@
 """`wizard-sim verify`: what a run directory holds, checked against its run.json and journal.
 
-Reads run.json (validated: format marker, fields, fingerprint), the chunk journal and the
-footer of every part the journal lists (size, row count, chunk index, run fingerprint), and
-lists the directory for files wizard-sim did not write. Imports no bot: the tables to expect
+Reads run.json (validated: format marker, fields, fingerprint), the chunk journal and every
+part the journal lists (size, footer: row count, chunk index, run fingerprint; and the
+checksum of its bytes), and lists the directory for files wizard-sim did not write. Imports no bot: the tables to expect
 follow from the recorded configuration alone.
 """
 from __future__ import annotations
@@ -13,6 +13,7 @@ from sim.config.errors import ConfigError
 from sim.runs import league, tournament
 from sim.runs.tables import table_names
 from sim.storage import LEGACY_FORMAT, PartCheck, RunDirectory
+from sim.storage.directory import CLEARING_DIR
 
 # The stop test (--sprt) of each command that has one, from the configuration in run.json.
 STOP_TESTS = {"tournament": tournament.sequential_test, "league": league.sequential_test}
@@ -44,20 +45,28 @@ class Verification:
     @property
     def sound(self) -> bool:
         c = self.check
-        problems = self.pending or c.missing or c.damaged or c.mismatched or c.foreign or c.torn or self.sprt_differs
+        problems = (
+            self.pending or c.missing or c.damaged or c.mismatched or c.foreign or c.torn or c.clearing
+            or self.sprt_differs
+        )
         return not problems and bool(self.record["finished"])
 
     def lines(self) -> list[str]:
         record, c = self.record, self.check
         count = record["chunks"]["count"]
         kind = f"{record['command']} run {record['fingerprint'][:12]}"
+        unchecked = (
+            f"  {c.unverified:,} parts carry no checksum (format {record['format_version']}, before checksums):"
+            " sizes, rows and footers checked, not their contents"
+        )
         if self.sound:
             if self.stopped is not None and self.stopped["decision"] is not None:
                 decision, deals = self.stopped["decision"], self.stopped["deals"]
                 size = f"stopped by its SPRT ({decision}) after {self.end:,} chunks, {deals:,} deals"
             else:
                 size = f"{count:,} chunks, {record['chunks']['total']:,} {unit(record)}"
-            return [f"{self.out}: {kind}: complete and sound ({size})"]
+            done = f"{self.out}: {kind}: complete and sound ({size})"
+            return [done, unchecked] if c.unverified else [done]
         pending = self.pending
         state = "incomplete" if pending or not record["finished"] else "complete"
         lines = [f"{self.out}: {kind}: {state}, {len(c.complete):,} of {count:,} chunks complete and sound"]
@@ -76,8 +85,15 @@ class Verification:
                 lines.append(f"  {label}: {shorten(names)}")
         if c.torn:
             lines.append(f"  unreadable journal lines: {c.torn}")
+        if c.clearing:
+            lines.append(
+                f"  files of a replaced run still to be removed (an interrupted --overwrite; --resume or --overwrite"
+                f" finishes it): {c.clearing:,} in {CLEARING_DIR}/"
+            )
         if self.sprt_differs:
             lines.append("  run.json's sprt record differs from the test recomputed from its journal")
+        if c.unverified:
+            lines.append(unchecked)
         return lines
 
 

@@ -95,6 +95,24 @@ class Illegal:
         return 0
 
 
+class RewritesItsMasks:
+    """Marks every action legal in the masks it is given, then answers an illegal one."""
+
+    def act(self, observations, masks):
+        illegal = np.argmin(masks, axis=1)
+        masks[:] = True
+        return illegal
+
+
+class RewritesItsMask:
+    """RewritesItsMasks one decision at a time."""
+
+    def act_one(self, observation, mask):
+        illegal = int(np.argmin(mask))
+        mask[:] = True
+        return illegal
+
+
 class BadParameters:
     PARAMETERS = "margin"
 

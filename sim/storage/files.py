@@ -1,0 +1,120 @@
+"""Files that appear whole or not at all (write under a hidden temporary name, then rename),
+and JSON read within bounds (size and depth: a hostile file is one line, not a traceback)."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from sim.config.errors import ConfigError
+
+MAX_JSON_BYTES = 1 << 20  # run.json and a play save: a few KB in practice
+MAX_JSON_DEPTH = 32  # run.json nests 4 levels deep, a journal line 4, a play save 3
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+FILE_MODE = 0o666 & ~_UMASK  # what open() would give: mkstemp's private 0600 is for the temporary only
+
+
+class BadJSON(ConfigError):
+    """A JSON text that is not JSON, or larger or deeper than its bounds."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        self.where, self.problem = where, problem
+        super().__init__(f"{where} is not valid: {problem}")
+
+
+def _depth(value: object) -> int:
+    """How deeply `value` nests lists and objects, walked without recursion."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth)
+            todo.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def parse_json(text: bytes | str, where: str, max_bytes: int = MAX_JSON_BYTES, max_depth: int = MAX_JSON_DEPTH) -> object:
+    """The JSON value of `text`, or BadJSON when it is longer than `max_bytes`, nests deeper
+    than `max_depth` or is not JSON. Depth costs nothing to check for texts with few brackets
+    (every line of a journal), and json's own recursion limit bounds the parse of the rest."""
+    if len(text) > max_bytes:
+        raise BadJSON(where, f"larger than {max_bytes:,} bytes")
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise BadJSON(where, f"nested more than {max_depth} levels deep") from None
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, an integer of too many digits
+        raise BadJSON(where, f"not JSON ({str(error).splitlines()[0][:200]})") from None
+    opening = text.count(b"[" if isinstance(text, bytes) else "[") + text.count(b"{" if isinstance(text, bytes) else "{")
+    if opening > max_depth and _depth(value) > max_depth:
+        raise BadJSON(where, f"nested more than {max_depth} levels deep")
+    return value
+
+
+def read_json(path: Path, where: str | None = None, max_bytes: int = MAX_JSON_BYTES) -> object:
+    """The JSON value of the file at `path` (parse_json), reading at most max_bytes + 1 bytes
+    of it; OSError passes."""
+    with open(path, "rb") as stream:
+        data = stream.read(max_bytes + 1)
+    return parse_json(data, where or str(path), max_bytes)
+
+
+def check_new_file(path: Path, what: str = "the file") -> None:
+    """Refuse (ConfigError), before any work, a path that cannot become a file: a directory,
+    or one whose directory does not exist or is not writable."""
+    if path.is_dir():
+        raise ConfigError(f"cannot write {what} {path}: it is a directory")
+    parent = path.parent
+    if not parent.is_dir():
+        raise ConfigError(f"cannot write {what} {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"cannot write {what} {path}: directory {parent} is not writable")
+
+
+def atomic_write(path: Path, write: Callable[[str], None]) -> None:
+    """Call write(temporary path), then rename it to `path`; on failure remove the temporary."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    try:
+        write(temporary)
+        os.chmod(temporary, FILE_MODE)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _dump(record: dict, temporary: str) -> None:
+    with open(temporary, "w") as stream:
+        json.dump(record, stream, indent=2)
+        stream.write("\n")
+
+
+def write_json(path: Path, record: dict) -> None:
+    atomic_write(path, lambda temporary: _dump(record, temporary))
+
+
+def stage_json(path: Path, record: dict) -> str:
+    """Write `record` as a hidden temporary beside `path`, to be renamed over it by the caller
+    (who removes it if it is not): what atomic_write does, in two steps."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    try:
+        _dump(record, temporary)
+        os.chmod(temporary, FILE_MODE)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return temporary
+
+
+def remove_file(path: Path) -> None:
+    """Unlink `path`; one that is already gone is fine."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
