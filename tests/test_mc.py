@@ -15,6 +15,7 @@ from test_information import policies_for, redeal, started_round
 from kernels import round_state as R
 from kernels import records as st
 from kernels import posterior
+from kernels.equivalence import distinct_cards, in_play_for_seat, representative
 from kernels.policies import mc
 from kernels.policies.dispatch import decide
 from kernels.rng import STREAM_DECISIONS
@@ -269,18 +270,18 @@ def test_distinct_cards_keep_one_card_of_each_equivalent_run():
     hand = [card(5, C), card(6, C), card(8, C), card(9, C), card(2, D), W1, W2, J1, J2]
     seats[0]["hand"] = mask(hand)
     table["played"] = mask([card(7, C)])  # 7C gone: 5C..9C is one run, 5C and 6C already were
-    distinct = mc.distinct_cards(mask(hand), seats[0], table)
+    distinct = distinct_cards(mask(hand), in_play_for_seat(seats[0], table))
     assert cards_of(distinct) == [card(5, C), card(2, D), W1, J1]
-    assert mc.representative(card(9, C), distinct) == card(5, C)
-    assert mc.representative(W2, distinct) == W1
+    assert representative(card(9, C), distinct) == card(5, C)
+    assert representative(W2, distinct) == W1
     table["played"] = 0  # 7C may be elsewhere: two runs
-    distinct = mc.distinct_cards(mask(hand), seats[0], table)
+    distinct = distinct_cards(mask(hand), in_play_for_seat(seats[0], table))
     assert cards_of(distinct) == [card(5, C), card(8, C), card(2, D), W1, J1]
-    assert mc.representative(card(9, C), distinct) == card(8, C)
+    assert representative(card(9, C), distinct) == card(8, C)
     table["played"] = mask([card(7, C)])  # 7C on the current trick: 5C/6C lose to it, 8C wins
     table["trick_cards"][0] = card(7, C)
     table["n_in_trick"] = 1
-    distinct = mc.distinct_cards(mask(hand), seats[0], table)
+    distinct = distinct_cards(mask(hand), in_play_for_seat(seats[0], table))
     assert cards_of(distinct) == [card(5, C), card(8, C), card(2, D), W1, J1]
 
 
