@@ -35,13 +35,12 @@ TRICKS_LEFT = (1, 2, 3, 4, 5, 6)
 
 
 def positions(players: int, tricks_left: int, count: int):
-    """(tables, hands, bids) of `count` positions with `tricks_left` tricks to play."""
+    """(tables, seat records) of `count` positions with `tricks_left` tricks to play."""
     round_size = min(60 // players, tricks_left + 3)
     rules = Rules(players=players, rounds=(round_size,))
     batch = run_games(rules, "heuristic", seed=0, games=count, log_plays=True)
     tables = np.zeros(count, dtype=st.TABLE_DTYPE)
-    hands = np.zeros((count, st.MAX_PLAYERS), dtype=np.int64)
-    bids = np.zeros((count, st.MAX_PLAYERS), dtype=np.int64)
+    hands = np.zeros((count, st.MAX_PLAYERS), dtype=st.SEAT_DTYPE)
     seats = np.zeros(st.MAX_PLAYERS, dtype=st.SEAT_DTYPE)
     record = rules.to_record()[0]
     for g in range(count):
@@ -53,24 +52,24 @@ def positions(players: int, tricks_left: int, count: int):
         table["phase"] = st.PHASE_PLAY
         for seat in range(players):
             seats[seat]["hand"] = batch.seats[g, 0, seat]["hand"]
-            bids[g, seat] = batch.seats[g, 0, seat]["bid"]
+            hands[g, seat]["bid"] = batch.seats[g, 0, seat]["bid"]
         for play in batch.plays[g, : players * (round_size - tricks_left)]:
             K.play_card(table, seats, int(play["seat"]), int(play["card"]))
             if table["n_in_trick"] == players:
                 K.finish_trick(table)
-        hands[g, :players] = seats["hand"][:players]
-    return tables, hands, bids
+        hands[g, :players]["hand"] = seats["hand"][:players]
+    return tables, hands
 
 
 @njit(cache=True)
-def solve_all(tables, hands, bids, moves):
+def solve_all(tables, seats, moves):
     """Solve every position (moves: also every distinct card of the seat to act); returns
     the cards tried."""
     storage = solver.new_work()
     work = storage[0]
     nodes = 0
     for i in range(tables.shape[0]):
-        solver.set_position(work, tables[i], hands[i], bids[i])
+        solver.set_position(work, tables[i], seats[i])
         work.nodes = 0
         if moves:
             rest = solver.candidates(work, solver.seat_to_play(work))
@@ -85,14 +84,14 @@ def solve_all(tables, hands, bids, moves):
 
 
 def measure(players: int, tricks_left: int, count: int, repeats: int) -> dict:
-    tables, hands, bids = positions(players, tricks_left, count)
+    tables, seats = positions(players, tricks_left, count)
     figures = {"players": players, "tricks_left": tricks_left, "positions": count}
     for name, moves in (("solve", False), ("moves", True)):
-        solve_all(tables[:2], hands[:2], bids[:2], moves)
+        solve_all(tables[:2], seats[:2], moves)
         best = float("inf")
         for _ in range(repeats):
             start = time.perf_counter()
-            nodes = solve_all(tables, hands, bids, moves)
+            nodes = solve_all(tables, seats, moves)
             best = min(best, time.perf_counter() - start)
         figures[f"{name}_per_s"] = round(count / best)
         figures[f"{name}_us"] = round(1e6 * best / count, 2)

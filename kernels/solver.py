@@ -28,7 +28,7 @@ Usage (all compiled; one working record per thread):
 
     storage = new_work()            # SOLVER_DTYPE, keep it referenced
     work = storage[0]
-    set_position(work, table, hands, bids)   # the table's trick state, every hand, the bids
+    set_position(work, table, seats)    # the table's trick state, every seat's hand and bid
     final = solve(work)                        # packed final tricks under max^n play
     tricks_of(final, seat)
     card = best_card(work)                     # the seat to act's max^n card
@@ -44,7 +44,7 @@ from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK, led_suit_after, leg
 
 TRICK_BITS = 5  # bits per seat in a packed trick vector (a round has at most 20 tricks)
 TRICK_FIELD = (1 << TRICK_BITS) - 1
-TABLE_BITS = 14  # transposition table of 2**14 entries
+TABLE_BITS = 12  # transposition table of 2**12 entries (128 KiB: a decision allocates it)
 TABLE_SIZE = 1 << TABLE_BITS
 NO_SCORE = -(1 << 30)
 
@@ -92,10 +92,10 @@ def one_trick(seat):
 
 
 @njit(cache=True)
-def set_position(work, table, hands, bids):
+def set_position(work, table, seats):
     """Load a position: the table's trump, tricks taken and trick in progress (a TABLE_DTYPE
-    record in its play phase), hands[seat] every seat's current hand and bids[seat] what
-    every seat plays for. Starts a new solve (transposition entries of earlier positions no
+    record in its play phase) and every seat's record (SEAT_DTYPE: its current hand and the
+    bid it plays for). Starts a new solve (transposition entries of earlier positions no
     longer count)."""
     n_players = table.n_players
     work.n_players = n_players
@@ -103,9 +103,9 @@ def set_position(work, table, hands, bids):
     in_play = np.int64(0)
     tricks = np.int64(0)
     for seat in range(MAX_PLAYERS):
-        held = hands[seat] if seat < n_players else 0
+        held = seats[seat].hand if seat < n_players else 0
         work.hands[seat] = held
-        work.bids[seat] = bids[seat] if seat < n_players else 0
+        work.bids[seat] = seats[seat].bid if seat < n_players else 0
         in_play |= held
         if seat < n_players:
             tricks += table.tricks[seat] * one_trick(seat)

@@ -1,6 +1,7 @@
 """The `mc` policy: legal play in every variant, reproducibility, the void-respecting sampler
-(counts, voids, exact distribution) and the information it may use (its own seat record and
-the public table only). Small sample counts keep the file fast."""
+(counts, voids, exact distribution). The information it may use (its own seat record and the
+public table only) is tested in tests/test_information.py. Small sample counts keep the file
+fast."""
 import itertools
 import math
 
@@ -9,7 +10,7 @@ import pytest
 
 import sim
 import test_invariants
-from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, decision_with_own_hand_swapped, make_table, mask, new_stream, play_round_asking, popcount
+from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, make_table, mask, new_stream, popcount
 from test_determinism import assert_same_games
 from test_information import policies_for, redeal, started_round
 from kernels import round_state as R
@@ -283,56 +284,6 @@ def test_distinct_cards_keep_one_card_of_each_equivalent_run():
     table["n_in_trick"] = 1
     distinct = distinct_cards(mask(hand), in_play_for_seat(seats[0], table))
     assert cards_of(distinct) == [card(5, C), card(8, C), card(2, D), W1, J1]
-
-
-# ------------------------------------------------------------------------------ information
-
-
-@pytest.mark.parametrize("players, infer", [(3, 0), (4, 1)])
-@pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
-def test_mc_decisions_unchanged_when_other_seats_change(players, infer, bidding):
-    """At every bid and card decision of some rounds, re-deal the other seats' hands at random
-    (consistently with the public state) and change their bid records: with the same random
-    numbers, mc answers the same and draws the same numbers. Changing its own hand does change
-    some answers."""
-    rules = sim.Rules(players=players, bidding=bidding)
-    # With inference the others play the heuristic: mc models only heuristic seats' bids.
-    others = "" if infer == 0 else ",heuristic" * (players - 1)
-    policies = policies_for(f"mc:samples=3,play_samples=2,infer={infer}{others}", players)
-    rng = np.random.default_rng(players)
-    checked = changed_by_own_hand = 0
-    for game, r in enumerate((2, 5, 60 // players - 1)):
-        storage, seats, generator = started_round(rules, policies, 19, game, r, dealer=game % players)
-        table = storage[0]
-
-        def ask(decision, seat, legal):
-            nonlocal checked, changed_by_own_hand
-            start = generator.copy()
-            answer = decide(policies, decision, seats[seat], table, legal, generator)
-            saved = seats.copy()
-            others = [s for s in range(players) if s != seat]
-            for _ in range(2):
-                redeal(storage, seats, others, rng)
-                for other in others:
-                    seats[other]["bid"] = rng.integers(0, r + 1)
-                replay = start.copy()
-                assert decide(policies, decision, seats[seat], table, legal, replay) == answer
-                assert np.array_equal(replay, generator), "a different count of random numbers"
-                checked += 1
-            seats[:] = saved
-            # A hand of the same size keeps the state consistent (mc plays its rollouts to the
-            # end): the seats yet to play this trick hold as many cards as this one.
-            size = popcount(seats[seat]["hand"])
-            same_size = [s for s in others if popcount(seats[s]["hand"]) == size]
-            if same_size:
-                own_hand_answer = decision_with_own_hand_swapped(
-                    policies, decision, seats, seat, same_size[0], table, legal, start.copy()
-                )
-                changed_by_own_hand += own_hand_answer != answer
-            return answer
-
-        play_round_asking(table, seats, ask)
-    assert checked > 0 and changed_by_own_hand > 0
 
 
 # ------------------------------------------------------------------------------ strength

@@ -51,10 +51,11 @@ def random_position(rng, players, tricks_left, rich):
 
 
 def solver_answer(work, storage, hands, bids):
-    masks = np.zeros(st.MAX_PLAYERS, dtype=np.int64)
+    seats = np.zeros(st.MAX_PLAYERS, dtype=st.SEAT_DTYPE)
     for seat, hand in enumerate(hands):
-        masks[seat] = sum(1 << c for c in hand)
-    solver.set_position(work, storage[0], masks, bids)
+        seats[seat]["hand"] = sum(1 << c for c in hand)
+    seats["bid"] = bids
+    solver.set_position(work, storage[0], seats)
     final = solver.solve(work)
     card = solver.best_card(work)
     again = solver.solve(work)

@@ -1,0 +1,179 @@
+"""`pimc`: perfect-information Monte Carlo (docs/pimc.md).
+
+Card play: flat Monte Carlo over the distinct legal cards on `play_samples` sampled deals of
+the unseen cards (the same deals for every card), each deal evaluated with the cards face up:
+the last `depth` tricks by the max^n solver (kernels.solver), the tricks before them by a
+playout that reads the sampled hands (kernels.policies.faceup, or the heuristic). Bidding:
+`mc`'s rollouts (heuristic play, expected score) or the same face-up evaluation, by the
+`bidding` parameter.
+
+It reads only its own seat record (hand, bid) and the public table: the deals are mc's
+(uniform given the voids shown, or with `infer=1` from the posterior given the bids and
+trump choice of the seats playing the heuristic), bids the mode hides are mc's estimates.
+Its random numbers all come from the generator it is given (the round's DECISIONS stream).
+"""
+import numpy as np
+from numba import njit
+
+from kernels.bits import at, lowest_bit, popcount
+from kernels.equivalence import distinct_cards, in_play_for_seat, representative
+from kernels.policies import faceup, heuristic, mc
+from kernels.records import DECIDE_BID, DECIDE_CARD, PHASE_PLAY
+from kernels.round_state import apply_card, play_bidding, play_tricks, restart_bidding
+from kernels.rules import round_score
+from kernels import solver
+
+# Parameter vector layout. The first four are mc's (samples, play_samples, infer, spread), so
+# mc's sampling and rollout bidding read them for a pimc seat as for an mc seat.
+P_SAMPLES = mc.P_SAMPLES  # sampled deals per bid decision (0: the heuristic's bid)
+P_PLAY_SAMPLES = mc.P_PLAY_SAMPLES  # sampled deals per card decision (0: the heuristic's card)
+P_INFER = mc.P_INFER  # 1: deals from the posterior given the bids and trump choice shown
+P_SPREAD = mc.P_SPREAD  # the posterior's model of a heuristic seat: its bids with this noise
+P_DEPTH = 4  # tricks left at which the solver takes over from the playout
+P_PLAYOUT = 5  # PLAYOUT_*: how the tricks before the solver's are played in a sample
+P_BIDDING = 6  # BIDDING_*: how a bid is chosen
+
+PLAYOUT_FACEUP = 1  # kernels.policies.faceup: every seat plays to its bid seeing every hand
+PLAYOUT_HEURISTIC = 0  # the heuristic at every seat (what mc's rollouts play)
+BIDDING_ROLLOUTS = 0  # mc's bid: heuristic rollouts of sampled deals, the best mean score
+BIDDING_FACEUP = 1  # the best mean score of the face-up evaluation (playout and solver)
+
+NAME = "pimc"
+SUMMARY = "perfect-information Monte Carlo: sampled deals played face up, the last tricks solved exactly"
+PARAMETERS = (
+    ("samples", 16.0),
+    ("play_samples", 16.0),
+    ("infer", 0.0),
+    ("spread", 0.0),
+    ("depth", 3.0),
+    ("playout", float(PLAYOUT_FACEUP)),
+    ("bidding", float(BIDDING_ROLLOUTS)),
+)
+MAX_SAMPLES = 64
+MAX_DEPTH = 5
+COUNTS = ("samples", "play_samples", "infer", "depth", "playout", "bidding")
+RANGES = {
+    "samples": (0.0, float(MAX_SAMPLES)),
+    "play_samples": (0.0, float(MAX_SAMPLES)),
+    "infer": (0.0, 1.0),
+    "spread": (0.0, 10.0),
+    "depth": (1.0, float(MAX_DEPTH)),
+    "playout": (0.0, 1.0),
+    "bidding": (0.0, 1.0),
+}
+
+# Working memory of one decision: mc's (sampled deals, rollout state, totals, posterior) and
+# the solver's.
+MEMORY_DTYPE = np.dtype([("deals", mc.DECISION_DTYPE), ("solver", solver.SOLVER_DTYPE)])
+
+
+@njit(cache=True)
+def new_memory():
+    """A one-record MEMORY_DTYPE array; keep it referenced while its record is used."""
+    return np.zeros(1, dtype=MEMORY_DTYPE)
+
+
+@njit(cache=True, inline="always")
+def play_to(playout, table, seats, generator, fixed_bids, end_trick):
+    """Play a sample's round on (bidding first, if it is still bidding) until trick
+    `end_trick` starts or the round ends: the playout at every card, heuristic bids except
+    the fixed ones."""
+    play_bidding(mc.rollout_decide, mc.ROLLOUT_PARAMS, table, seats, generator, fixed_bids)
+    if playout == PLAYOUT_FACEUP:
+        play_tricks(faceup.decide, seats, table, seats, generator, mc.NO_LOG, end_trick)
+    else:
+        play_tricks(mc.rollout_decide, mc.ROLLOUT_PARAMS, table, seats, generator, mc.NO_LOG, end_trick)
+
+
+@njit(cache=True)
+def faceup_score(memory, me_seat, playout, depth, generator):
+    """The pimc seat's round score on the rollout state: played on by the playout until
+    `depth` tricks are left, then solved."""
+    deals = memory.deals
+    table = deals.rollout_table[0]
+    seats = deals.rollout_seats
+    play_to(playout, table, seats, generator, deals.fixed_bids, table.round_size - depth)
+    if table.phase != PHASE_PLAY:
+        return round_score(seats[me_seat].bid, table.tricks[me_seat])
+    work = memory.solver
+    solver.set_position(work, table, seats)
+    return round_score(seats[me_seat].bid, solver.tricks_of(solver.solve(work), me_seat))
+
+
+@njit(cache=True)
+def choose_bid(policies, me, table, legal, generator):
+    _, params = policies
+    if params[at(me.seat), P_BIDDING] == BIDDING_ROLLOUTS:
+        return mc.choose_bid(policies, me, table, legal, generator)
+    preferred = heuristic.choose_bid(mc.ROLLOUT_PARAMS, me, table, legal)
+    samples = int(params[at(me.seat), P_SAMPLES])
+    if samples == 0 or popcount(legal) == 1:
+        return preferred
+    depth = int(params[at(me.seat), P_DEPTH])
+    playout = int(params[at(me.seat), P_PLAYOUT])
+    storage = new_memory()
+    memory = storage[0]
+    deals = memory.deals
+    mc.start_sampling(policies, me, table, deals, generator)
+    for _ in range(samples):
+        weight = mc.sample_base(params, me, table, deals, generator)
+        if weight == 0.0:
+            continue
+        rest = legal
+        while rest:
+            bid = lowest_bit(rest)
+            rest &= rest - 1
+            rollout_table = mc.reset_rollout(deals, table.n_players)
+            restart_bidding(rollout_table, deals.rollout_seats)
+            mc.rollout_bidding(deals, me.seat, bid)
+            deals.totals[bid] += weight * faceup_score(memory, me.seat, playout, depth, generator)
+    return mc.best_choice(storage[0].deals.totals, legal, preferred)  # (storage stays alive until here)
+
+
+@njit(cache=True)
+def choose_card(policies, me, table, legal, generator):
+    _, params = policies
+    preferred = heuristic.choose_card(me, table, legal)
+    samples = int(params[at(me.seat), P_PLAY_SAMPLES])
+    choices = distinct_cards(legal, in_play_for_seat(me, table))
+    if samples == 0 or popcount(choices) == 1:
+        return preferred
+    depth = int(params[at(me.seat), P_DEPTH])
+    playout = int(params[at(me.seat), P_PLAYOUT])
+    storage = new_memory()
+    memory = storage[0]
+    deals = memory.deals
+    work = memory.solver
+    mc.start_sampling(policies, me, table, deals, generator)
+    solved_now = table.round_size - table.trick <= depth
+    for _ in range(samples):
+        weight = mc.sample_base(params, me, table, deals, generator)
+        if weight == 0.0:
+            continue
+        if solved_now:
+            # One position for every card: the solver's value of each.
+            solver.set_position(work, deals.base_table[0], deals.base_seats)
+        rest = choices
+        while rest:
+            card = lowest_bit(rest)
+            rest &= rest - 1
+            if solved_now:
+                score = round_score(me.bid, solver.tricks_of(solver.final_after(work, card), me.seat))
+            else:
+                rollout_table = mc.reset_rollout(deals, table.n_players)
+                apply_card(rollout_table, deals.rollout_seats, card)
+                score = faceup_score(memory, me.seat, playout, depth, generator)
+            deals.totals[card] += weight * score
+    preferred_choice = representative(preferred, choices)
+    best = mc.best_choice(storage[0].deals.totals, choices, preferred_choice)  # (storage stays alive until here)
+    return preferred if best == preferred_choice else best
+
+
+@njit(cache=True, inline="always")
+def decide(decision, policies, me, table, legal, generator):
+    """policies = (policy id per seat, parameter row per seat), as the dispatch has them."""
+    if decision == DECIDE_BID:
+        return choose_bid(policies, me, table, legal, generator)
+    if decision == DECIDE_CARD:
+        return choose_card(policies, me, table, legal, generator)
+    return heuristic.choose_trump(me.hand)
