@@ -186,16 +186,12 @@ def best_choice(totals, choices, preferred):
 
 
 @njit(cache=True)
-def start_sampling(policies, me, table, scratch, generator):
-    """Prepare the decision's deals: with inference, the posterior sampler of the unseen cards
-    given what the seats playing the heuristic bid (with their own parameters) and the
-    dealer's trump choice (kernels.posterior). The bids of seats playing anything else (mc,
-    random, a bot) are taken to say nothing: modelling them as the heuristic's made mc
-    weaker, not stronger (docs/mc.md, "Inference")."""
+def table_model(policies, me, table, model):
+    """The opponent model of mc's inference: the seats playing the heuristic bid (and choose
+    trump) like it with their own parameters; the bids of seats playing anything else (mc,
+    random, a bot) are taken to say nothing: modelling them as the heuristic's made mc weaker,
+    not stronger (docs/mc.md, "Inference"). The sampler's tuning is mc's."""
     policy_ids, params = policies
-    if params[at(me.seat), P_INFER] == 0:
-        return
-    model = scratch.model
     set_model(model, table.n_players, params, params[at(me.seat), P_SPREAD])
     for seat in range(table.n_players):
         if policy_ids[seat] != POLICY_HEURISTIC:
@@ -204,7 +200,17 @@ def start_sampling(policies, me, table, scratch, generator):
     model.pilot = MC_PILOT
     model.max_tries = MC_MAX_TRIES
     model.max_proposals = MC_MAX_PROPOSALS
-    prepare(me, table, model, scratch.posterior, generator)
+
+
+@njit(cache=True)
+def start_sampling(policies, me, table, scratch, generator):
+    """Prepare the decision's deals: with inference, the posterior sampler of the unseen cards
+    given the bids and trump choice the table model explains (table_model, kernels.posterior)."""
+    _, params = policies
+    if params[at(me.seat), P_INFER] == 0:
+        return
+    table_model(policies, me, table, scratch.model)
+    prepare(me, table, scratch.model, scratch.posterior, generator)
 
 
 @njit(cache=True)
