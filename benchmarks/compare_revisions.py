@@ -2,11 +2,18 @@
 
     python benchmarks/compare_revisions.py d2e09ff
     python benchmarks/compare_revisions.py HEAD~3 --policies heuristic --games 50000
+    python benchmarks/compare_revisions.py main --instructions --games 2000
 
 On a shared machine, runs minutes apart differ by more than most optimisations. Here the
 baseline (checked out into a temporary git worktree) and the working tree run at the same
 time, one thread each, pinned to different cores, then with the cores swapped; two-thread
 runs alternate. Each figure is the best of 3 runs of `run_games` (4 players, full games).
+
+--instructions counts instead of timing: each tree plays the games on one thread under
+valgrind's callgrind, once with `--games` games and once with none (the same start-up), and
+the difference over the games is the instructions per game, the same whatever else the
+machine is doing (not the same as time: cache misses and mispredicted branches are not
+counted). It needs valgrind and is slow (minutes per policy).
 """
 from __future__ import annotations
 
@@ -64,11 +71,43 @@ def compare(trees: dict[str, Path], policy: str, games: int) -> dict[str, dict[s
     return figures
 
 
+COUNT_CHILD = """
+import os, sys
+sys.path.insert(0, os.getcwd())
+from sim import Rules, run_games
+policy, games = sys.argv[1], int(sys.argv[2])
+rules = Rules(players=4)
+run_games(rules, policy, seed=0, games=64, threads=1)
+if games:
+    run_games(rules, policy, seed=1, games=games, threads=1)
+"""
+
+
+def instructions(tree: Path, policy: str, games: int) -> int:
+    """Instructions callgrind counts for the child's whole run (one thread)."""
+    with tempfile.TemporaryDirectory(prefix="wizard-sim-callgrind-") as scratch:
+        out = Path(scratch) / "callgrind.out"
+        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", COUNT_CHILD,
+                   policy, str(games)]  # fmt: skip
+        environment = {**os.environ, "NUMBA_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}  # the same start-up each run
+        subprocess.run(command, cwd=tree, env=environment, check=True, capture_output=True)
+        for line in out.read_text().splitlines():
+            if line.startswith("summary:") or line.startswith("totals:"):
+                return int(line.split()[1])
+    raise SystemExit("callgrind wrote no total")
+
+
+def count(trees: dict[str, Path], policy: str, games: int) -> dict[str, float]:
+    """Instructions per game of each tree."""
+    return {name: (instructions(tree, policy, games) - instructions(tree, policy, 0)) / games for name, tree in trees.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("revision", help="the baseline: any git revision")
     parser.add_argument("--policies", default="random,heuristic")
     parser.add_argument("--games", type=int, default=100_000, help="games per one-thread run")
+    parser.add_argument("--instructions", action="store_true", help="count instructions per game (valgrind) instead")
     arguments = parser.parse_args()
     if len(os.sched_getaffinity(0)) < 2:
         raise SystemExit("needs at least 2 cores")
@@ -80,6 +119,12 @@ def main() -> None:
             for name, tree in trees.items():  # compile (or load) each tree's kernels first
                 result(start(tree, "random", 1, 10, -1))
             for policy in arguments.policies.split(","):
+                if arguments.instructions:
+                    counted = count(trees, policy, arguments.games)
+                    base, now = counted[arguments.revision], counted["working tree"]
+                    print(f"{policy:>10}, instructions per game  {arguments.revision}: {base:,.0f}  working tree: {now:,.0f}"
+                          f"  ({100 * (now / base - 1):+.2f}%)")  # fmt: skip
+                    continue
                 figures = compare(trees, policy, arguments.games)
                 for threads in ("1 thread", "2 threads"):
                     cells = "  ".join(f"{name}: {min(runs):>7,}–{max(runs):>7,}" for name, runs in ((n, figures[n][threads]) for n in trees))

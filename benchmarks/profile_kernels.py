@@ -57,7 +57,7 @@ def write_perf_map(dispatcher) -> None:
     compiled = next(iter(dispatcher.overloads.values()))
     entry = compiled.fndesc.llvm_func_name
     cache_dir = Path(dispatcher.py_func.__code__.co_filename).parent / "__pycache__"
-    for cache_file in glob.glob(str(cache_dir / "games.play_games-*.nbc")):
+    for cache_file in glob.glob(str(cache_dir / "batch.play_games-*.nbc")):
         for obj in cached_objects(pickle.loads(Path(cache_file).read_bytes()), []):
             OBJECT.write_bytes(obj)
             symbols = function_symbols(OBJECT)

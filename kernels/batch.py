@@ -3,13 +3,17 @@
 A game is a pure function of (seed, game index): the cards come from the DEAL and DRAW
 streams, every random decision from the round's DECISIONS stream (docs/randomness.md).
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
+from kernels.blocks import NO_FAILURE, block_rows, first_failure, n_blocks, new_failures
 from kernels.policies.dispatch import decide
 from kernels.rng import STREAM_DECISIONS, seed_stream
 from kernels.round_state import begin_round, deal_round, play_out, set_rules
-from kernels.rules import dealer_of_round, first_dealer, game_winners, round_score
+from kernels.results import record_game, record_plays, record_round
+from kernels.rules import dealer_of_round, first_dealer, game_winners
 from kernels.records import MAX_PARAMS, MAX_PLAYERS, MAX_PLAYS_PER_ROUND, NO_BID, WORKSPACE_DTYPE
 
 
@@ -65,38 +69,17 @@ def deal_and_seed(game_key, workspace):
 
 
 @njit(cache=True)
-def record_round(table, seats, results, slot, index):
-    """Write round number `index` of the game in results slot `slot`. Records are addressed
-    one by one: a view of a result array would count a reference on its memory, a cache line
-    that every thread writes."""
-    round_results, seat_results, _, _ = results
-    round_result = round_results[slot, index]
-    round_result.dealer = table.dealer
-    round_result.trump_card = table.trump_card
-    round_result.trump = table.trump
-    for seat in range(table.n_players):
-        result = seat_results[slot, index, seat]
-        result.hand = seats[seat].dealt
-        result.bid = seats[seat].bid
-        result.tricks = table.tricks[seat]
-        result.score = round_score(seats[seat].bid, table.tricks[seat])
-        result.total = table.totals[seat]
-
-
-@njit(cache=True)
 def play_game(game_key, rules, round_sizes, workspace_storage, results, slot):
     """Play the rounds of `round_sizes` (each dealt by its own dealer of the full game) and
-    fill results slot `slot` (results = round, seat, game and play record arrays, indexed
-    [slot, ...])."""
+    fill results slot `slot` (results: a kernels.results.GameResults)."""
     # The storage array, not its record, crosses the call: a record does not keep its array
     # alive, and the caller's reference does.
     workspace = workspace_storage[0]
     table = workspace.table
     seats = workspace.seats
-    play_results = results[3]
     n_players = rules.n_players
     first = begin_game(game_key, rules, workspace)
-    log_plays = play_results.shape[1] > 0
+    log_plays = results.plays.shape[1] > 0
     logged = 0
     for index in range(round_sizes.shape[0]):
         round_size = round_sizes[index]
@@ -111,23 +94,6 @@ def play_game(game_key, rules, round_sizes, workspace_storage, results, slot):
 
 
 @njit(cache=True)
-def record_plays(plays, count, results, slot, first):
-    """Copy a round's play log plays[:count] to the game's play records from index `first`."""
-    play_results = results[3]
-    for play in range(count):
-        play_results[slot, first + play] = plays[play]
-
-
-@njit(cache=True)
-def record_game(totals, winners, n_players, results, slot):
-    """The final totals and winner flags of the game in results slot `slot`."""
-    game_results = results[2]
-    for seat in range(n_players):
-        game_results[slot, seat].total = totals[seat]
-        game_results[slot, seat].winner = winners[seat]
-
-
-@njit(cache=True)
 def begin_game(game_key, rules, workspace):
     """Clear the score pad and return the first dealer (drawn from the DRAW stream or fixed)."""
     seed, game = game_key
@@ -136,20 +102,19 @@ def begin_game(game_key, rules, workspace):
     return first_dealer(seed, game, rules, workspace.scratch)
 
 
-GAMES_PER_BLOCK = 64  # games a thread plays with one workspace
-NO_FAILURE = -1
+# The games of a call: the run's seed, the game ids, the rules (a RULES_DTYPE record) and the
+# round sizes each game plays.
+Games = namedtuple("Games", ("seed", "game_ids", "rules", "round_sizes"))
 
 
 @njit(cache=True)
-def play_block(seed, game_ids, start, stop, rules, round_sizes, workspace, results):
-    """Play game_ids[start:stop] into results[*][start:stop]; return the index of the first game
-    that failed (a policy raised, or answered illegally: kernels.round_state.checked), which ends
-    the block, or NO_FAILURE. The failure is caught here because numba drops an exception raised
-    in a parallel loop by any thread but the calling one: the games would be left unplayed
-    without a word."""
-    for i in range(start, stop):
+def play_block(games, rows, workspace, results):
+    """Play the games of rows = (first, stop) into their results slots; return the first that
+    failed (a policy raised, or answered illegally: kernels.round_state.checked), which ends
+    the block, or NO_FAILURE (kernels.blocks: why it is caught here)."""
+    for i in range(rows[0], rows[1]):
         try:
-            play_game((seed, game_ids[i]), rules, round_sizes, workspace, results, i)
+            play_game((games.seed, games.game_ids[i]), games.rules, games.round_sizes, workspace, results, i)
         except Exception:  # numba cannot bind it: replay_game raises it again
             return i
     return NO_FAILURE
@@ -157,29 +122,23 @@ def play_block(seed, game_ids, start, stop, rules, round_sizes, workspace, resul
 
 @njit(cache=True, parallel=True, nogil=True)
 def play_games(seed, game_ids, rules, round_sizes, policies, results):
-    """Play game_ids[i] into results[*][i] for every i, in parallel over blocks of games.
+    """Play game_ids[i] into results slot i for every i, in parallel over blocks of games.
     Returns the index of the first game that failed (replay_game tells why), or NO_FAILURE.
 
-    rules is a one-record RULES_DTYPE array (a parallel kernel cannot take a bare record).
-    results = (round records [games, rounds], seat records [games, rounds, players],
-    game records [games, players], play records [games, plays per game or 0]).
-    Each game is independent of the others, so the blocking never changes a result.
-    nogil: the caller's writer threads convert and write earlier chunks meanwhile."""
+    rules is a one-record RULES_DTYPE array (a parallel kernel cannot take a bare record);
+    results a kernels.results.GameResults. Each game is independent of the others, so the
+    blocking never changes a result. nogil: the caller's writer threads convert and write
+    earlier chunks meanwhile."""
     n_games = game_ids.shape[0]
-    n_blocks = (n_games + GAMES_PER_BLOCK - 1) // GAMES_PER_BLOCK
-    failures = np.empty(n_blocks, dtype=np.int64)
-    for block in prange(n_blocks):
+    failures = new_failures(n_games)
+    for block in prange(n_blocks(n_games)):
         table_rules = rules[0]
         workspace = new_workspace(table_rules, policies)
         # A thread-local copy: an array shared by threads puts its reference count on a
         # contended cache line.
-        block_round_sizes = round_sizes.copy()
-        start, stop = block * GAMES_PER_BLOCK, min(n_games, (block + 1) * GAMES_PER_BLOCK)
-        failures[block] = play_block(seed, game_ids, start, stop, table_rules, block_round_sizes, workspace, results)
-    for block in range(n_blocks):
-        if failures[block] != NO_FAILURE:
-            return failures[block]
-    return NO_FAILURE
+        games = Games(seed, game_ids, table_rules, round_sizes.copy())
+        failures[block] = play_block(games, block_rows(block, n_games), workspace, results)
+    return first_failure(failures)
 
 
 @njit(cache=True)

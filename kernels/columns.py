@@ -6,6 +6,8 @@ engine spends playing the games.
 """
 from numba import njit
 
+from kernels.rules import bid_position
+
 
 @njit(cache=True, nogil=True)
 def fill_round_columns(game_ids, round_sizes, rounds, seats, seat_policy_codes, columns):
@@ -31,10 +33,7 @@ def fill_round_columns(game_ids, round_sizes, rounds, seats, seat_policy_codes, 
                 trump_card[row] = round_result.trump_card
                 trump[row] = round_result.trump
                 bid[row] = result.bid
-                # Bidding starts left of the dealer (position 0 is dealer + 1); a compare, not
-                # a modulo, wraps it: a division would cost more than the rest of the row.
-                order = seat - round_result.dealer - 1
-                bid_order[row] = order + n_players if order < 0 else order
+                bid_order[row] = bid_position(seat, round_result.dealer, n_players)
                 tricks[row] = result.tricks
                 score[row] = result.score
                 total[row] = result.total

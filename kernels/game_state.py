@@ -3,10 +3,11 @@
 A GAME_STATE_DTYPE record holds one game: the engine's workspace (table, seats, generator,
 seated policies), the rules, the seed and game index, and the public card history of the
 round. It moves only through kernels.batch (begin_game, deal_and_seed) and the round core's
-transitions (kernels.round_state), so a game played here is the game of the batch engine:
-the same first dealer, deals and DECISIONS stream per round. Built-in policies seated at the
-seats the caller does not control answer through kernels.policies.dispatch.decide, drawing
-the same random numbers as in run_games.
+decision step (kernels.round_state.next_decision / take_decision, which the batch's play_out
+loops), so a game played here is the game of the batch engine: the same first dealer, deals,
+fixed bids, play log and DECISIONS stream per round. Built-in policies seated at the seats
+the caller does not control answer through kernels.policies.dispatch.decide, drawing the same
+random numbers as in run_games.
 
 The caller controls decision kinds per seat (`controlled[seat]`: bit DECIDE_* set when the
 caller makes that seat's decisions of that kind; the environments control all of a seat's
@@ -22,46 +23,44 @@ from kernels.cards import N_CARDS
 from kernels.batch import begin_game, deal_and_seed, init_workspace, seated_policies
 from kernels.observation import answer_of, encode_observation, write_action_mask
 from kernels.policies.dispatch import decide
-from kernels.round_state import (
-    apply_action,
-    begin_round,
-    checked,
-    current_seat,
-    legal_actions,
-    log_card,
-    log_trick_winner,
-)
-from kernels.rules import dealer_of_round, game_winners, round_score
 from kernels.records import (
     DECIDE_BID,
     DECIDE_CARD,
     DECIDE_TRUMP,
+    DELEGATE,
     MAX_PLAYERS,
+    MAX_PLAYS_PER_ROUND,
     MAX_ROUND_SIZE,
-    NO_BID,
     NO_SEAT,
-    PHASE_BID,
     PHASE_DONE,
     PHASE_PLAY,
+    ROUND_RESULT_DTYPE,
     RULES_DTYPE,
+    SEAT_RESULT_DTYPE,
     WORKSPACE_DTYPE,
 )
+from kernels.results import write_round_result, write_seat_result
+from kernels.round_state import (
+    begin_round,
+    checked,
+    current_seat,
+    decided,
+    next_decision,
+    pending_decision,
+    take_decision,
+)
+from kernels.rules import dealer_of_round, game_winners
 
 _i8 = np.int64
 _seats = (MAX_PLAYERS,)
 
 # The last finished round, kept after the next one starts (rewards, history, rendering).
+# In the records of the batch's results (kernels.results), written by the same functions.
 ROUND_SUMMARY_DTYPE = np.dtype(
     [
         ("round_size", _i8),
-        ("dealer", _i8),
-        ("trump_card", _i8),
-        ("trump", _i8),
-        ("hands", _i8, _seats),  # dealt hands
-        ("bids", _i8, _seats),
-        ("tricks", _i8, _seats),
-        ("scores", _i8, _seats),
-        ("totals", _i8, _seats),  # after the round
+        ("round", ROUND_RESULT_DTYPE),  # dealer, turned-up card, trump
+        ("seats", SEAT_RESULT_DTYPE, _seats),  # dealt hand, bid, tricks, score, total after the round
     ]
 )
 
@@ -119,40 +118,33 @@ def start_game(state, game):
 
 @njit(cache=True)
 def summarize_round(state):
+    """Keep the finished round in state.last_round (rewards, history, rendering)."""
     workspace = state.workspace
     table = workspace.table
     summary = state.last_round
     summary.round_size = table.round_size
-    summary.dealer = table.dealer
-    summary.trump_card = table.trump_card
-    summary.trump = table.trump
-    for seat in range(MAX_PLAYERS):
-        me = workspace.seats[seat]
-        summary.hands[seat] = me.dealt
-        summary.bids[seat] = me.bid
-        summary.tricks[seat] = table.tricks[seat]
-        summary.scores[seat] = round_score(me.bid, table.tricks[seat]) if seat < table.n_players else 0
-        summary.totals[seat] = table.totals[seat]
+    write_round_result(summary.round, table)
+    for seat in range(table.n_players):
+        write_seat_result(summary.seats[seat], table, workspace.seats, seat)
+
+
+@njit(cache=True, inline="always")
+def play_log(state):
+    """The play log the state's cards go to: the workspace's with `records`, else none."""
+    return state.workspace.plays[: MAX_PLAYS_PER_ROUND if state.records else 0]
 
 
 @njit(cache=True)
-def apply_answer(state, answer, legal):
-    """Apply the seat to act's legal answer (a suit, bid or card id; `legal`: the mask it was
-    chosen from). A round that ends is summarized in state.last_round and the next one starts,
-    or the game is over (with `records`: it waits for next_round)."""
+def apply_answer(state, decision, answer):
+    """Apply the legal `answer` to `decision` (the round's pending decision, round_state's
+    take_decision), keeping the round's card history. A round that ends is summarized in
+    state.last_round and the next one starts, or the game is over (with `records`: it waits
+    for next_round)."""
     workspace = state.workspace
     table = workspace.table
-    if table.phase == PHASE_PLAY:
+    if decision.kind == PHASE_PLAY:
         state.card_trick[at(answer)] = table.trick + 1
-        first_play = table.trick * table.n_players
-        if state.records:
-            seat = current_seat(table)
-            log_card(workspace.plays[at(first_play + table.n_in_trick)], answer, seat, legal)
-        apply_action(table, workspace.seats, answer)
-        if state.records and table.n_in_trick == 0:  # the trick is complete: its winner leads next
-            log_trick_winner(workspace.plays, first_play, table.n_players, table.leader)
-    else:
-        apply_action(table, workspace.seats, answer)
+    take_decision(table, workspace.seats, decision, answer, play_log(state))
     if table.phase != PHASE_DONE:
         return
     summarize_round(state)
@@ -179,47 +171,51 @@ def apply_flat_action(state, action):
     if state.over:
         return REFUSED_GAME_OVER
     workspace = state.workspace
-    table = workspace.table
-    answer = answer_of(table.phase, action)
-    legal = legal_actions(table, workspace.seats)
-    if answer < 0 or (legal >> answer) & 1 == 0:
+    decision = pending_decision(workspace.table, workspace.seats)
+    answer = answer_of(decision.kind, action)
+    if answer < 0 or (decision.legal >> answer) & 1 == 0:
         return REFUSED_ILLEGAL
-    apply_answer(state, answer, legal)
+    apply_answer(state, decision, answer)
     return APPLIED
 
 
 @njit(cache=True)
 def advance(state):
-    """Let the built-in policies make every decision the caller does not control until the
-    caller must decide for a seat (returned) or the game is over or a held round ended
-    (NO_SEAT). A bid fixed in advance is made as it stands (play_seated), never asked."""
+    """Let the built-in policies make every decision the caller does not control (and the
+    bids fixed in advance be made) until the caller must decide for a seat (returned) or the
+    game is over or a held round ended (NO_SEAT)."""
     workspace = state.workspace
     table = workspace.table
-    while state.over == 0 and table.phase != PHASE_DONE:
-        seat = current_seat(table)
-        fixed = table.phase == PHASE_BID and workspace.fixed_bids[at(seat)] != NO_BID
-        if not fixed and (state.controlled[at(seat)] >> table.phase) & 1:
-            return seat
-        play_seated(state)
+    while state.over == 0:
+        decision = next_decision(table, workspace.seats, workspace.fixed_bids)
+        if decision.seat == NO_SEAT:  # a round held for the driver (records)
+            return NO_SEAT
+        if (state.controlled[at(decision.seat)] >> decision.kind) & 1:
+            return decision.seat
+        play_seated(state, decision)
     return NO_SEAT
 
 
 @njit(cache=True)
-def play_seated(state):
-    """The policy seated at the seat to act decides, drawing from the round's DECISIONS stream
-    as in run_games, and its answer is applied; a bid fixed in advance (workspace.fixed_bids:
-    estimate's rollouts) is made as it stands, as kernels.round_state.play_bidding makes it."""
+def play_seated(state, decision):
+    """The policy seated at the deciding seat answers `decision`, drawing from the round's
+    DECISIONS stream as in run_games, and its answer is applied."""
     workspace = state.workspace
-    table = workspace.table
-    seats = workspace.seats
-    legal = legal_actions(table, seats)
-    seat = current_seat(table)
-    fixed_bid = workspace.fixed_bids[at(seat)] if table.phase == PHASE_BID else NO_BID
-    if fixed_bid != NO_BID:
-        apply_answer(state, fixed_bid, legal)
-        return
-    answer = decide(seated_policies(workspace), table.phase, seats[at(seat)], table, legal, workspace.scratch.generator)
-    apply_answer(state, checked(answer, legal), legal)
+    generator = workspace.scratch.generator
+    answer = decided(decide, seated_policies(workspace), decision, workspace.table, workspace.seats, generator)
+    apply_answer(state, decision, answer)
+
+
+@njit(cache=True)
+def apply_caller_answer(state, action):
+    """Apply a caller's flat action to the decision the state waits for (checked again: an
+    illegal one raises IllegalAction), or let the seat's seated policy decide (DELEGATE)."""
+    workspace = state.workspace
+    decision = pending_decision(workspace.table, workspace.seats)
+    if action == DELEGATE:
+        play_seated(state, decision)
+    else:
+        apply_answer(state, decision, checked(answer_of(decision.kind, action), decision.legal))
 
 
 @njit(cache=True)
@@ -236,8 +232,8 @@ def observe(state, seat, observation, mask):
     workspace = state.workspace
     table = workspace.table
     encode_observation(table, workspace.seats[at(seat)], state.card_trick, observation)
-    acting = state.over == 0 and current_seat(table) == seat
-    write_action_mask(table.phase, legal_actions(table, workspace.seats) if acting else 0, mask)
+    decision = pending_decision(table, workspace.seats)
+    write_action_mask(decision.kind, decision.legal if state.over == 0 and decision.seat == seat else 0, mask)
 
 
 @njit(cache=True)

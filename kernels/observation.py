@@ -17,6 +17,7 @@ from kernels.bits import at, lowest_bit
 from kernels.cards import N_CARDS, N_SUITS, NO_CARD, NO_SUIT
 from kernels.round_state import current_seat
 from kernels.records import MAX_PLAYERS, MAX_ROUND_SIZE, MIN_PLAYERS, NO_BID, PHASE_BID, PHASE_PLAY, PHASE_TRUMP
+from kernels.rules import bid_position
 
 # --- actions ----------------------------------------------------------------------------
 
@@ -196,9 +197,7 @@ def encode_observation(table, me, card_trick, out):
     for seat in range(n_players):
         slot = relative_seat(seat, observer, n_players)
         # Bidding starts left of the dealer and ends with it: every bidding position is public.
-        after_dealer = relative_seat(seat, table.dealer, n_players)
-        position = after_dealer - 1 if after_dealer > 0 else n_players - 1
-        if position < table.n_bids:
+        if bid_position(seat, table.dealer, n_players) < table.n_bids:
             out[at(OBS_HAS_BID + slot)] = 1.0
         bid = table.bids[seat]
         if bid != NO_BID:

@@ -220,6 +220,18 @@ def allowed_cards(pool, voids):
 # --- sampling the unseen cards ----------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def insert_by_slack(order, first, end, seat, slack):
+    """Insert `seat` into order[first:end], kept in ascending slack[seat] (spare allowed cards:
+    the tightest seat is dealt first); a seat goes after those of equal slack. Returns end + 1."""
+    place = end
+    while place > first and slack[order[place - 1]] > slack[seat]:
+        order[place] = order[place - 1]
+        place -= 1
+    order[place] = seat
+    return end + 1
+
+
 @njit(cache=True)
 def deal_order(me, table, pool, order):
     """Fill `order` with the other seats, those with shown voids first, tightest (fewest
@@ -227,23 +239,15 @@ def deal_order(me, table, pool, order):
     n_constrained = 0
     n_free = 0
     n_others = table.n_players - 1
+    slack = np.empty(MAX_PLAYERS, dtype=np.int64)
     for step in range(1, table.n_players):
         seat = seat_after(me.seat, step, table.n_players)
         if table.voids[seat] == 0:
             order[n_others - 1 - n_free] = seat
             n_free += 1
             continue
-        slack = popcount(allowed_cards(pool, table.voids[seat])) - cards_left(table, seat)
-        position = n_constrained
-        while position > 0:
-            previous = order[position - 1]
-            previous_slack = popcount(allowed_cards(pool, table.voids[previous])) - cards_left(table, previous)
-            if previous_slack <= slack:
-                break
-            order[position] = previous
-            position -= 1
-        order[position] = seat
-        n_constrained += 1
+        slack[seat] = popcount(allowed_cards(pool, table.voids[seat])) - cards_left(table, seat)
+        n_constrained = insert_by_slack(order, 0, n_constrained, seat, slack)
     return n_constrained
 
 
@@ -429,22 +433,15 @@ def prepare(me, table, model, work, generator):
             n += 1
     work.n_constrained = n
     first_free = n
+    slack = np.empty(MAX_PLAYERS, dtype=np.int64)
     for position in range(n_players):
         seat = bidder_at(table, position)
         if seat == me.seat or work.bid_observed[seat] or work.trump_observed[seat]:
             continue
         if table.voids[seat] == 0:
             continue
-        slack = popcount(work.allowed[seat]) - work.need[seat]
-        place = n
-        while place > first_free:
-            previous = work.order[place - 1]
-            if popcount(work.allowed[previous]) - work.need[previous] <= slack:
-                break
-            work.order[place] = previous
-            place -= 1
-        work.order[place] = seat
-        n += 1
+        slack[seat] = popcount(work.allowed[seat]) - work.need[seat]
+        n = insert_by_slack(work.order, first_free, n, seat, slack)
     for position in range(n_players):
         seat = bidder_at(table, position)
         if seat != me.seat and not (work.bid_observed[seat] or work.trump_observed[seat]) and table.voids[seat] == 0:

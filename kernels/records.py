@@ -25,6 +25,7 @@ FIRST_DEALER_DRAW = -1  # otherwise the fixed seat 0..N-1
 
 NO_BID = -1
 NO_SEAT = -1
+DELEGATE = -1  # a caller's answer that hands a decision to the seat's seated (fallback) policy
 DEALER_CHOOSES_TRUMP = -2  # a Wizard was turned up
 LED_NONE = -1  # no card other than Jesters played to the trick yet
 LED_FREE = 4  # the first non-Jester card was a Wizard: any card may be played

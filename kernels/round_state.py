@@ -8,11 +8,17 @@ gives the mask of what that seat may do and `apply_action` (or the transition of
                                       \\--> PHASE_BID --apply_bid x N--> PHASE_PLAY
                   PHASE_PLAY --apply_card x N*r--> PHASE_DONE (bids shown, scores added)
 
-Every driver — the batch of whole games, estimate's and mc's rollouts, the environments —
-moves a round only through these transitions, and `play_out` is the one loop that asks a
-decision function for every action until the round ends. The rules themselves (legal bids
-and cards, what a card does to the trick, scoring) are the functions of kernels.rules.
+Every driver — the batch of whole games, estimate's and mc's rollouts, the environments, the
+Python-seat driver, estimate's stepped rollouts — moves a round through one decision step:
+`next_decision` (who decides what next, with its legal mask; the bids fixed in advance are
+made on the way) and `take_decision` (the answer applied; a card logged on the way).
+`play_until` / `play_out` loop them with a decision function; kernels.game_state stops
+between them when a caller decides. The rules themselves (legal bids and cards, what a card
+does to the trick, scoring) are the functions of kernels.rules.
 """
+from collections import namedtuple
+
+import numpy as np
 from numba import njit
 
 from kernels.bits import at
@@ -35,9 +41,6 @@ from kernels.rules import (
 from kernels.records import (
     BIDDING_OPEN,
     DEALER_CHOOSES_TRUMP,
-    DECIDE_BID,
-    DECIDE_CARD,
-    DECIDE_TRUMP,
     LED_NONE,
     MAX_PLAYERS,
     NO_BID,
@@ -47,6 +50,7 @@ from kernels.records import (
     PHASE_DONE,
     PHASE_PLAY,
     PHASE_TRUMP,
+    PLAY_DTYPE,
 )
 
 ALL_SUITS = 0b1111  # the legal mask of the dealer's trump choice
@@ -127,36 +131,6 @@ def turn_up_known(table, turned_card, trump):
         apply_trump(table, trump)
 
 
-# --- whose turn, what is legal ----------------------------------------------------------
-
-
-@njit(cache=True, inline="always")
-def current_seat(table):
-    """The seat to act in the table's phase; NO_SEAT before the deal and after the round."""
-    phase = table.phase
-    if phase == PHASE_PLAY:
-        return seat_after(table.leader, table.n_in_trick, table.n_players)
-    if phase == PHASE_BID:
-        return bidder_at(table, table.n_bids)
-    if phase == PHASE_TRUMP:
-        return table.dealer
-    return NO_SEAT
-
-
-@njit(cache=True)
-def legal_actions(table, seats):
-    """Mask of the legal answers of the seat to act (bits are suits, bids or card ids as the
-    phase's decision says); 0 when no seat acts."""
-    phase = table.phase
-    if phase == PHASE_PLAY:
-        return legal_cards(seats[at(current_seat(table))].hand, table.led_suit)
-    if phase == PHASE_BID:
-        return legal_bids(table, seats, table.n_bids)
-    if phase == PHASE_TRUMP:
-        return ALL_SUITS
-    return 0
-
-
 # --- transitions ------------------------------------------------------------------------
 
 
@@ -192,7 +166,13 @@ def end_round(table, seats):
 def apply_card(table, seats, card):
     """The seat to act plays `card`; a complete trick is awarded and the last one ends the
     round. Returns the seat that took the trick, NO_SEAT while it is incomplete."""
-    play_card(table, seats, seat_after(table.leader, table.n_in_trick, table.n_players), card)
+    return seat_plays(table, seats, seat_after(table.leader, table.n_in_trick, table.n_players), card)
+
+
+@njit(cache=True, inline="always")
+def seat_plays(table, seats, seat, card):
+    """apply_card for the seat to act, `seat`, known to the caller."""
+    play_card(table, seats, seat, card)
     if table.n_in_trick < table.n_players:
         return NO_SEAT
     return complete_trick(table, seats)
@@ -209,30 +189,35 @@ def complete_trick(table, seats):
 
 
 @njit(cache=True)
-def apply_action(table, seats, action):
-    """Apply the seat to act's answer to the phase's decision (it must be legal)."""
-    phase = table.phase
-    if phase == PHASE_PLAY:
-        apply_card(table, seats, action)
-    elif phase == PHASE_BID:
-        apply_bid(table, seats, action)
-    elif phase == PHASE_TRUMP:
-        apply_trump(table, action)
-
-
-@njit(cache=True)
-def bidding_view(table, position, view, bidders):
-    """Rebuild in `view` (a TABLE_DTYPE record) the public table as the seat bidding at
-    `position` saw it: the round begun again with the same dealer, turned-up card, trump and
-    score pad, and the earlier positions' bids made — shown only under open bidding (under
-    the other modes nobody sees them while bidding, so they need not be known). `bidders`
-    (SEAT_DTYPE records) receives those bids, which legal_bids reads. Returns the mask of the
-    bids legal at that position."""
+def view_at_turn_up(table, view, bidders):
+    """Rebuild in `view` (a TABLE_DTYPE record) the public table of `table`'s round as it was
+    when the card was turned up: the round begun again with the same dealer, turned-up card
+    and score pad, no trump named and no bid made. `bidders` (SEAT_DTYPE records) are its
+    seats."""
     set_rules(view, table)
     for seat in range(MAX_PLAYERS):
         view.totals[seat] = table.totals[seat]
     begin_round(view, bidders, table.round_size, table.dealer)
-    turn_up_known(view, table.trump_card, table.trump)
+    turn_up(view, table.trump_card)
+
+
+@njit(cache=True)
+def trump_view(table, view, bidders):
+    """The table as the dealer saw it when it named trump after a turned-up Wizard
+    (view_at_turn_up). Returns the mask of the legal answers (every suit)."""
+    view_at_turn_up(table, view, bidders)
+    return ALL_SUITS
+
+
+@njit(cache=True)
+def bidding_view(table, position, view, bidders):
+    """The table as the seat bidding at `position` saw it (view_at_turn_up): the trump named
+    and the earlier positions' bids made — shown only under open bidding (under the other
+    modes nobody sees them while bidding, so they need not be known). `bidders` receives
+    those bids, which legal_bids reads. Returns the mask of the bids legal at that position."""
+    view_at_turn_up(table, view, bidders)
+    if view.phase == PHASE_TRUMP:
+        apply_trump(view, table.trump)
     make_earlier_bids(view, bidders, table.bids, position)
     return legal_bids(view, bidders, position)
 
@@ -260,7 +245,101 @@ def restart_bidding(table, seats):
     table.phase = PHASE_BID
 
 
-# --- the driver -------------------------------------------------------------------------
+# --- the decision step ------------------------------------------------------------------
+#
+# Every driver moves a round through the same two functions: next_decision says who decides
+# what next (making the bids fixed in advance on the way), take_decision applies the answer
+# (logging a card on the way). play_out loops them with a decision function; the game states
+# of the environments, the Python-seat driver and estimate's stepped rollouts
+# (kernels.game_state) stop between them when a caller decides.
+
+# The decision a round waits for: the seat to act, the decision kind (DECIDE_*, which is the
+# table's phase) and the mask of its legal answers. seat is NO_SEAT when no seat acts.
+Decision = namedtuple("Decision", ("seat", "kind", "legal"))
+
+NO_PLAY_LOG = np.zeros(0, dtype=PLAY_DTYPE)  # the play log of a driver that keeps none
+
+
+@njit(cache=True, inline="always")
+def current_seat(table):
+    """The seat to act in the table's phase; NO_SEAT before the deal and after the round."""
+    phase = table.phase
+    if phase == PHASE_PLAY:
+        return seat_after(table.leader, table.n_in_trick, table.n_players)
+    if phase == PHASE_BID:
+        return bidder_at(table, table.n_bids)
+    if phase == PHASE_TRUMP:
+        return table.dealer
+    return NO_SEAT
+
+
+@njit(cache=True, inline="always")
+def pending_decision(table, seats):
+    """The decision the round waits for now (before the deal and after the last trick: NO_SEAT
+    and an empty mask)."""
+    seat = current_seat(table)
+    phase = table.phase
+    if phase == PHASE_PLAY:
+        return Decision(seat, phase, legal_cards(seats[at(seat)].hand, table.led_suit))
+    if phase == PHASE_BID:
+        return Decision(seat, phase, legal_bids(table, seats, table.n_bids))
+    return Decision(seat, phase, ALL_SUITS if phase == PHASE_TRUMP else 0)
+
+
+@njit(cache=True)
+def legal_actions(table, seats):
+    """Mask of the legal answers of the seat to act (bits are suits, bids or card ids as the
+    phase's decision says); 0 when no seat acts."""
+    return pending_decision(table, seats).legal
+
+
+@njit(cache=True, inline="always")
+def next_decision(table, seats, fixed_bids):
+    """Make every bid fixed in advance (fixed_bids[seat] != NO_BID: estimate's and mc's
+    rollouts) as its turn comes, then return the decision the round waits for."""
+    while table.phase == PHASE_BID:
+        bid = fixed_bids[at(bidder_at(table, table.n_bids))]
+        if bid == NO_BID:
+            break
+        apply_bid(table, seats, bid)
+    return pending_decision(table, seats)
+
+
+@njit(cache=True, inline="always")
+def log_card(play, card, seat, legal):
+    """A card's entry in a round's play log (a PLAY_DTYPE record): the card, its seat and the
+    mask of the cards it could legally play."""
+    play.card = card
+    play.seat = seat
+    play.legal = legal
+
+
+@njit(cache=True, inline="always")
+def take_decision(table, seats, decision, answer, plays):
+    """Apply the acting seat's legal `answer` to `decision` (next_decision's). A card is logged
+    to plays[trick * N + position] (card, seat, legal mask; the trick's winner once it is
+    complete) unless `plays` is empty; a complete trick is awarded and the last one ends the
+    round."""
+    if decision.kind == PHASE_PLAY:
+        n_players = table.n_players
+        first_play = table.trick * n_players
+        logging = plays.shape[0] > 0
+        if logging:
+            log_card(plays[first_play + table.n_in_trick], answer, decision.seat, decision.legal)
+        winner = seat_plays(table, seats, decision.seat, answer)
+        if logging and winner != NO_SEAT:
+            for position in range(n_players):
+                plays[first_play + position].winner = winner
+    elif decision.kind == PHASE_BID:
+        apply_bid(table, seats, answer)
+    else:
+        apply_trump(table, answer)
+
+
+@njit(cache=True)
+def apply_action(table, seats, action):
+    """Apply the seat to act's legal answer to the pending decision (no play log)."""
+    take_decision(table, seats, pending_decision(table, seats), action, NO_PLAY_LOG)
 
 
 class IllegalAction(ValueError):
@@ -281,65 +360,26 @@ def checked(choice, legal):
 
 
 @njit(cache=True, inline="always")
-def play_bidding(decide, policies, table, seats, generator, fixed_bids):
-    """Play the trump choice and the bidding, asking
-    decide(policies, decision, own seat record, table, legal, generator) for every action,
-    except that a seat with fixed_bids[seat] != NO_BID bids that."""
-    if table.phase == PHASE_TRUMP:
-        dealer = seats[at(table.dealer)]
-        apply_trump(table, checked(decide(policies, DECIDE_TRUMP, dealer, table, ALL_SUITS, generator), ALL_SUITS))
-    while table.phase == PHASE_BID:
-        position = table.n_bids
-        seat = bidder_at(table, position)
-        bid = fixed_bids[at(seat)]
-        if bid == NO_BID:
-            legal = legal_bids(table, seats, position)
-            bid = checked(decide(policies, DECIDE_BID, seats[at(seat)], table, legal, generator), legal)
-        apply_bid(table, seats, bid)
+def decided(decide, policies, decision, table, seats, generator):
+    """The checked answer of decide(policies, decision kind, own seat record, table, legal,
+    generator) to `decision`."""
+    me = seats[at(decision.seat)]
+    return checked(decide(policies, decision.kind, me, table, decision.legal, generator), decision.legal)
 
 
 @njit(cache=True, inline="always")
-def log_card(play, card, seat, legal):
-    """A card's entry in a round's play log (a PLAY_DTYPE record): the card, its seat and the
-    mask of the cards it could legally play."""
-    play.card = card
-    play.seat = seat
-    play.legal = legal
-
-
-@njit(cache=True, inline="always")
-def log_trick_winner(plays, first_play, n_players, winner):
-    """The trick's winner, in the log entries of its n_players cards from plays[first_play]."""
-    for position in range(n_players):
-        plays[first_play + position].winner = winner
-
-
-@njit(cache=True, inline="always")
-def play_tricks(decide, policies, table, seats, generator, plays, end_trick):
-    """Play cards until trick `end_trick` starts or the round ends, asking `decide` as
-    play_bidding does. Logs each card to plays[trick * N + position] (card, seat, legal mask,
-    trick winner) unless `plays` is empty (the log's stores cost about a tenth of a game)."""
-    logging = plays.shape[0] > 0
-    n_players = table.n_players
-    while table.phase == PHASE_PLAY and table.trick < end_trick:
-        # A trick at a time (apply_card's two steps, play_card then complete_trick): the
-        # positions come from the loop, not from the table after every card.
-        first_play = table.trick * n_players
-        for position in range(table.n_in_trick, n_players):
-            seat = seat_after(table.leader, position, n_players)
-            me = seats[at(seat)]
-            legal = legal_cards(me.hand, table.led_suit)
-            card = checked(decide(policies, DECIDE_CARD, me, table, legal, generator), legal)
-            if logging:
-                log_card(plays[first_play + position], card, seat, legal)
-            play_card(table, seats, seat, card)
-        winner = complete_trick(table, seats)
-        if logging:
-            log_trick_winner(plays, first_play, n_players, winner)
+def play_until(decide, policies, table, seats, generator, fixed_bids, plays, end_trick):
+    """Play the round from its current phase, asking `decide` for every decision (decided)
+    but the fixed bids, until trick `end_trick` is about to start or the round is over (0:
+    until the bidding is done). `plays` as in take_decision."""
+    while True:
+        decision = next_decision(table, seats, fixed_bids)
+        if decision.seat == NO_SEAT or (decision.kind == PHASE_PLAY and table.trick >= end_trick):
+            return
+        take_decision(table, seats, decision, decided(decide, policies, decision, table, seats, generator), plays)
 
 
 @njit(cache=True, inline="always")
 def play_out(decide, policies, table, seats, generator, fixed_bids, plays):
-    """Play the round from its current phase to the end (play_bidding, then play_tricks)."""
-    play_bidding(decide, policies, table, seats, generator, fixed_bids)
-    play_tricks(decide, policies, table, seats, generator, plays, table.round_size)
+    """Play the round from its current phase to the end (play_until)."""
+    play_until(decide, policies, table, seats, generator, fixed_bids, plays, table.round_size)

@@ -176,6 +176,14 @@ def bidder_at(table, bid_position):
     return seat_after(table.dealer, 1 + bid_position, table.n_players)
 
 
+@njit(cache=True, inline="always")
+def bid_position(seat, dealer, n_players):
+    """The bidding position of `seat` (0: left of the dealer .. N-1: the dealer), bidder_at's
+    inverse; a compare, not a modulo, wraps it (a division costs more than a rounds row)."""
+    position = seat - dealer - 1
+    return position + n_players if position < 0 else position
+
+
 @njit(cache=True)
 def is_sole_leader(totals, seat, n_players):
     for other in range(n_players):
@@ -332,6 +340,16 @@ def round_score(bid, tricks):
     if bid == tricks:
         return EXACT_BID_BONUS + POINTS_PER_TRICK * tricks
     return -POINTS_PER_TRICK * abs(bid - tricks)
+
+
+@njit(cache=True)
+def round_scores(bid, tricks):
+    """round_score of `bid` for every entry of the array `tricks` (int64 array of its shape)."""
+    scores = np.empty(tricks.shape, dtype=np.int64)
+    flat_tricks, flat_scores = tricks.ravel(), scores.ravel()
+    for i in range(flat_tricks.shape[0]):
+        flat_scores[i] = round_score(bid, np.int64(flat_tricks[i]))
+    return scores
 
 
 @njit(cache=True)

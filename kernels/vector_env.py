@@ -5,7 +5,11 @@ the other seats inside these kernels (kernels.game_state.advance). A finished ga
 replaced by game `game + game_stride` of the same seed, so env i plays games
 first + i, first + i + B, ... and every game stays a pure function of (seed, game index).
 """
+from collections import namedtuple
+
 from numba import njit, prange
+
+from kernels.blocks import parallel_and_serial
 
 from kernels.game_state import APPLIED, advance, apply_flat_action, init_state, observe, start_game, to_act
 from kernels.round_state import current_seat
@@ -45,7 +49,7 @@ def step_one(state, action, reward_mode, autoreset, observation, mask, final_tot
     seat = advance(state)
     reward = 0.0
     if reward_mode == REWARD_ROUND and state.rounds_ended != rounds_before:
-        reward = float(state.last_round.scores[acting])
+        reward = float(state.last_round.seats[acting].score)
     over = state.over == 1
     if over:
         for other in range(MAX_PLAYERS):
@@ -61,50 +65,50 @@ def step_one(state, action, reward_mode, autoreset, observation, mask, final_tot
     return seat, reward, over, status
 
 
-@njit(cache=True, parallel=True)
-def reset_envs(states, game_ids, observations, masks, seats, games):
+# Per env: its observation and mask, the seat to act, the game it plays.
+Observed = namedtuple("Observed", ("observations", "masks", "seats", "games"))
+# A step's outputs per env: Observed's, and the acting seat's reward, whether its game ended
+# (its final totals then), and the action's status (APPLIED or why it was refused).
+Stepped = namedtuple(
+    "Stepped", ("observations", "masks", "seats", "games", "rewards", "terminated", "final_totals", "status")
+)
+
+
+def reset_envs(states, game_ids, out):
+    """reset_one(states[i], game_ids[i]) for every env; out: an Observed."""
+    # Written in the loop: each taken out of the tuple first, one statement each (kernels.blocks).
+    observations = out.observations
+    masks = out.masks
+    seats = out.seats
+    games = out.games
     for i in prange(states.shape[0]):
         seats[i] = reset_one(states[i], game_ids[i], observations[i], masks[i])
         games[i] = game_ids[i]
 
 
 @njit(cache=True)
-def reset_envs_serial(states, game_ids, observations, masks, seats, games):
-    for i in range(states.shape[0]):
-        seats[i] = reset_one(states[i], game_ids[i], observations[i], masks[i])
-        games[i] = game_ids[i]
-
-
-@njit(cache=True)
-def step_env(states, i, actions, reward_mode, outputs):
-    """step_one with autoreset for env i; outputs = (observations, masks, rewards,
-    terminated, seats, games, final_totals, status), each indexed by env first."""
-    observations, masks, rewards, terminated, seats, games, final_totals, status = outputs
+def step_env(states, i, actions, reward_mode, out):
+    """step_one with autoreset for env i; out: a Stepped."""
     state = states[i]
-    seat, reward, over, refused = step_one(
-        state, actions[i], reward_mode, True, observations[i], masks[i], final_totals[i]
+    seat, reward, over, status = step_one(
+        state, actions[i], reward_mode, True, out.observations[i], out.masks[i], out.final_totals[i]
     )
-    seats[i] = seat
-    rewards[i] = reward
-    terminated[i] = over
-    games[i] = state.game
-    status[i] = refused
+    out.seats[i] = seat
+    out.rewards[i] = reward
+    out.terminated[i] = over
+    out.games[i] = state.game
+    out.status[i] = status
 
 
-@njit(cache=True, parallel=True)
-def step_envs(states, actions, reward_mode, outputs):
-    """step_env for every env, in parallel (envs are independent, so the thread count never
-    changes a result)."""
+def step_envs(states, actions, reward_mode, out):
+    """step_env for every env (envs are independent, so the thread count never changes a
+    result)."""
     for i in prange(states.shape[0]):
-        step_env(states, i, actions, reward_mode, outputs)
+        step_env(states, i, actions, reward_mode, out)
 
 
-@njit(cache=True)
-def step_envs_serial(states, actions, reward_mode, outputs):
-    """step_envs on the calling thread: for a few envs, waking the thread pool costs more
-    than the step itself."""
-    for i in range(states.shape[0]):
-        step_env(states, i, actions, reward_mode, outputs)
+reset_envs, reset_envs_serial = parallel_and_serial(reset_envs)
+step_envs, step_envs_serial = parallel_and_serial(step_envs)
 
 
 # --- one game, without threads (the state API and the Gymnasium environment) -------------

@@ -1,5 +1,5 @@
 """wizard-sim: a fast, reproducible simulator of the card game Wizard."""
-from sim.analysis.estimate import BidEstimate, estimate, run_estimate
+from sim.analysis.estimate import BidEstimate, EstimateRequest, estimate, run_estimate
 from sim.config.cards import format_card, format_hand, parse_card, parse_cards
 from sim.config.errors import ConfigError
 from sim.config.policies import parse_policies, parse_policy
@@ -11,6 +11,7 @@ from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simu
 __all__ = [
     "BidEstimate",
     "ConfigError",
+    "EstimateRequest",
     "GameBatch",
     "Rules",
     "SimulationConfig",

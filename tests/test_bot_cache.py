@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import numba
+import pytest
 
 from sim.config import external
 from sim.config.external import BOT_FUNCTIONS, ExternalBot, cache_directory, engine_cache
@@ -42,6 +43,7 @@ def play_in_new_process(bots: Path, cache: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_second_process_loads_the_engine_and_an_edit_recompiles_it(tmp_path):
     bots, cache = tmp_path / "bots", tmp_path / "cache"
     bots.mkdir()
@@ -51,7 +53,7 @@ def test_second_process_loads_the_engine_and_an_edit_recompiles_it(tmp_path):
     first = play_in_new_process(bots, cache)
     assert first["misses"] == 1 and first["hits"] == 0  # compiled, and saved
     entries = sorted(path.name for path in (cache / "bot-engines").iterdir())
-    assert any(name.startswith("games.play_games-") and name.endswith(".nbi") for name in entries)
+    assert any(name.startswith("batch.play_games-") and name.endswith(".nbi") for name in entries)
 
     second = play_in_new_process(bots, cache)
     assert second["hits"] == 1 and second["misses"] == 0  # loaded: nothing compiled

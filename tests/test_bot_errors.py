@@ -79,6 +79,7 @@ def test_an_exception_names_the_bot_its_function_and_the_decision():
     ), str(caught.value)
 
 
+@pytest.mark.slow
 def test_a_bot_that_does_not_compile_names_its_file_and_line(tmp_path):
     line = line_of('return legal + "a card"')
     result = invoke("simulate", "--games", "3", "--players", "3", "--policy", "broken_bots:DoesNotCompile,random,random",

@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import typer.main
 from typer.testing import CliRunner
 
@@ -19,6 +20,7 @@ def test_version():
     assert result.stdout.strip() == f"wizard-sim {__version__}"
 
 
+@pytest.mark.slow
 def test_version_is_a_flag_of_the_installed_command():
     """--version takes no value (no --no-version either) and, being eager, exits 0 before a
     command is asked for; the console script `wizard-sim` (sim.cli:app) runs it."""

@@ -67,6 +67,7 @@ def compare_random_game(batch, g, expected):
     assert [bool(w) for w in batch.games[g]["winner"]] == expected["winners"], where
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES, ids=mode_id)
 @pytest.mark.parametrize("players", PLAYERS)
 def test_random_games_match_reference(players, mode):
@@ -176,6 +177,7 @@ def ref_mask(cards):
 MIXED_MODES = [("open", "allowed"), ("open", "forbidden"), ("open", "leader"), ("hidden", "allowed"), ("delayed", "allowed")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MIXED_MODES, ids=lambda m: "-".join(m))
 @pytest.mark.parametrize("players", PLAYERS)
 @pytest.mark.parametrize("table", ["mixed", "swapped", "heuristic"])

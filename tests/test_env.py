@@ -8,16 +8,14 @@ import numba
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import sim  # noqa: E402
-import sim.env as env  # noqa: E402
-from helpers import mixed_policy  # noqa: E402
-from kernels import observation as kobs  # noqa: E402
-from kernels import round_state as R  # noqa: E402
-from kernels import records as st  # noqa: E402
-from kernels.policies.dispatch import decide  # noqa: E402
-from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
+import sim
+import sim.env as env
+from helpers import mixed_policy
+from kernels import observation as kobs
+from kernels import round_state as R
+from kernels import records as st
+from kernels.policies.dispatch import decide
+from sim.config.policies import parse_policies, policy_arrays
 
 # ------------------------------------------------------------------------------ layout
 
@@ -89,6 +87,7 @@ CONFIGS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
 @pytest.mark.parametrize("spec", ["random", "heuristic", "mixed"])
 def test_state_api_with_builtin_decisions_reproduces_run_games(config, spec):
@@ -353,6 +352,7 @@ def test_gymnasium_check_env_and_play():
         strict.step(int(np.flatnonzero(observation["action_mask"] == 0)[0]))
 
 
+@pytest.mark.slow
 def test_sim_imports_without_rl_packages():
     """`import sim` and `import sim.env` must not import pettingzoo or gymnasium."""
     import subprocess

@@ -55,6 +55,7 @@ ONE_CARD_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ONE_CARD_CASES, ids=lambda c: f"{c['hand']}-{c['players']}p-{c['position']}")
 def test_one_card_estimate_agrees_with_enumeration(case):
     options = dict(case, opponents="random", policy="random")
@@ -246,6 +247,7 @@ def test_cli_table():
         (["--hand", "AS", "--trump", "3H", "--totals", "1,2"], "totals: give one per bidding position (4), got 2"),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_is_one_line_and_exit_2(arguments, message):
     result = runner.invoke(app, ["estimate", *arguments])
     assert result.exit_code == 2, (arguments, result.output)
@@ -282,6 +284,7 @@ def self_play_round_one(games: int, seed: int):
     }
 
 
+@pytest.mark.slow
 def test_estimate_is_calibrated_against_self_play_after_informative_bids():
     """Round 1, heuristic everywhere: a Wizard or a non-trump King held by the second bidder
     (a 5 of another suit turned up; suits are symmetric, so every such game counts), after

@@ -54,6 +54,7 @@ def assert_same(a, b):
     ],
     ids=["own-play", "first-bidder", "later-bidders", "no-infer", "hidden", "dealer"],
 )
+@pytest.mark.slow
 def test_a_delegating_bot_is_the_heuristic_sample_for_sample(options):
     """Where the bot's answers are not inferred on (or it is not asked what was shown), its
     deals, weights and every rollout are the built-in ones, draw for draw."""
@@ -77,6 +78,7 @@ def difference_z(a, b, bid):
     return max(z)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spread", [0.0, 0.7])
 def test_a_delegating_bidder_inferred_by_rejection_agrees_with_the_heuristic_model(spread):
     """Earlier bidders whose bids a delegating bot answers: the deals come from rejection on
@@ -157,6 +159,7 @@ EXACT_CASES = [
 
 @pytest.mark.parametrize("case, bot_seats, spread", EXACT_CASES,
                          ids=lambda v: v if not isinstance(v, dict) else f"{v['hand']}-{v['players']}p-{v['position']}")
+@pytest.mark.slow
 def test_inference_conditions_on_the_bots_own_rule(case, bot_seats, spread):
     options = dict(case, opponents="python_bidders:WizardBidder")
     hand = options.pop("hand")

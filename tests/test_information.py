@@ -4,7 +4,7 @@ table (docs/rules.md §4: which bids are visible depends on the bidding mode).
 Three kinds of checks:
 - dispatch level: kernels.policies.dispatch.decide on mid-round states, before and after the
   OTHER seats' hands are replaced by random hands consistent with the public state;
-- engine level: the round core's play_bidding / play_tricks, run twice from one state with the
+- engine level: the round core's play_until (to the end of the bidding, or of a trick), run twice from one state with the
   hands of the seats that act LATER re-dealt: everything decided before them must not change;
 - whole games: every heuristic decision logged by sim.run_games is re-derived from the seat's
   own cards and a public table rebuilt from the log with the bids the mode lets it see, and the
@@ -143,16 +143,17 @@ def test_heuristic_trump_choice_reads_only_the_dealers_hand():
         assert decide(policies, st.DECIDE_TRUMP, seats[2], table, 0b1111, generator) == answer
 
 
+@pytest.mark.slow
 def test_heuristic_draws_no_random_numbers():
     """A deterministic policy leaves the DECISIONS stream untouched (docs/randomness.md)."""
     rules = sim.Rules(players=4)
     policies = policies_for("heuristic", 4)
     storage, seats, generator = started_round(rules, policies, 3, 1, 6, dealer=0)
     before = generator.copy()
-    R.play_bidding(decide, policies, storage[0], seats, generator, NO_FIXED_BIDS)
+    R.play_until(decide, policies, storage[0], seats, generator, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
     plays = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
     for t in range(6):
-        R.play_tricks(decide, policies, storage[0], seats, generator, plays, int(storage[0]["trick"]) + 1)
+        R.play_until(decide, policies, storage[0], seats, generator, NO_FIXED_BIDS, plays, int(storage[0]["trick"]) + 1)
     assert np.array_equal(generator, before)
 
 
@@ -246,10 +247,11 @@ def batch_and_states(players, bidding, spec, games=8, seed=21):
         yield rules, policies, batch, g, k, r, plays, fresh
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [3, 5])
 @pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
 def test_engine_bids_ignore_hands_of_seats_bidding_later(players, bidding):
-    """The engine's bidding (round_state.play_bidding) from one post-deal state, once as dealt and once with the
+    """The engine's bidding (round_state.play_until, to the end of the bidding) from one post-deal state, once as dealt and once with the
     hands of the seats bidding after position p re-dealt: the bids up to p are unchanged.
     Under hidden and delayed bidding, no bid depends on any other seat's hand at all."""
     rng = np.random.default_rng(5)
@@ -258,14 +260,14 @@ def test_engine_bids_ignore_hands_of_seats_bidding_later(players, bidding):
     for rules, policies, batch, g, k, r, plays, fresh in batch_and_states(players, bidding, spec):
         storage, seats, generator = fresh()
         table = storage[0]
-        R.play_bidding(decide, policies, table, seats, generator, NO_FIXED_BIDS)
+        R.play_until(decide, policies, table, seats, generator, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
         assert [int(b) for b in seats["bid"][:players]] == [int(b) for b in batch.seats["bid"][g, k]]
         order = [K.bidder_at(table, p) for p in range(players)]
         for p in range(players - 1):
             storage2, seats2, generator2 = fresh()
             later = order[p + 1 :]
             redeal(storage2, seats2, later, rng)
-            R.play_bidding(decide, policies, storage2[0], seats2, generator2, NO_FIXED_BIDS)
+            R.play_until(decide, policies, storage2[0], seats2, generator2, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
             for seat in order[: p + 1]:
                 assert seats2[seat]["bid"] == seats[seat]["bid"], f"round {r}: bid of seat {seat} moved"
             some_bid_moved += any(seats2[s]["bid"] != seats[s]["bid"] for s in later)
@@ -274,7 +276,7 @@ def test_engine_bids_ignore_hands_of_seats_bidding_later(players, bidding):
                 # whichever seats are re-dealt.
                 storage3, seats3, generator3 = fresh()
                 redeal(storage3, seats3, order[:p] + later, rng)
-                R.play_bidding(decide, policies, storage3[0], seats3, generator3, NO_FIXED_BIDS)
+                R.play_until(decide, policies, storage3[0], seats3, generator3, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
                 assert seats3[order[p]]["bid"] == seats[order[p]]["bid"]
     assert some_bid_moved > 0  # re-dealing does change the re-dealt seats' bids
 
@@ -282,7 +284,7 @@ def test_engine_bids_ignore_hands_of_seats_bidding_later(players, bidding):
 @pytest.mark.parametrize("players", [4, 6])
 @pytest.mark.parametrize("bidding", ["open", "delayed"])
 def test_engine_plays_ignore_hands_of_seats_playing_later(players, bidding):
-    """Before each trick, run the engine's play (round_state.play_tricks) for one trick twice: as dealt, and with the hands of
+    """Before each trick, run the engine's play (round_state.play_until, to the end of the trick) for one trick twice: as dealt, and with the hands of
     the seats after position p in this trick re-dealt (consistently with the voids shown so
     far). The cards of positions 0..p are the same."""
     rng = np.random.default_rng(9)
@@ -293,7 +295,7 @@ def test_engine_plays_ignore_hands_of_seats_playing_later(players, bidding):
             continue
         storage, seats, generator = fresh()
         table = storage[0]
-        R.play_bidding(decide, policies, table, seats, generator, NO_FIXED_BIDS)
+        R.play_until(decide, policies, table, seats, generator, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
         log = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
         for t in range(r):
             p = int(rng.integers(0, players - 1))
@@ -302,8 +304,8 @@ def test_engine_plays_ignore_hands_of_seats_playing_later(players, bidding):
             storage2, seats2, generator2 = copy_state(storage, seats, generator)
             redeal(storage2, seats2, later, rng)
             other_log = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
-            R.play_tricks(decide, policies, storage2[0], seats2, generator2, other_log, int(storage2[0]["trick"]) + 1)
-            R.play_tricks(decide, policies, table, seats, generator, log, int(table["trick"]) + 1)
+            R.play_until(decide, policies, storage2[0], seats2, generator2, NO_FIXED_BIDS, other_log, int(storage2[0]["trick"]) + 1)
+            R.play_until(decide, policies, table, seats, generator, NO_FIXED_BIDS, log, int(table["trick"]) + 1)
             mine = log[t * players : (t + 1) * players]
             theirs = other_log[t * players : (t + 1) * players]
             assert list(theirs["card"][: p + 1]) == list(mine["card"][: p + 1]), f"round {r} trick {t}"
@@ -321,7 +323,7 @@ def test_delayed_bidding_keeps_table_bids_hidden_until_after_play():
         for rules, policies, batch, g, k, r, plays, fresh in batch_and_states(4, bidding, "heuristic", games=2):
             storage, seats, generator = fresh()
             table = storage[0]
-            R.play_bidding(decide, policies, table, seats, generator, NO_FIXED_BIDS)
+            R.play_until(decide, policies, table, seats, generator, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
             bids = [int(b) for b in batch.seats["bid"][g, k]]
             public = [int(b) for b in storage["bids"][0][:4]]
             if bidding == "delayed":
@@ -330,7 +332,7 @@ def test_delayed_bidding_keeps_table_bids_hidden_until_after_play():
                 assert public == bids
             log = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
             for t in range(r):
-                R.play_tricks(decide, policies, table, seats, generator, log, int(table["trick"]) + 1)
+                R.play_until(decide, policies, table, seats, generator, NO_FIXED_BIDS, log, int(table["trick"]) + 1)
                 if t < r - 1:
                     assert [int(b) for b in storage["bids"][0][:4]] == public, f"bids changed during trick {t}"
             assert [int(b) for b in seats["bid"][:4]] == bids
@@ -367,6 +369,7 @@ def bid_decision(rules, policies, batch, g, k, r, position, visible):
     return seat, decide(policies, st.DECIDE_BID, seats[seat], table, legal, generator)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [3, 4, 6])
 @pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
 def test_logged_bids_follow_the_bidding_mode_visibility(players, bidding):

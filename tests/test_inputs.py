@@ -59,6 +59,7 @@ def check(arguments: list[str], written: Path | None, codes=(0, 2)) -> None:
             assert not written.exists(), (arguments, "exit 2 wrote", sorted(written.rglob("*")))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(games=numbers(["1", "3", "8"]), policy=st.sampled_from(POLICIES), more=options(RUN_OPTIONS), plays=st.booleans())
 def test_simulate(games, policy, more, plays):
@@ -75,6 +76,7 @@ def test_simulate(games, policy, more, plays):
     more=options(RUN_OPTIONS),
     plain=st.booleans(),
 )
+@pytest.mark.slow
 def test_tournament(games, policies, more, plain):
     with tempfile.TemporaryDirectory() as work:
         out = Path(work) / "out"
@@ -106,6 +108,7 @@ ESTIMATE = {
     more=options(ESTIMATE),
     no_trump=st.booleans(),
 )
+@pytest.mark.slow
 def test_estimate(hand, samples, more, no_trump):
     check(["estimate", "--hand", hand, "--samples", samples, *more, *(["--no-trump"] if no_trump else [])], None)
 
@@ -134,6 +137,7 @@ def datasets(tmp_path_factory) -> dict[str, Path]:
     json_output=st.booleans(),
     outputs=st.sampled_from([[], ["--out"], ["--plots"], ["--out", "--plots"]]),
 )
+@pytest.mark.slow
 def test_report(datasets, which, batch_size, json_output, outputs):
     with tempfile.TemporaryDirectory() as work:
         written = Path(work) / "written"
@@ -155,5 +159,6 @@ def test_verify(datasets, which):
     games=numbers(["1", "5"]),
     more=options({"--players": numbers(["3", "4"]), "--policy": st.sampled_from(POLICIES), "--seed": numbers(["0", "1"])}),
 )
+@pytest.mark.slow
 def test_demo(games, more):
     check(["demo", "--games", games, *more], None)

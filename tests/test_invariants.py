@@ -57,6 +57,7 @@ PLAYERS = pytest.mark.parametrize("players", [3, 4, 5, 6])
 POLICIES = pytest.mark.parametrize("policy", ["random", "heuristic"])
 
 
+@pytest.mark.slow
 @HARNESS
 @POLICIES
 @PLAYERS
@@ -113,6 +114,7 @@ def test_round_invariants(players, policy, variant):
     assert batch.games["winner"].any(axis=1).all()
 
 
+@pytest.mark.slow
 @HARNESS
 @POLICIES
 @PLAYERS

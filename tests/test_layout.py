@@ -1,5 +1,5 @@
 """The package layout of issue #13: `sim` is layered and its modules import only downward
-(command line -> analysis -> runs -> storage -> configuration -> kernels), with no cycles.
+(command line -> server -> analysis -> runs -> storage -> configuration -> kernels), with no cycles.
 
 Imports are read from the source with `ast`, including those inside functions, so an import
 deferred to run time (to save start-up time, or to hide a cycle) counts like any other."""
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Top to bottom. A module may import its own layer and the layers below it, never one above.
 # `sim` itself (sim/__init__.py) is the public API: it gathers from every layer, and no module
 # of the package imports it.
-LAYERS = ("sim", "sim.cli", "sim.analysis", "sim.env", "sim.runs", "sim.storage", "sim.config", "kernels")
+LAYERS = ("sim", "sim.cli", "sim.serve", "sim.analysis", "sim.env", "sim.runs", "sim.storage", "sim.config", "kernels")
 
 
 def module_name(path: Path) -> str:
@@ -100,3 +100,38 @@ def test_the_checker_sees_imports_inside_functions():
     """sim.cli.main imports the Dask executor only when --engine dask is given."""
     assert "sim.runs.cluster" in GRAPH["sim.cli.main"]
     assert "sim.analysis.report" in GRAPH["sim.cli.report"]
+
+
+# Inside kernels/, bottom to top (docs/architecture.md, "Inside kernels/"): a module may import
+# its own layer and the layers below it. The packages' __init__ modules hold no code.
+KERNEL_LAYERS = (
+    ("kernels", "kernels.cards", "kernels.bits", "kernels.rng", "kernels.blocks"),  # foundations
+    ("kernels.records",),  # record layouts and constants
+    ("kernels.rules",),  # one function per rule
+    ("kernels.equivalence", "kernels.solver"),  # equivalent cards; the perfect-information solver
+    # the round as a state machine and its decision step; what a round leaves; a seat's view
+    ("kernels.round_state", "kernels.results", "kernels.columns", "kernels.seating", "kernels.observation"),
+    ("kernels.policies", "kernels.policies.ids", "kernels.policies.heuristic", "kernels.policies.random_policy",
+     "kernels.policies.faceup"),
+    ("kernels.posterior",),  # the unseen cards given what a seat has seen
+    ("kernels.policies.mc", "kernels.policies.pimc"),  # policies that search (they sample with the posterior)
+    ("kernels.policies.dispatch",),  # a policy by id
+    ("kernels.batch",),  # whole games
+    ("kernels.game_state", "kernels.estimate", "kernels.estimate.situation"),  # a game a decision at a time; a situation
+    # drivers: estimate's rollouts, the Python-seat pool, the vector environment
+    ("kernels.estimate.rollouts", "kernels.estimate.stepped", "kernels.estimate.proposals", "kernels.python_seats",
+     "kernels.vector_env"),
+)  # fmt: skip
+KERNEL_LAYER = {name: index for index, names in enumerate(KERNEL_LAYERS) for name in names}
+
+
+def test_every_kernel_module_has_a_kernel_layer():
+    unplaced = sorted(name for name in MODULES if name.startswith("kernels") and name not in KERNEL_LAYER)
+    assert not unplaced, f"add these modules to KERNEL_LAYERS (and docs/architecture.md): {unplaced}"
+    assert not sorted(set(KERNEL_LAYER) - set(MODULES)), "KERNEL_LAYERS names a module that does not exist"
+
+
+@pytest.mark.parametrize("name", sorted(name for name in MODULES if name.startswith("kernels")))
+def test_kernel_modules_import_only_their_layer_or_below(name):
+    upward = sorted(target for target in GRAPH[name] if KERNEL_LAYER.get(target, -1) > KERNEL_LAYER.get(name, -1))
+    assert not upward, f"{name} imports a higher kernel layer: {upward}"

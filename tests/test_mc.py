@@ -30,6 +30,7 @@ SIGMAS = 4.5  # per cell of a (seat, card) table: dozens of cells per test
 # ------------------------------------------------------------------------------ legality
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(test_invariants.VARIANTS))
 @pytest.mark.parametrize("players", [3, 4, 6])
 def test_mc_games_satisfy_the_invariants(players, variant):
@@ -38,6 +39,7 @@ def test_mc_games_satisfy_the_invariants(players, variant):
     test_invariants.test_play_invariants(players, FAST_MC, variant)
 
 
+@pytest.mark.slow
 def test_mc_games_satisfy_the_invariants_under_delayed_bidding(monkeypatch):
     """Delayed bidding (bids hidden during play, estimated by mc) through the same harness."""
     monkeypatch.setitem(test_invariants.VARIANTS, "delayed", {"bidding": "delayed"})

@@ -80,6 +80,7 @@ def arguments_of(options: dict, seed: int, game: int) -> list[str]:
     return arguments
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
 def test_answering_like_the_policy_gives_run_games_totals(options, tmp_path):
     """The person answers what heuristic would play (cards typed in notation): the game is
@@ -181,7 +182,7 @@ def test_bad_input_is_explained_and_asked_again():
     assert "unknown card 'XX'" in out
     assert f"{absent} is not in your hand" in out
     assert f"you must follow {led}" in out
-    assert f"plays {legal}" in out.replace("[", "")  # the legal card was taken after the re-prompts
+    assert f"play {legal}" in out.replace("[", "")  # the legal card was taken after the re-prompts
     assert "Traceback" not in out and result.exception is None or isinstance(result.exception, SystemExit)
 
 
@@ -202,7 +203,7 @@ def test_bad_bids_are_explained():
     assert "bid a whole number 0..3, got '7'" in result.stdout
     assert "got 'two'" in result.stdout
     assert f"you may not bid {forbidden}: the bids would add up to 3 tricks and even bids are forbidden" in result.stdout
-    assert f"you (seat 2) bids {allowed}" in result.stdout
+    assert f"you (seat 2) bid {allowed}" in result.stdout
 
 
 def test_trump_choice_after_a_turned_up_wizard():
@@ -219,7 +220,7 @@ def test_trump_choice_after_a_turned_up_wizard():
     assert result.exit_code == 0, result.output
     assert "Name trump (C, D, H, S)" in result.stdout
     assert "unknown trump suit 'purple'" in result.stdout
-    assert "you (seat 0) names trump: hearts" in result.stdout
+    assert "you (seat 0) name trump: hearts" in result.stdout
 
 
 def test_save_and_resume_give_the_same_game(tmp_path):

@@ -105,6 +105,7 @@ def lowest_run(batch: int, threads: int, games: int = 23):
     return played, bot
 
 
+@pytest.mark.slow
 def test_a_deterministic_bot_gives_the_same_games_for_any_batch_and_threads():
     reference, _ = lowest_run(batch=1, threads=1)
     for batch, threads in ((7, 2), (64, 1), (64, 2), (23, 2)):

@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_regenerate_quick(tmp_path):
     subprocess.run([sys.executable, str(ROOT / "results" / "regenerate.py"), "--quick", "--out", str(tmp_path)], check=True)
     for name in ("README.md", "accuracy.json", "accuracy_vs_baseline.png", "tournament.json", "tournament.png",

@@ -66,6 +66,7 @@ def test_a_held_lock_refuses_a_second_writer_and_resumer(tmp_path):
     assert invoke("simulate", "--resume", "--out", out, "-q").exit_code == 0
 
 
+@pytest.mark.slow
 def test_two_processes_racing_for_one_directory(tmp_path):
     """A real run holds --out: a second `--overwrite` and a `--resume` started into it are
     refused with one line (exit 2) and change nothing; after the first is killed (-9) its
@@ -150,6 +151,7 @@ def test_overwrite_removes_only_what_wizard_sim_wrote(tmp_path):
     assert verified.exit_code == 1 and "foreign files" in verified.stdout and "notes.txt" in verified.stdout
 
 
+@pytest.mark.slow
 def test_overwrite_failing_midway_leaves_the_old_run_or_a_clean_start(tmp_path, monkeypatch):
     out = fresh(tmp_path)
     old = files_of(out)
@@ -243,6 +245,7 @@ def edit(out: Path, change) -> None:
         (lambda r: r.update(format_version=3), ("newer wizard-sim",)),
     ],
 )
+@pytest.mark.slow
 def test_an_edited_run_json_is_refused(tmp_path, change, words):
     out = fresh(tmp_path)
     edit(out, change)
@@ -311,6 +314,7 @@ def test_report_counts_only_listed_parts_and_says_when_incomplete(tmp_path, refe
     same_data(reference, out)
 
 
+@pytest.mark.slow
 def test_run_json_stays_small_and_the_journal_grows_by_a_line(tmp_path):
     out = tmp_path / "many"
     result = invoke("simulate", "--games", "300", "--chunk-games", "1", "--rounds", "1", "--policy", "random",

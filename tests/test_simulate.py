@@ -222,6 +222,7 @@ def test_refuses_a_non_empty_out_and_overwrites_a_run(tmp_path):
         (["--overwrite", "--resume"], "exclude each other"),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, arguments, message):
     out = tmp_path / "run"
     base = {"--games": "5", "--out": str(out)}
@@ -302,6 +303,7 @@ def test_resume_rules(tmp_path):
     assert broken.exit_code == 2 and "unreadable" in broken.stderr
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_to_identical_data(tmp_path):
     """SIGKILL a real `wizard-sim simulate` process mid-run, then --resume it."""
     arguments = ["simulate", "--games", "6000", "--chunk-games", "50", "--policy", "heuristic", "--seed", "11",

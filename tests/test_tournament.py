@@ -170,6 +170,7 @@ def test_random_seating_without_duplicates(tmp_path):
         assert (rounds[column].to_numpy() == plain[column].to_numpy()).all()
 
 
+@pytest.mark.slow
 def test_write_failure_then_resume_gives_the_same_tournament(tmp_path, monkeypatch, duplicate_run):
     out = tmp_path / "run"
     real_write = sim.storage.pq.write_table

@@ -5,16 +5,23 @@ then the round is replayed for every candidate bid from the same deal and the sa
 the decisions stream (common random numbers): a sample's decisions come from the stream
 (seed, sample, round size, DECISIONS), whatever the thread count.
 """
-import numpy as np
+from collections import namedtuple
+
 from numba import njit, prange
 
-from kernels.batch import NO_FAILURE, seated_policies
-from kernels.estimate.situation import deal_sample, new_estimate_memory, start_sample_round
+from kernels.batch import seated_policies
+from kernels.blocks import NO_FAILURE, block_rows, first_failure, n_blocks, new_failures
+from kernels.estimate.situation import Sampling, deal_sample, new_estimate_memory, start_sample_round
 from kernels.policies.dispatch import decide
 from kernels.rng import STREAM_DECISIONS, seed_stream
 from kernels.round_state import play_out
 
-SAMPLES_PER_BLOCK = 64  # samples a thread estimates with one workspace
+# The samples of a call: samples first, first + 1, ... of the estimate seeded `seed`.
+Samples = namedtuple("Samples", ("seed", "first"))
+# Per sample i of a call: the estimating seat's tricks for every candidate bid [n, candidates],
+# the sample's importance weight [n] (1 without inference; 0: not played) and the candidate
+# hands the posterior sampler tried for it [n].
+SampleResults = namedtuple("SampleResults", ("tricks", "weights", "proposals"))
 
 
 @njit(cache=True)
@@ -32,69 +39,56 @@ def play_sample_round(sample_key, fixed_bids, hands, situation, workspace):
 
 
 @njit(cache=True)
-def estimate_sample(sample_key, candidates, situation, inference, memories, results):
-    """Deal sample `sample_key` once and, when its weight is not 0, play it for every
-    candidate bid: tricks[k] receives the estimating seat's tricks when it bids
-    candidates[k]. results = (tricks, weights, proposals) rows of this sample."""
-    workspace_storage, memory_storage, _ = memories
-    tricks, weight_out, proposals_out = results
-    workspace = workspace_storage[0]  # the callers' storages keep these records alive
-    memory = memory_storage[0]
-    weight, proposals = deal_sample(sample_key, situation, inference, memories)
-    weight_out[0] = weight
-    proposals_out[0] = proposals
+def estimate_sample(i, samples, candidates, situation, sampling, memory, results):
+    """Deal sample samples.first + i once and, when its weight is not 0, play it for every
+    candidate bid: results.tricks[i, k] receives the estimating seat's tricks when it bids
+    candidates[k]."""
+    sample_key = (samples.seed, samples.first + i)
+    workspace = memory.workspace[0]  # the memory's storages keep these records alive
+    known = memory.known[0]
+    weight, proposals = deal_sample(sample_key, situation, sampling, memory)
+    results.weights[i] = weight
+    results.proposals[i] = proposals
     if weight == 0.0:
         return
-    fixed_bids = memory.fixed_bids
+    fixed_bids = known.fixed_bids
     for k in range(candidates.shape[0]):
         fixed_bids[situation.seat] = candidates[k]
-        tricks[k] = play_sample_round(sample_key, fixed_bids, memory.hands, situation, workspace)
+        results.tricks[i, k] = play_sample_round(sample_key, fixed_bids, known.hands, situation, workspace)
 
 
 @njit(cache=True, parallel=True)
-def estimate_tricks(seed, first_sample, rules, situation, policies, candidates, inference, results):
-    """Fill results = (tricks [n, candidates], weights [n], proposals [n]) for samples
-    first_sample .. first_sample + n - 1: tricks[i, k] is the estimating seat's tricks in
-    sample first_sample + i when it bids candidates[k], weights[i] the sample's importance
-    weight (1 without inference; 0: not played), and proposals[i] the candidate hands the
-    posterior sampler tried for it.
-    inference = (opponent model record array (kernels.posterior.MODEL_DTYPE), infer flag).
+def estimate_tricks(samples, known, policies, candidates, inference, results):
+    """Fill `results` (SampleResults) for the call's samples (Samples): every candidate bid
+    played on each sampled deal. known = (rules, situation), one-record arrays (a parallel
+    kernel cannot take a bare record); inference = (opponent model: a one-record
+    kernels.posterior.MODEL_DTYPE array, infer flag).
 
-    rules and situation are one-record arrays (a parallel kernel cannot take a bare record).
     Samples are independent, so neither the blocking over threads nor a split of the samples
     into several calls changes a result. Returns the index of the first sample in which a
     policy failed, or NO_FAILURE."""
-    tricks, weights, proposals = results
-    n_samples = tricks.shape[0]
-    n_blocks = (n_samples + SAMPLES_PER_BLOCK - 1) // SAMPLES_PER_BLOCK
+    rules, situation = known
     models, infer = inference
-    failures = np.empty(n_blocks, dtype=np.int64)
-    for block in prange(n_blocks):
+    n_samples = results.tricks.shape[0]
+    failures = new_failures(n_samples)
+    for block in prange(n_blocks(n_samples)):
         block_situation = situation[0]
-        model = models[0]
-        memories = new_estimate_memory(seed, rules[0], block_situation, policies, model, infer)
+        sampling = Sampling(models[0], infer)
+        memory = new_estimate_memory(samples.seed, rules[0], block_situation, policies, sampling)
         # A thread-local copy: shared arrays would make every reference count contended.
         block_candidates = candidates.copy()
-        start, stop = block * SAMPLES_PER_BLOCK, min(n_samples, (block + 1) * SAMPLES_PER_BLOCK)
-        failures[block] = estimate_block(seed, first_sample, start, stop, block_candidates, block_situation,
-                                         (model, infer), memories, results)  # fmt: skip
-    for block in range(n_blocks):
-        if failures[block] != NO_FAILURE:
-            return failures[block]
-    return NO_FAILURE
+        rows = block_rows(block, n_samples)
+        failures[block] = estimate_block(samples, rows, block_candidates, block_situation, sampling, memory, results)
+    return first_failure(failures)
 
 
 @njit(cache=True)
-def estimate_block(seed, first_sample, start, stop, candidates, situation, inference, memories, results):
-    """estimate_sample for samples start..stop-1 of the call; returns the index of the first
-    that failed (a policy raised or answered illegally), which ends the block, or NO_FAILURE
-    (caught here for the reason kernels.batch.play_block gives)."""
-    tricks, weights, proposals = results
-    for i in range(start, stop):
-        sample_results = (tricks[i], weights[i : i + 1], proposals[i : i + 1])
+def estimate_block(samples, rows, candidates, situation, sampling, memory, results):
+    """estimate_sample for the call's samples rows = (first, stop); returns the first that
+    failed (a policy raised or answered illegally), which ends the block, or NO_FAILURE."""
+    for i in range(rows[0], rows[1]):
         try:
-            estimate_sample((seed, first_sample + i), candidates, situation, inference, memories, sample_results)
+            estimate_sample(i, samples, candidates, situation, sampling, memory, results)
         except Exception:  # numba cannot bind it
             return i
     return NO_FAILURE
-

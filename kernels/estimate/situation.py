@@ -7,6 +7,8 @@ dealer's trump choice (kernels.posterior, with an importance weight), or uniform
 inference — and the sampler's pilot, the same for every thread, from (seed, 0, round size,
 PILOT) (docs/estimate.md).
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -125,38 +127,42 @@ def new_known_memory(rules, situation):
     return memory_storage
 
 
+# A thread's memory for an estimate, as storage arrays (one record each, kept alive by the
+# tuple): the engine workspace, the round as the seat knows it (ESTIMATE_DTYPE) and the
+# posterior sampler's work (kernels.posterior.POSTERIOR_WORK_DTYPE).
+EstimateMemory = namedtuple("EstimateMemory", ("workspace", "known", "work"))
+# How a sample is dealt: from the posterior of `model` (a MODEL_DTYPE record) or, without
+# `infer`, uniformly.
+Sampling = namedtuple("Sampling", ("model", "infer"))
+
+
 @njit(cache=True)
-def new_estimate_memory(seed, rules, situation, policies, model, infer):
-    """A thread's (engine workspace storage, ESTIMATE_DTYPE storage, posterior work storage):
-    the round as the seat knows it and, with inference, the sampler prepared from the pilot
-    stream (seed, 0, round size, PILOT), identical in every thread."""
-    workspace_storage = new_workspace(rules, policies)
-    memory_storage = new_known_memory(rules, situation)
-    memory = memory_storage[0]
-    work_storage = new_work()
-    if infer:
+def new_estimate_memory(seed, rules, situation, policies, sampling):
+    """A thread's EstimateMemory: the round as the seat knows it and, with inference, the
+    sampler prepared from the pilot stream (seed, 0, round size, PILOT), identical in every
+    thread."""
+    memory = EstimateMemory(new_workspace(rules, policies), new_known_memory(rules, situation), new_work())
+    if sampling.infer:
         generator = np.empty(1, dtype=np.uint64)
         seed_stream(generator, seed, 0, situation.round_size, STREAM_PILOT)
-        me = memory.known_seats[situation.seat]
-        prepare(me, memory.known_table, model, work_storage[0], generator)
-    return workspace_storage, memory_storage, work_storage
+        known = memory.known[0]
+        prepare(known.known_seats[situation.seat], known.known_table, sampling.model, memory.work[0], generator)
+    return memory
 
 
 @njit(cache=True)
-def deal_sample(sample_key, situation, inference, memories):
-    """Deal sample `sample_key` into memories' ESTIMATE_DTYPE record (.hands): from the
-    posterior (its first proposal, from the stream (seed, sample, round size, DEAL), which the
-    engine workspace's generator is left on) or uniformly. Returns (weight, proposals)."""
+def deal_sample(sample_key, situation, sampling, memory):
+    """Deal sample `sample_key` into the memory's known record (.hands): from the posterior
+    (its first proposal, from the stream (seed, sample, round size, DEAL), which the engine
+    workspace's generator is left on) or uniformly. Returns (weight, proposals)."""
     seed, sample = sample_key
-    model, infer = inference
-    workspace_storage, memory_storage, work_storage = memories
-    workspace = workspace_storage[0]
-    memory = memory_storage[0]
-    if infer:
+    workspace = memory.workspace[0]
+    known = memory.known[0]
+    if sampling.infer:
         generator = workspace.scratch.generator
         seed_stream(generator, seed, sample, situation.round_size, STREAM_DEAL)
-        return sample_deal(model, work_storage[0], memory.hands, generator)
-    return deal_uniformly(seed, sample, situation, memory, workspace.scratch), 0
+        return sample_deal(sampling.model, memory.work[0], known.hands, generator)
+    return deal_uniformly(seed, sample, situation, known, workspace.scratch), 0
 
 
 @njit(cache=True)

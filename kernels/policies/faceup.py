@@ -2,7 +2,7 @@
 
 Not a seat policy (it reads every seat's record) and not in the registry: pimc plays its
 sampled deals with it, the cards of a sample lying face up. It is passed to
-kernels.round_state.play_tricks as the decide function with the round's seat records as its
+kernels.round_state.play_until as the decide function with the round's seat records as its
 `policies`, so it reads the other hands from there.
 
 A card "wins for sure" when it takes the lead of the trick and no seat still to play to the
@@ -86,6 +86,6 @@ def choose_card(seats, me, table, legal):
 
 @njit(cache=True, inline="always")
 def decide(seats, decision, me, table, legal, generator):
-    """kernels.round_state.play_tricks's decide, with the seat records as its `policies`
+    """kernels.round_state.play_until's decide, with the seat records as its `policies`
     (only card decisions reach it)."""
     return choose_card(seats, me, table, legal)

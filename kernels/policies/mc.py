@@ -26,9 +26,9 @@ from kernels.posterior import (
     sample_hands,
     set_model,
 )
-from kernels.round_state import apply_card, play_out, restart_bidding
+from kernels.round_state import NO_PLAY_LOG, apply_card, play_out, restart_bidding
 from kernels.rules import round_score
-from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTYPE, SEAT_DTYPE, TABLE_DTYPE
+from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, SEAT_DTYPE, TABLE_DTYPE
 
 # Parameter vector layout; defaults and names live in the Python registry (sim.policies).
 P_SAMPLES = 0  # sampled deals per bid decision (0: the heuristic's bid)
@@ -69,8 +69,6 @@ MC_PILOT = 8
 MC_MAX_TRIES = 8
 MC_MAX_PROPOSALS = 200
 
-# Rollouts keep no play log.
-NO_LOG = np.zeros(0, dtype=PLAY_DTYPE)
 
 
 
@@ -250,7 +248,7 @@ def choose_bid(policies, me, table, legal, generator):
             rollout_table = reset_rollout(scratch, table.n_players)
             restart_bidding(rollout_table, rollout_seats)
             fixed_bids = rollout_bidding(scratch, me.seat, bid)
-            play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, fixed_bids, NO_LOG)
+            play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, fixed_bids, NO_PLAY_LOG)
             scratch.totals[bid] += weight * outcome(rollout_table, rollout_seats, me.seat)
     return best_choice(storage[0].totals, legal, preferred)  # (storage stays alive until here)
 
@@ -277,7 +275,7 @@ def choose_card(policies, me, table, legal, generator):
             rest &= rest - 1
             rollout_table = reset_rollout(scratch, table.n_players)
             apply_card(rollout_table, rollout_seats, card)
-            play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, scratch.fixed_bids, NO_LOG)
+            play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, scratch.fixed_bids, NO_PLAY_LOG)
             scratch.totals[card] += weight * outcome(rollout_table, rollout_seats, me.seat)
     preferred_choice = representative(preferred, choices)
     best = best_choice(storage[0].totals, choices, preferred_choice)  # (storage stays alive until here)

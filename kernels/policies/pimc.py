@@ -21,7 +21,7 @@ from kernels.policies import faceup, heuristic, mc
 from kernels.policies.ids import POLICY_MC, POLICY_PIMC
 from kernels.posterior import OPPONENT_HEURISTIC, prepare
 from kernels.records import DECIDE_BID, DECIDE_CARD, PHASE_PLAY
-from kernels.round_state import apply_card, play_bidding, play_tricks, restart_bidding
+from kernels.round_state import NO_PLAY_LOG, apply_card, play_until, restart_bidding
 from kernels.rules import round_score
 from kernels import solver
 
@@ -111,11 +111,11 @@ def play_to(playout, table, seats, generator, fixed_bids, end_trick):
     """Play a sample's round on (bidding first, if it is still bidding) until trick
     `end_trick` starts or the round ends: the playout at every card, heuristic bids except
     the fixed ones."""
-    play_bidding(mc.rollout_decide, mc.ROLLOUT_PARAMS, table, seats, generator, fixed_bids)
+    play_until(mc.rollout_decide, mc.ROLLOUT_PARAMS, table, seats, generator, fixed_bids, NO_PLAY_LOG, 0)
     if playout == PLAYOUT_FACEUP:
-        play_tricks(faceup.decide, seats, table, seats, generator, mc.NO_LOG, end_trick)
+        play_until(faceup.decide, seats, table, seats, generator, fixed_bids, NO_PLAY_LOG, end_trick)
     else:
-        play_tricks(mc.rollout_decide, mc.ROLLOUT_PARAMS, table, seats, generator, mc.NO_LOG, end_trick)
+        play_until(mc.rollout_decide, mc.ROLLOUT_PARAMS, table, seats, generator, fixed_bids, NO_PLAY_LOG, end_trick)
 
 
 @njit(cache=True)

@@ -5,22 +5,24 @@ the `BidEstimate` behind it (per-sample tricks, the JSON form of the CLI).
 """
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Callable, Optional, TypeAlias
 
 import numpy as np
 
 from kernels import posterior
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, NO_CARD, NO_SUIT, RANKS_PER_SUIT
 from kernels.estimate.proposals import likelihood_work
-from kernels.estimate.rollouts import estimate_tricks
+from kernels.estimate.rollouts import SampleResults, Samples, estimate_tricks
 from kernels.estimate.situation import SITUATION_DTYPE, observed_seats, seat_legal_bids
-from kernels.batch import NO_FAILURE
+from kernels.blocks import NO_FAILURE
 from kernels.policies import heuristic
-from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
+from kernels.rules import round_scores
 from kernels.records import MAX_PLAYERS, NO_BID
 from sim.config.cards import (
     SUIT_NAMES,
@@ -38,6 +40,7 @@ from sim.config.policies import (
     Policy,
     as_policy,
     fallback_of,
+    POLICY_FORMS,
     parse_policy,
     policy_arrays,
     python_seats,
@@ -54,6 +57,10 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows ever
 MAX_SAMPLES = 10_000_000  # the per-sample tricks take samples x (round size + 1) bytes
 MAX_SPREAD = 10.0  # the tolerant model's bid noise, in tricks (10: nearly uninformative)
 FIRST_SLICE_SAMPLES = 2048  # the first kernel call; later ones are sized by its time
+# The opponent model for players whose bidding is unknown, chosen by calibration against
+# self-play of other bidders (benchmarks/calibrate_opponents.py, docs/estimate.md).
+UNKNOWN_SPREAD = 0.5
+UNKNOWN_FLOOR = 0.0
 FEW_EFFECTIVE_SAMPLES = 400  # below this the printed percentages are off by 5 points or more
 _SUIT_WORDS = {
     word: suit
@@ -234,14 +241,14 @@ class Situation:
         record["totals"][0, : len(self.totals)] = self.totals
         return record
 
-    def opponent_model(self, spread: float) -> np.ndarray:
+    def opponent_model(self, model: OpponentModel) -> np.ndarray:
         """The posterior sampler's model of the other seats (kernels.posterior.MODEL_DTYPE):
         a `heuristic` opponent bids like the heuristic with its parameters, an `mc` opponent
         is modelled by the heuristic with its defaults (mc bids from heuristic rollouts), and
         any other (`random`, an external bot) says nothing by its bid. A Python policy is
         modelled by its fallback here: the seats whose observed decision its bot answers are
-        made uninformative by bot_inference. spread 0 is the exact model, > 0 the tolerant
-        one (docs/estimate.md)."""
+        made uninformative by bot_inference. spread 0 and floor 0 are the exact model, else the
+        tolerant one (docs/estimate.md)."""
         kinds, rows = [], []
         defaults = [default for _, default in heuristic.PARAMETERS]
         for policy in map(fallback_of, self.policies):
@@ -251,21 +258,23 @@ class Situation:
         padding = MAX_PLAYERS - len(rows)
         kinds += [posterior.OPPONENT_UNINFORMATIVE] * padding
         rows += [defaults] * padding
-        return posterior.new_model(self.rules.players, kinds=kinds, params=rows, spread=spread)
+        record = posterior.new_model(self.rules.players, kinds=kinds, params=rows, spread=model.spread)
+        record["floor"] = model.floor
+        return record
 
     def wizard_turned(self) -> bool:
         return self.trump_card != NO_CARD and FIRST_WIZARD <= self.trump_card < FIRST_JESTER
 
-    def bot_inference(self, seed: int, spread: float, infer: bool) -> BotInference:
+    def bot_inference(self, seed: int, model: OpponentModel) -> BotInference:
         """The deals with Python policies at the table (sim.analysis.estimate_bots): the
         posterior sampler's model with the seats whose observed decision a bot answers made
         uninformative, the acceptance tables of those answers, and the built-in policies that
         answer when such a bot delegates (its fallback; mc's bid modelled by the heuristic)."""
-        policies = list(self.policies)
+        policies, infer = list(self.policies), model.infer
         seats, decisions = evaluated_decisions(
             policies, self.position, infer and self.rules.bidding == "open", infer and self.wizard_turned()
         )
-        sampler_model = self.opponent_model(spread)
+        sampler_model = self.opponent_model(model)
         likelihood_model = sampler_model.copy()
         sampler_model["kind"][0, seats] = posterior.OPPONENT_UNINFORMATIVE
         likelihood_model["kind"][0, seats] = posterior.OPPONENT_HEURISTIC
@@ -292,53 +301,207 @@ class Situation:
         return np.array([bool(mask >> bid & 1) for bid in range(self.round_size + 1)])
 
 
-def make_situation(
-    hand: str | int | Sequence[str] | Sequence[int],
-    *,
-    trump: str | int | None = None,
-    trump_suit: str | int | None = None,
-    no_trump: bool = False,
-    players: int = 4,
-    position: int = 0,
-    bids: str | Sequence[int] = (),
-    totals: str | Sequence[int] = (),
-    opponents: str | Sequence[PolicyLike] | object = "heuristic",
-    policy: PolicyLike = "heuristic",
-    bidding: str = "open",
-    even_bids: str = "allowed",
-) -> Situation:
-    """Validate the inputs of `estimate` (ConfigError with one clear message)."""
-    rules = Rules(players=players, bidding=bidding, even_bids=even_bids)
-    cards = parse_hand(hand)
-    round_size = len(cards)
-    if not 1 <= round_size <= max_round(players):
-        raise ConfigError(
-            f"a hand of {round_size} cards is impossible with {players} players: 1..{max_round(players)} cards"
-        )
-    hand_mask = cards_to_mask(cards)
-    trump_card, trump_suit_id = resolve_trump(hand_mask, round_size, players, trump, trump_suit, no_trump)
-    if not is_whole_number(position) or not 0 <= position < players:
-        raise ConfigError(
-            f"bidding position {position} is outside 0..{players - 1} "
-            f"(0 = left of the dealer, {players - 1} = the dealer)"
-        )
-    earlier_bids = parse_int_list(bids, "bids")
-    check_earlier_bids(earlier_bids, position, round_size, bidding)
-    pad = check_totals(parse_int_list(totals, "totals")) or [0] * players
-    if len(pad) != players:
-        raise ConfigError(f"totals: give one per bidding position ({players}), got {len(pad)}")
-    opponent_policies = parse_opponents(opponents, players)
-    seat_policy = as_policy(policy)
-    return Situation(
-        rules,
-        tuple(sorted(cards)),
-        trump_card,
-        trump_suit_id,
-        int(position),
-        tuple(earlier_bids),
-        tuple(pad),
-        tuple(opponent_policies[:position] + [seat_policy] + opponent_policies[position:]),
+HandLike: TypeAlias = "str | int | Sequence[str] | Sequence[int]"
+
+
+def option(help: str, cli: object, flags: tuple[str, ...] = (), **field_options) -> dict:
+    """A field of EstimateRequest: `help` and `cli` (the type the command line parses; flags:
+    its option names when they are not --field-name) serve sim.cli.estimate, which builds the
+    command's options from these fields."""
+    return field(metadata={"help": help, "cli": cli, "flags": flags}, **field_options)
+
+
+@dataclass(frozen=True)
+class EstimateRequest:
+    """Everything an estimate is asked, named as `wizard-sim estimate`'s options (and as the
+    fields of the server's JSON body): the one definition of the options, used by
+    `run_estimate`/`estimate`, the command line and `wizard-sim serve`. Construction does not
+    validate; `situation()` and `checked()` do (ConfigError with one clear message)."""
+
+    hand: HandLike = option('The hand, e.g. "W AS KH 7H J" (any order; its size is the round size).', str)
+    trump: str | int | None = option(
+        "The turned-up card, e.g. 3H (W needs --trump-suit; J means no trump).", Optional[str], default=None
     )
+    trump_suit: str | int | None = option(
+        "A Wizard was turned up and the dealer chose this suit (C, D, H, S).", Optional[str], default=None
+    )
+    no_trump: bool = option("No trump: a Jester was turned up (or the last round).", bool, ("--no-trump",),
+                            default=False)  # fmt: skip
+    players: int = option("Players at the table, 3..6.", int, default=4)
+    position: int = option("Bidding position: 0 = left of the dealer, players-1 = the dealer.", int, default=0)
+    bids: str | Sequence[int] = option("Bids already made by positions 0..position-1, e.g. 1,0.", str, default=())
+    bidding: str = option("Bidding variant: open, hidden or delayed.", str, default="open")
+    even_bids: str = option("Even-bids variant: allowed, forbidden or leader.", str, default="allowed")
+    totals: str | Sequence[int] = option(
+        "Score pad by bidding position, e.g. 40,-10,0,20 (default 0s; for --even-bids leader).", str, default=()
+    )
+    opponents: str | Sequence[PolicyLike] | object = option(
+        f"Opponents' policy, or one per opponent in bidding order: each {POLICY_FORMS}.", str, default="heuristic"
+    )
+    policy: PolicyLike = option(
+        f"The policy this seat plays with (it plays to make each bid): {POLICY_FORMS}.", str, default="heuristic"
+    )
+    spread: float = option(
+        "Opponent model: 0 = they bid exactly like the heuristic (self-play); > 0 = the heuristic's bid with "
+        f"that much noise, in tricks (players whose bidding you do not know: --spread {UNKNOWN_SPREAD:g}, measured).",
+        float,
+        default=0.0,
+    )
+    floor: float = option(
+        "Opponent model: the share of bids modelled as uniformly random over the legal bids, 0..1 (a bid the "
+        "heuristic would not make then never rules a deal out).",
+        float,
+        default=0.0,
+    )
+    infer: bool = option(
+        "Deal the unseen cards from what the earlier bids and the dealer's trump choice say (--no-infer: uniformly).",
+        bool,
+        ("--infer/--no-infer",),
+        default=True,
+    )
+    samples: int = option("Sampled deals of the unseen cards.", int, default=100_000)
+    seed: int = option("Seed of the sampled deals and random decisions.", int, default=0)
+    threads: int | None = option(
+        "Kernel threads (default all; results do not depend on it).", Optional[int], default=None
+    )
+
+    @classmethod
+    def of(cls, request: EstimateRequest | HandLike | None = None, **options) -> EstimateRequest:
+        """A request from a request (options replace its fields), or from a hand and options."""
+        if isinstance(request, EstimateRequest):
+            return replace(request, **options)
+        if request is not None:
+            options["hand"] = request
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - names)
+        if unknown:
+            raise ConfigError(f"unknown estimate option(s) {', '.join(unknown)}; the options: {', '.join(names)}")
+        if "hand" not in options:
+            raise ConfigError("give the hand")
+        return cls(**options)
+
+    def situation(self) -> Situation:
+        """The validated bidding situation. A ConfigError carries `field`: the option it is about."""
+        players, position, bidding = self.players, self.position, self.bidding
+        with about("players"):
+            rules = Rules(players=players, bidding=bidding, even_bids=self.even_bids)
+        with about("hand"):
+            cards = parse_hand(self.hand)
+            round_size = len(cards)
+            if not 1 <= round_size <= max_round(players):
+                raise ConfigError(
+                    f"a hand of {round_size} cards is impossible with {players} players: 1..{max_round(players)} cards"
+                )
+        hand_mask = cards_to_mask(cards)
+        with about("trump"):
+            trump_card, trump_suit_id = resolve_trump(hand_mask, round_size, players, self.trump, self.trump_suit,
+                                                      self.no_trump)  # fmt: skip
+        with about("position"):
+            if not is_whole_number(position) or not 0 <= position < players:
+                raise ConfigError(
+                    f"bidding position {position} is outside 0..{players - 1} "
+                    f"(0 = left of the dealer, {players - 1} = the dealer)"
+                )
+        with about("bids"):
+            earlier_bids = parse_int_list(self.bids, "bids")
+            check_earlier_bids(earlier_bids, position, round_size, bidding)
+        with about("totals"):
+            pad = check_totals(parse_int_list(self.totals, "totals")) or [0] * players
+            if len(pad) != players:
+                raise ConfigError(f"totals: give one per bidding position ({players}), got {len(pad)}")
+        with about("opponents"):
+            opponent_policies = parse_opponents(self.opponents, players)
+        with about("policy"):
+            seat_policy = as_policy(self.policy)
+        return Situation(
+            rules,
+            tuple(sorted(cards)),
+            trump_card,
+            trump_suit_id,
+            int(position),
+            tuple(earlier_bids),
+            tuple(pad),
+            tuple(opponent_policies[:position] + [seat_policy] + opponent_policies[position:]),
+        )
+
+    def checked(self) -> CheckedRequest:
+        """Every option validated (ConfigError with one clear message and its `field`)."""
+        situation = self.situation()
+        with about("infer"):
+            if not isinstance(self.infer, bool):
+                raise ConfigError(f"infer must be true or false, got {self.infer!r}")
+        with about("threads"):
+            if self.threads is not None and not is_whole_number(self.threads):
+                raise ConfigError(f"threads must be a whole number, got {self.threads!r}")
+        with about("samples"):
+            samples = check_samples(self.samples)
+        with about("seed"):
+            seed = check_seed(self.seed)
+        with about("spread"):
+            spread = check_spread(self.spread)
+        with about("floor"):
+            floor = check_floor(self.floor)
+        return CheckedRequest(situation, samples, seed, OpponentModel(self.infer, spread, floor), self.threads)
+
+
+@contextmanager
+def about(name: str) -> Iterator[None]:
+    """Tag a ConfigError raised inside with the option it is about (error.field), for the
+    server's answer and the page's mark."""
+    try:
+        yield
+    except ConfigError as error:
+        if getattr(error, "field", None) is None:
+            error.field = name
+        raise
+
+
+@dataclass(frozen=True)
+class OpponentModel:
+    """How the other seats' bids are read: not at all (infer False: uniform deals), exactly as
+    the heuristic's (spread 0, floor 0), or tolerantly (docs/estimate.md)."""
+
+    infer: bool
+    spread: float = 0.0
+    floor: float = 0.0
+
+    @property
+    def exact(self) -> bool:
+        return self.infer and self.spread == 0.0 and self.floor == 0.0
+
+    def describe(self) -> str:
+        """The model's name: `uniform`, `exact heuristic`, `tolerant heuristic (spread 1, 20% random bids)`."""
+        if not self.infer:
+            return "uniform"
+        if self.exact:
+            return "exact heuristic"
+        words = [f"spread {self.spread:g}"] if self.spread else []
+        words += [f"{100 * self.floor:g}% random bids"] if self.floor else []
+        return f"tolerant heuristic ({', '.join(words)})"
+
+    def sentence(self) -> str:
+        """What the model assumes of the other players, in words."""
+        if not self.infer:
+            return "the unseen cards are dealt uniformly (the earlier bids are not read)"
+        if self.exact:
+            return "the other players bid exactly like the heuristic (exact model)"
+        noise = [f"{self.spread:g} tricks of noise"] if self.spread else []
+        noise += [f"{100 * self.floor:g}% of bids at random"] if self.floor else []
+        return f"the other players bid like the heuristic with {' and '.join(noise)} (tolerant model)"
+
+
+@dataclass(frozen=True)
+class CheckedRequest:
+    situation: Situation
+    samples: int
+    seed: int
+    model: OpponentModel
+    threads: int | None
+
+
+def make_situation(hand: HandLike, **options) -> Situation:
+    """Validate the situation options of `estimate` (ConfigError with one clear message)."""
+    return EstimateRequest.of(hand, **options).situation()
 
 
 # --- results ----------------------------------------------------------------------------
@@ -354,19 +517,6 @@ def wilson_interval(share: float, n: float) -> tuple[float, float]:
     centre = (share + Z_95**2 / (2 * n)) / scale
     half = Z_95 * math.sqrt(share * (1 - share) / n + Z_95**2 / (4 * n * n)) / scale
     return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def effective_sample_size(weights: np.ndarray) -> float:
-    """Kish's effective sample size (sum w)^2 / sum w^2: n for equal weights."""
-    squares = float(np.dot(weights, weights))
-    return float(weights.sum()) ** 2 / squares if squares > 0 else 0.0
-
-
-def round_scores(bid: int, tricks: np.ndarray) -> np.ndarray:
-    """docs/rules.md §7, vectorised: 20 + 10 x tricks when made, else -10 per trick off."""
-    tricks = tricks.astype(np.int64)
-    made = EXACT_BID_BONUS + POINTS_PER_TRICK * tricks
-    return np.where(tricks == bid, made, -POINTS_PER_TRICK * np.abs(tricks - bid))
 
 
 @dataclass(frozen=True)
@@ -387,7 +537,7 @@ def bid_stats(bid: int, tricks: np.ndarray, weights: np.ndarray, round_size: int
     sqrt(sum w^2 (s - mean)^2) / sum w, times sqrt(ESS / (ESS - 1)) (with equal weights: the
     sample standard deviation over sqrt(n))."""
     total = float(weights.sum())
-    effective = effective_sample_size(weights)
+    effective = float(posterior.effective_samples(weights))
     made = float(weights[tricks == bid].sum()) / total
     scores = round_scores(bid, tricks)
     mean = float(np.dot(weights, scores)) / total
@@ -423,10 +573,18 @@ class BidEstimate:
     tricks: np.ndarray
     weights: np.ndarray
     proposals: np.ndarray
-    infer: bool
-    spread: float
+    model: OpponentModel
     observed_seats: int
     bot_observed_seats: int = 0
+    model_certain: tuple[int, ...] = ()  # bids whose 0% or 100% only the exact model makes certain
+
+    @property
+    def infer(self) -> bool:
+        return self.model.infer
+
+    @property
+    def spread(self) -> float:
+        return self.model.spread
 
     @property
     def samples(self) -> int:
@@ -435,7 +593,7 @@ class BidEstimate:
     @cached_property
     def effective_samples(self) -> float:
         """Kish's effective sample size of the weights (= samples without inference)."""
-        return effective_sample_size(self.weights)
+        return float(posterior.effective_samples(self.weights))
 
     @cached_property
     def acceptance(self) -> float:
@@ -521,8 +679,50 @@ class BidEstimate:
             "samples": self.samples,
             "infer": self.infer,
             "spread": self.spread,
+            "floor": self.model.floor,
             "effective_samples": self.effective_samples,
             "acceptance": self.acceptance,
+        }
+
+    def opponent_readings(self) -> list[str]:
+        """How each opponent's shown bid (or trump choice) is read, in bidding order."""
+        situation, model = self.situation, self.model
+        readings = []
+        for seat, policy in enumerate(situation.policies):
+            if seat == situation.position:
+                continue
+            if not model.infer:
+                readings.append(f"{policy.label}: not read")
+            elif policy.kind.python is not None and seat < situation.position:
+                readings.append(f"{policy.label}: read by its own answers")
+            elif fallback_of(policy).name in ("heuristic", "mc"):
+                name = "the heuristic" if fallback_of(policy).name == "heuristic" else "the default heuristic"
+                readings.append(f"{policy.label}: read as {name}")
+            else:
+                readings.append(f"{policy.label}: uninformative (dealt uniformly)")
+        return readings
+
+    def assumptions(self) -> dict:
+        """What the figures assume: the opponent model, the bidding rules, the samples, and the
+        0%/100% figures that only the exact model makes certain (docs/estimate.md)."""
+        rules, model = self.situation.rules, self.model
+        sentence = f"Assumes: {model.sentence()}"
+        sentence += (f"; {rules.bidding} bidding, even bids {rules.even_bids}; {self.samples:,} samples, "
+                     f"{self.effective_samples:,.0f} effective.")
+        if self.model_certain:
+            shown = ", ".join(f"bid {bid} ({100 * self.stats[bid].p_make:.0f}%)" for bid in self.model_certain)
+            sentence += (f" Certain only under the exact model: {shown}; players who do not bid exactly like the "
+                         "heuristic make it uncertain.")
+        return {
+            "opponent_model": model.describe(),
+            "exact_model": model.exact,
+            "opponents": self.opponent_readings(),
+            "bidding": rules.bidding,
+            "even_bids": rules.even_bids,
+            "samples": self.samples,
+            "effective_samples": self.effective_samples,
+            "certain_under_exact_model_only": list(self.model_certain),
+            "summary": sentence,
         }
 
     def to_json(self) -> dict:
@@ -542,6 +742,7 @@ class BidEstimate:
                 "expected_score": number(s.expected_score),
                 "expected_score_ci": [number(v) for v in s.expected_score_ci],
                 "tricks_distribution": [number(v) for v in s.tricks_distribution],
+                "certain_under_exact_model_only": s.bid in self.model_certain,
             }
             for s in stats
         ]
@@ -553,7 +754,14 @@ class BidEstimate:
             "observed_seats": self.observed_seats,
             "bot_observed_seats": self.bot_observed_seats,
             "few_effective_samples": self.few_effective_samples,
+            "assumptions": self.assumptions(),
         }
+
+
+def result_json(result: BidEstimate) -> str:
+    """The answer as strict JSON text (allow_nan=False: illegal bids carry null, never NaN):
+    what `wizard-sim estimate --json` prints and `POST /api/estimate` returns."""
+    return json.dumps(result.to_json(), allow_nan=False)
 
 
 # --- entry points -----------------------------------------------------------------------
@@ -571,22 +779,26 @@ def check_spread(spread: float) -> float:
     return float(spread)
 
 
+def check_floor(floor: float) -> float:
+    if not isinstance(floor, (int, float)) or isinstance(floor, bool) or not 0 <= floor <= 1:
+        raise ConfigError(f"floor must be a number in 0..1 (0: no random bids in the model), got {floor!r}")
+    return float(floor)
+
+
+Progress: TypeAlias = "Callable[[int, int], None]"  # (samples done, samples): may raise to cancel
+
+
 def run_estimate(
-    hand: str | int | Sequence[str] | Sequence[int],
-    *,
-    samples: int = 100_000,
-    seed: int = 0,
-    threads: int | None = None,
-    infer: bool = True,
-    spread: float = 0.0,
-    **situation_options,
+    request: EstimateRequest | HandLike | None = None, /, *, progress: Progress | None = None, **options
 ) -> BidEstimate:
-    """Estimate every bid of `hand` (options as `estimate`) and return the full result."""
-    situation = make_situation(hand, **situation_options)
-    samples = check_samples(samples)
-    seed = check_seed(seed)
-    spread = check_spread(spread)
-    set_threads(threads)
+    """Estimate every bid and return the full result: `request` is an EstimateRequest (options
+    replace its fields) or the hand, with the other fields as keywords. progress(done, total)
+    is called between the kernel's slices of samples (about every quarter second); an
+    exception it raises stops the estimate (how the server cancels one)."""
+    request = EstimateRequest.of(request, **options)
+    checked = request.checked()
+    situation, samples, seed, model = checked.situation, checked.samples, checked.seed, checked.model
+    set_threads(checked.threads)
     legal = situation.legal_bids()
     candidates = np.flatnonzero(legal).astype(np.int64)
     tricks = np.zeros((samples, candidates.shape[0]), dtype=np.int8)
@@ -597,24 +809,27 @@ def run_estimate(
     bot_observed = 0
     if python_seats(policies):
         # Python policies at the table: their bots are asked between kernel steps.
-        inference = situation.bot_inference(seed, spread, infer)
-        model = inference.sampler_model
+        inference = situation.bot_inference(seed, model)
+        sampler_model = inference.sampler_model
         bot_observed = inference.evaluated_seats.shape[0]
-        observed = (int(observed_seats(rules_record, situation_record, model)) if infer else 0) + bot_observed
+        observed = (int(observed_seats(rules_record, situation_record, sampler_model)) if model.infer else 0)
+        observed += bot_observed
         BotEstimate(seed, (rules_record, situation_record), policies, candidates, inference).run(
             (tricks, weights, proposals)
         )
     else:
-        model = situation.opponent_model(spread)
-        observed = int(observed_seats(rules_record, situation_record, model)) if infer else 0
+        sampler_model = situation.opponent_model(model)
+        observed = int(observed_seats(rules_record, situation_record, sampler_model)) if model.infer else 0
 
         def estimate_slice(start: int, stop: int) -> None:
-            results = (tricks[start:stop], weights[start:stop], proposals[start:stop])
-            failed = call_kernel(estimate_tricks, policies, seed, start, rules_record, situation_record, arrays,
-                                 candidates, (model, bool(infer)), results)  # fmt: skip
+            results = SampleResults(tricks[start:stop], weights[start:stop], proposals[start:stop])
+            failed = call_kernel(estimate_tricks, policies, Samples(seed, start), (rules_record, situation_record),
+                                 arrays, candidates, (sampler_model, bool(model.infer)), results)  # fmt: skip
             if failed != NO_FAILURE:
                 labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
                 raise BotError(f"a policy failed in sample {start + failed} of the estimate (policies: {labels})")
+            if progress is not None:
+                progress(stop, samples)
 
         # In slices of about a quarter second, so Ctrl-C stops it promptly; samples do not depend on the split.
         in_slices(samples, FIRST_SLICE_SAMPLES, estimate_slice)
@@ -622,33 +837,32 @@ def run_estimate(
         raise ConfigError(
             f"no deal of the unseen cards fits the earlier bids (or the dealer's trump choice) under the exact "
             f"heuristic model (every one of {samples:,} samples gave up after {int(proposals.max()):,} tries): "
-            "real players do not bid exactly like the heuristic; use the tolerant model (spread 0.7 to 1)"
+            f"real players do not bid exactly like the heuristic; use the tolerant model (spread {UNKNOWN_SPREAD:g}: "
+            "the model for players whose bidding you do not know)"
         )
-    return BidEstimate(situation, seed, candidates, tricks, weights, proposals, bool(infer), spread, observed,
-                       bot_observed)  # fmt: skip
+    result = BidEstimate(situation, seed, candidates, tricks, weights, proposals, model, observed, bot_observed)
+    if model.exact and observed:
+        result = replace(result, model_certain=certain_under_exact_model_only(result, request))
+    return result
 
 
-def estimate(
-    hand: str | int | Sequence[str] | Sequence[int],
-    *,
-    trump: str | int | None = None,
-    trump_suit: str | int | None = None,
-    no_trump: bool = False,
-    players: int = 4,
-    position: int = 0,
-    bids: str | Sequence[int] = (),
-    totals: str | Sequence[int] = (),
-    opponents: str | Sequence[PolicyLike] | object = "heuristic",
-    policy: PolicyLike = "heuristic",
-    samples: int = 100_000,
-    seed: int = 0,
-    bidding: str = "open",
-    even_bids: str = "allowed",
-    threads: int | None = None,
-    infer: bool = True,
-    spread: float = 0.0,
-) -> pd.DataFrame:
-    """What should I bid? One row per bid 0..len(hand) (see BidEstimate.to_frame).
+CERTAINTY_CHECK_SAMPLES = 2000  # uniform deals that test a 0% or 100% of the exact model
+
+
+def certain_under_exact_model_only(result: BidEstimate, request: EstimateRequest) -> tuple[int, ...]:
+    """The bids whose P(make) is exactly 0 or 1 under the exact model but not on uniform deals
+    of the same situation (CERTAINTY_CHECK_SAMPLES of them, same seed): a certainty that only
+    the assumption "they bid exactly like the heuristic" makes, not the cards."""
+    certain = [s.bid for s in result.stats if s.legal and s.p_make in (0.0, 1.0)]
+    if not certain:
+        return ()
+    uniform = run_estimate(request, infer=False, samples=min(result.samples, CERTAINTY_CHECK_SAMPLES))
+    return tuple(bid for bid in certain if uniform.stats[bid].p_make != result.stats[bid].p_make)
+
+
+def estimate(request: EstimateRequest | HandLike | None = None, /, **options) -> pd.DataFrame:
+    """What should I bid? One row per bid 0..len(hand) (see BidEstimate.to_frame); the
+    arguments as run_estimate's (the fields of EstimateRequest).
 
     hand: text (`"W AS KH 7H J"`), a card mask, or a list of card ids or tokens.
     trump: the turned-up card (a Wizard needs trump_suit, a Jester means no trump);
@@ -659,25 +873,7 @@ def estimate(
     opponents: one policy or one per opponent in bidding order; policy: the seat's play. A
     policy is text (`heuristic`, `module:Object`), a Policy, or a Python policy object.
     infer: deal the unseen cards from their posterior given the earlier bids and the
-    dealer's trump choice (False: uniformly); spread: 0 models the opponents' bids as exactly
-    the heuristic's, > 0 as the heuristic's with that much noise (docs/estimate.md).
-    Raises ConfigError on bad input."""
-    return run_estimate(
-        hand,
-        samples=samples,
-        seed=seed,
-        threads=threads,
-        infer=infer,
-        spread=spread,
-        trump=trump,
-        trump_suit=trump_suit,
-        no_trump=no_trump,
-        players=players,
-        position=position,
-        bids=bids,
-        totals=totals,
-        opponents=opponents,
-        policy=policy,
-        bidding=bidding,
-        even_bids=even_bids,
-    ).to_frame()
+    dealer's trump choice (False: uniformly); spread and floor: the opponent model, 0 and 0
+    their bids exactly the heuristic's, else the heuristic's with that much noise and that
+    share of random bids (docs/estimate.md). Raises ConfigError on bad input."""
+    return run_estimate(request, **options).to_frame()

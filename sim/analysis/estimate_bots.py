@@ -33,7 +33,7 @@ from kernels import vector_env
 from kernels.game_state import GAME_STATE_DTYPE
 from kernels.records import DECIDE_BID, DECIDE_TRUMP, MAX_PLAYERS, NO_SEAT
 from sim.config.errors import BotError, ConfigError
-from kernels.batch import NO_FAILURE
+from kernels.blocks import NO_FAILURE
 from sim.config.policies import Policy, fallback_of, policy_arrays
 from sim.config.python_policy import DECISION_NAMES, DELEGATE, Decisions
 from sim.runs.games import call_kernel
@@ -229,14 +229,19 @@ class BotEstimate:
                 break
             seat, decision = int(inference.evaluated_seats[j]), int(inference.evaluated_decisions[j])
             r = rows.size
-            outputs = (np.zeros((r, obs.OBSERVATION_SIZE), np.float32), np.zeros((r, obs.N_ACTIONS), np.bool_),
-                       np.zeros(r, np.int64))  # fmt: skip
+            answers = proposal_kernels.Answers(
+                observations=np.zeros((r, obs.OBSERVATION_SIZE), np.float32),
+                masks=np.zeros((r, obs.N_ACTIONS), np.bool_),
+                fallback=np.zeros(r, np.int64),
+            )
+            questions = proposal_kernels.Questions(hands[rows], np.ascontiguousarray(fallback_states[rows, j]))
+            evaluated = proposal_kernels.Evaluated(seat, decision)
             kernel = batch_kernel(proposal_kernels.observe_decisions, proposal_kernels.observe_decisions_serial, r)
-            failed = call_kernel(kernel, self.policies, records, inference.likelihood, inference.fallback,
-                                 (seat, decision), (hands[rows], fallback_states[rows, j]), outputs)  # fmt: skip
+            failed = call_kernel(kernel, self.policies, records, inference.likelihood, inference.fallback, evaluated,
+                                 questions, answers)  # fmt: skip
             if failed != NO_FAILURE:
                 raise self.failure(seat, decision, f"a question of inference (game {int(games[rows[failed]])})")
-            observations, masks, fallback = outputs
+            observations, masks, fallback = answers
             context = Decisions(games[rows], np.full(r, seat), np.full(r, decision), np.full(r, self.round_size))
             answers = self.bots.ask(context, observations, masks)
             # Each question is a game of one decision: over once answered (the pad unchanged).
@@ -264,18 +269,19 @@ class BotEstimate:
         """k proposals of each pending sample (kernels.estimate.proposals.propose_deals)."""
         inference = self.inference
         p, m = samples.shape[0], inference.evaluated_seats.shape[0]
-        out = (
-            np.zeros((p, k, MAX_PLAYERS), np.int64),
-            np.zeros((p, k)),
-            np.zeros((p, k), np.int64),
-            np.zeros((p, k, m)),
-            np.zeros((p, k, m), np.uint64),
+        out = proposal_kernels.Proposals(
+            hands=np.zeros((p, k, MAX_PLAYERS), np.int64),
+            weights=np.zeros((p, k)),
+            proposals=np.zeros((p, k), np.int64),
+            uniforms=np.zeros((p, k, m)),
+            fallback_states=np.zeros((p, k, m), np.uint64),
         )
         states = generators[pending]
-        kernel_inference = (inference.sampler_model, inference.infer, inference.fallback, m)
+        policy_ids, params = inference.fallback
+        proposing = proposal_kernels.Proposing(inference.sampler_model, inference.infer, policy_ids, params, m)
         kernel = batch_kernel(proposal_kernels.propose_deals, proposal_kernels.propose_deals_serial, p * k)
-        call_kernel(kernel, self.policies, self.seed, self.rules_record, self.situation_record, kernel_inference,
-                    (samples, attempts, states), out)  # fmt: skip
+        call_kernel(kernel, self.policies, self.seed, (self.rules_record, self.situation_record), proposing,
+                    proposal_kernels.Pending(samples, attempts, states), out)  # fmt: skip
         generators[pending] = states
         return out
 
@@ -286,7 +292,8 @@ class BotEstimate:
             raise ConfigError(
                 f"no deal of the unseen cards fits the earlier bids (or the dealer's trump choice) under the "
                 f"opponent model: {self.proposed:,} deals proposed, none kept (a Python policy's answers on the "
-                "sampled hands never matched what was shown); use the tolerant model (spread 0.7 to 1)"
+                "sampled hands never matched what was shown); use the tolerant model (spread > 0; docs/estimate.md, "
+                '"Unknown opponents")'
             )
 
     # --- rollouts --------------------------------------------------------------------------
@@ -309,16 +316,16 @@ class BotEstimate:
         rollout_samples = np.repeat(samples, k)
         columns = np.tile(np.arange(k, dtype=np.int64), samples.shape[0])
         games = rollout_games(rollout_samples, columns, k)
-        outputs = (
-            np.zeros((n, obs.OBSERVATION_SIZE), np.float32),
-            np.zeros((n, obs.N_ACTIONS), np.bool_),
-            np.zeros(n, np.int64),
-            np.zeros(n, np.int64),
+        turns = stepped.Turns(
+            seats=np.zeros(n, np.int64),
+            kinds=np.zeros(n, np.int64),
+            observations=np.zeros((n, obs.OBSERVATION_SIZE), np.float32),
+            masks=np.zeros((n, obs.N_ACTIONS), np.bool_),
         )
-        observations, masks, to_act, decisions = outputs
-        rollouts = (self.seed, rollout_samples, games, self.candidates[columns], np.repeat(hands, k, axis=0))
+        observations, masks, to_act, decisions = turns.observations, turns.masks, turns.seats, turns.kinds
+        rollouts = stepped.Rollouts(self.seed, rollout_samples, games, self.candidates[columns], np.repeat(hands, k, axis=0))
         start = batch_kernel(stepped.start_rollouts, stepped.start_rollouts_serial, n)
-        failed = call_kernel(start, self.policies, states, rollouts, self.situation_record, outputs)
+        failed = call_kernel(start, self.policies, states, rollouts, self.situation_record, turns)
         self.check_rollouts(failed, states, rollout_samples, games)
         actions = np.empty(n, dtype=np.int64)
         round_sizes = np.full(n, self.round_size, dtype=np.int64)
@@ -334,18 +341,18 @@ class BotEstimate:
                 context = Decisions(games[rows], to_act[rows], decisions[rows], round_sizes[rows])
                 answers = np.full(n, stepped.NO_ANSWER, dtype=np.int64)
                 answers[rows] = self.bots.ask(context, observations[rows], masks[rows])
-            np.copyto(actions, np.where(answers == DELEGATE, stepped.DELEGATED, answers))
+            np.copyto(actions, answers)  # DELEGATE included: the kernel lets the seated fallback decide
             step = batch_kernel(stepped.step_rollouts, stepped.step_rollouts_serial, n)
-            failed = call_kernel(step, self.policies, states, actions, outputs)
+            failed = call_kernel(step, self.policies, states, actions, turns)
             self.check_rollouts(failed, states, rollout_samples, games)
         summary = states["last_round"]
         bot_seats = np.flatnonzero(self.bots.asks)
         self.bots.games_over(
             np.repeat(games, bot_seats.size),
             np.tile(bot_seats, n),
-            np.repeat(summary["totals"][:, : self.players], bot_seats.size, axis=0),
+            np.repeat(summary["seats"]["total"][:, : self.players].astype(np.int64), bot_seats.size, axis=0),
         )
-        return summary["tricks"][:, self.seat].reshape(samples.shape[0], k).astype(np.int8)
+        return summary["seats"]["tricks"][:, self.seat].reshape(samples.shape[0], k).astype(np.int8)
 
 
     def check_rollouts(self, failed: int, states: np.ndarray, samples: np.ndarray, games: np.ndarray) -> None:

@@ -23,6 +23,7 @@ from kernels.cards import FIRST_JESTER, FIRST_WIZARD
 from kernels.observation import answer_of, flat_action
 from kernels.policies.dispatch import decide
 from kernels.records import BIDDING_OPEN, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
+from kernels.rules import bid_position, seat_after
 from sim.analysis.estimate import BidEstimate, parse_suit, run_estimate
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card
 from sim.config.errors import ConfigError
@@ -364,8 +365,8 @@ class PlaySession:
         players = config.rules.players
         table, seats, _ = self.state.records()
         dealer = int(table["dealer"])
-        order = [(dealer + 1 + position) % players for position in range(players)]  # seats by bidding position
-        position = order.index(config.seat)
+        order = [int(seat_after(dealer, 1 + position, players)) for position in range(players)]  # seats by bidding position
+        position = int(bid_position(config.seat, dealer, players))
         trump_card = int(table["trump_card"])
         options = {
             "trump": None if trump_card < 0 else trump_card,

@@ -1,15 +1,16 @@
 """`wizard-sim estimate`: the command-line face of sim.analysis.estimate (registered in sim/cli/main.py)."""
 from __future__ import annotations
 
-import json
+import inspect
 import sys
-from typing import Annotated, Optional
+from dataclasses import MISSING, fields
+from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from sim.analysis.estimate import BidEstimate, run_estimate
-from sim.cli.terminal import POLICY_FORMS, console, fail
+from sim.analysis.estimate import BidEstimate, EstimateRequest, result_json, run_estimate
+from sim.cli.terminal import console, fail
 from sim.config.errors import BotError, ConfigError
 
 
@@ -39,9 +40,11 @@ def estimate_table(result: BidEstimate) -> Table:
         chosen = stats.bid == result.recommended_bid
         low, high = stats.p_make_ci
         score_low, score_high = stats.expected_score_ci
+        # A 0% or 100% that only the exact model makes certain is starred (footnote: the assumptions line).
+        starred = "*" if stats.bid in result.model_certain else ""
         table.add_row(
             str(stats.bid),
-            percent(stats.p_make),
+            percent(stats.p_make) + starred,
             f"{percent(low)} - {percent(high)}",
             f"{stats.expected_score:+.1f}",
             f"{score_low:+.1f} - {score_high:+.1f}",
@@ -60,7 +63,7 @@ def distribution_line(result: BidEstimate) -> str:
 def sampling_line(result: BidEstimate) -> str:
     if not result.infer:
         return f"Deals: uniform over the unseen cards (--no-infer), {result.samples:,} samples."
-    model = "exact heuristic" if result.spread == 0 else f"heuristic with spread {result.spread:g}"
+    model = result.model.describe()
     bots = result.bot_observed_seats
     model += " model" + (f"; {bots} of them through a Python policy's own answers" if bots else "")
     return (
@@ -76,60 +79,7 @@ def few_samples_warning(result: BidEstimate) -> str:
     )
 
 
-def json_text(result: BidEstimate) -> str:
-    """Strict JSON (allow_nan=False): illegal bids carry null, never NaN."""
-    return json.dumps(result.to_json(), allow_nan=False)
-
-
-def estimate_command(
-    hand: Annotated[str, typer.Option(help='The hand, e.g. "W AS KH 7H J" (any order; its size is the round size).')],
-    trump: Annotated[
-        Optional[str], typer.Option(help="The turned-up card, e.g. 3H (W needs --trump-suit; J means no trump).")
-    ] = None,
-    trump_suit: Annotated[
-        Optional[str], typer.Option(help="A Wizard was turned up and the dealer chose this suit (C, D, H, S).")
-    ] = None,
-    no_trump: Annotated[
-        bool, typer.Option("--no-trump", help="No trump: a Jester was turned up (or the last round).")
-    ] = False,
-    players: Annotated[int, typer.Option(help="Players at the table, 3..6.")] = 4,
-    position: Annotated[
-        int, typer.Option(help="Bidding position: 0 = left of the dealer, players-1 = the dealer.")
-    ] = 0,
-    bids: Annotated[str, typer.Option(help="Bids already made by positions 0..position-1, e.g. 1,0.")] = "",
-    totals: Annotated[
-        str, typer.Option(help="Score pad by bidding position, e.g. 40,-10,0,20 (default 0s; for --even-bids leader).")
-    ] = "",
-    opponents: Annotated[
-        str, typer.Option(help=f"Opponents' policy, or one per opponent in bidding order: each {POLICY_FORMS}.")
-    ] = "heuristic",
-    policy: Annotated[
-        str, typer.Option(help=f"The policy this seat plays with (it plays to make each bid): {POLICY_FORMS}.")
-    ] = "heuristic",
-    samples: Annotated[int, typer.Option(help="Sampled deals of the unseen cards.")] = 100_000,
-    seed: Annotated[int, typer.Option(help="Seed of the sampled deals and random decisions.")] = 0,
-    bidding: Annotated[str, typer.Option(help="Bidding variant: open, hidden or delayed.")] = "open",
-    even_bids: Annotated[str, typer.Option(help="Even-bids variant: allowed, forbidden or leader.")] = "allowed",
-    threads: Annotated[
-        Optional[int], typer.Option(help="Kernel threads (default all; results do not depend on it).")
-    ] = None,
-    infer: Annotated[
-        bool,
-        typer.Option(
-            "--infer/--no-infer",
-            help="Deal the unseen cards from what the earlier bids and the dealer's trump choice say "
-            "(--no-infer: uniformly).",
-        ),
-    ] = True,
-    spread: Annotated[
-        float,
-        typer.Option(
-            help="Opponent model: 0 = they bid exactly like the heuristic (self-play); 0.7-1 for people "
-            "(the heuristic's bid with that much noise, in tricks).",
-        ),
-    ] = 0.0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
-) -> None:
+def estimate_command(as_json: bool = False, **options) -> None:
     """What should I bid with this hand? P(make) and expected score of every bid, by Monte Carlo.
 
     The other hands are dealt from the unseen cards as the earlier bids and the dealer's trump
@@ -140,25 +90,7 @@ def estimate_command(
     Example: wizard-sim estimate --hand "W AS KH 7H J" --trump 3H --players 4 --position 2 --bids 1,0
     """
     try:
-        result = run_estimate(
-            hand,
-            samples=samples,
-            seed=seed,
-            threads=threads,
-            trump=trump,
-            trump_suit=trump_suit,
-            no_trump=no_trump,
-            players=players,
-            position=position,
-            bids=bids,
-            totals=totals,
-            opponents=opponents,
-            policy=policy,
-            bidding=bidding,
-            even_bids=even_bids,
-            infer=infer,
-            spread=spread,
-        )
+        result = run_estimate(EstimateRequest(**options))
     except ConfigError as error:
         fail(str(error))
     except BotError as error:  # a bot (numba or Python) raised, exited or answered illegally
@@ -168,10 +100,33 @@ def estimate_command(
         print("wizard-sim: interrupted", file=sys.stderr)
         raise typer.Exit(code=130)
     if as_json:
-        print(json_text(result))
+        print(result_json(result))
         return
     console.print(estimate_table(result))
     console.print(distribution_line(result))
     console.print(sampling_line(result))
+    console.print(result.assumptions()["summary"] + (" (starred above)" if result.model_certain else ""))
     if result.few_effective_samples:
         console.print(f"[yellow]warning:[/] {few_samples_warning(result)}")
+
+
+def request_parameters() -> list[inspect.Parameter]:
+    """The command's options, one per EstimateRequest field (its help and command-line type;
+    a default of () is the empty text), then --json."""
+    parameters = []
+    for item in fields(EstimateRequest):
+        info = typer.Option(*item.metadata["flags"], help=item.metadata["help"])
+        default = inspect.Parameter.empty if item.default is MISSING else item.default
+        default = "" if default == () else default
+        cli_type = item.metadata["cli"]
+        annotation = Annotated[cli_type, info]
+        parameters.append(inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                            annotation=annotation))  # fmt: skip
+    json_option = typer.Option("--json", help="Print one JSON object instead of a table.")
+    parameters.append(inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=False,
+                                        annotation=Annotated[bool, json_option]))  # fmt: skip
+    return parameters
+
+
+# typer reads the options from the signature: the request's fields, written once.
+estimate_command.__signature__ = inspect.Signature(request_parameters())

@@ -15,6 +15,7 @@ from sim.cli.options import first_dealer_option, rules_from_options
 from sim.cli.play import play_command
 from sim.cli.progress import GameProgress
 from sim.cli.report import report_command
+from sim.cli.serve import serve_command
 from sim.cli.verify import verify_command
 from sim.cli.terminal import POLICY_FORMS, OneLineErrors, console, fail
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
@@ -505,3 +506,4 @@ def tournament_command(
 app.command("report", cls=OneLineErrors)(report_command)
 app.command("verify", cls=OneLineErrors)(verify_command)
 app.command("play", cls=OneLineErrors)(play_command)
+app.command("serve", cls=OneLineErrors)(serve_command)

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, NO_CARD, NO_SUIT, RANKS_PER_SUIT
 from kernels.records import DEALER_CHOOSES_TRUMP, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, NO_BID
+from kernels.rules import bid_position
 from sim.analysis.play import (
     Event,
     Move,
@@ -77,6 +78,13 @@ def who(session: PlaySession, seat: int) -> str:
     return f"seat {seat} ({session.config.label(seat)})"
 
 
+def does(session: PlaySession, seat: int, verb: str, rest: str) -> str:
+    """`seat 2 (mc) plays W`, `you (seat 0) play W`: the verb agrees with who acts (`verb` in
+    the third person, `plays`; the person's form drops its -s)."""
+    own = verb.removesuffix("s") if seat == session.config.seat else verb
+    return f"{who(session, seat)} {own} {rest}"
+
+
 def render_event(session: PlaySession, event: Event) -> None:
     rules = session.config.rules
     if isinstance(event, RoundStart):
@@ -91,15 +99,15 @@ def render_event(session: PlaySession, event: Event) -> None:
         console.print(f"{up}: {trump_text(event.trump)}")
     elif isinstance(event, Move):
         if event.decision == DECIDE_TRUMP:
-            console.print(f"{who(session, event.seat)} names trump: {SUIT_NAMES[event.answer]}")
+            console.print(does(session, event.seat, "names", f"trump: {SUIT_NAMES[event.answer]}"))
         elif event.decision == DECIDE_BID:
             shown = rules.bidding == "open" or event.seat == session.config.seat
-            console.print(f"{who(session, event.seat)} " + (f"bids {event.answer}" if shown else "has bid"))
+            console.print(does(session, event.seat, "bids", str(event.answer)) if shown else f"{who(session, event.seat)} has bid")
         else:
-            console.print(f"{who(session, event.seat)} plays {card_text(event.answer)}")
+            console.print(does(session, event.seat, "plays", card_text(event.answer)))
     elif isinstance(event, TrickEnd):
         plays = ", ".join(f"{card_text(card)} seat {seat}" for seat, card in event.plays)
-        console.print(f"[bold]{who(session, event.winner)} takes the trick[/] ({plays})")
+        console.print(f"[bold]{does(session, event.winner, 'takes', 'the trick')}[/] ({plays})")
     elif isinstance(event, RoundEnd):
         history = session.state.history
         console.print(score_pad(session, history[: next(k for k, r in enumerate(history) if r is event.summary) + 1]))
@@ -133,7 +141,7 @@ def render_table(session: PlaySession) -> None:
     for seat in range(players):
         bid = int(seats[seat]["bid"]) if seat == config.seat else int(table["bids"][seat])
         if bid == NO_BID:
-            bid_text = "-" if int(table["n_bids"]) <= (seat - int(table["dealer"]) - 1) % players else "hidden"
+            bid_text = "-" if int(table["n_bids"]) <= bid_position(seat, int(table["dealer"]), players) else "hidden"
         else:
             bid_text = str(bid)
         marks = " (dealer)" if seat == int(table["dealer"]) else ""
@@ -145,9 +153,7 @@ def render_table(session: PlaySession) -> None:
             str(int(table["totals"][seat])),
         )
     console.print(status)
-    turned = int(table["trump_card"])
-    turned_text = "nothing turned up" if turned == NO_CARD else f"turned up {card_text(turned)}"
-    console.print(f"{turned_text}, {trump_text(int(table['trump']))}")
+    console.print(trump_text(int(table["trump"])))  # the turned-up card was shown as the round began
     if session.decision() == DECIDE_CARD:
         trick = session.trick()
         played = ", ".join(f"seat {seat} {card_text(card)}" for seat, card in trick) or "you lead"

@@ -46,6 +46,11 @@ REGISTRY: dict[str, PolicyKind] = {
     )
     for policy_id, module in BUILT_IN
 }
+# The forms a policy takes, in the help of every option that names policies.
+POLICY_FORMS = (
+    f"a built-in policy ({', '.join(REGISTRY)}; parameters as name:key=value) or module:Object, "
+    "a Python policy or a numba bot imported from the current directory or PYTHONPATH (README: External bots)"
+)
 
 
 @dataclass(frozen=True)

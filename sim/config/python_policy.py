@@ -37,13 +37,11 @@ from pathlib import Path
 
 import numpy as np
 
-from kernels import python_seats as seat_driver
 from kernels import observation as obs
-from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, MAX_PARAMS
+from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, DELEGATE, MAX_PARAMS
 from sim.config.cards import SUIT_NAMES, format_card
 from sim.config.errors import BotError, ConfigError
 
-DELEGATE = seat_driver.DELEGATE  # -1: an answer that hands the decision to the bot's FALLBACK policy
 DECISION_KINDS = {"trump": DECIDE_TRUMP, "bid": DECIDE_BID, "card": DECIDE_CARD}
 DECISION_NAMES = {kind: name for name, kind in DECISION_KINDS.items()}
 DEFAULT_FALLBACK = "heuristic"

@@ -13,7 +13,9 @@ from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, SUIT_NAMES, action_name, decode_observation
 
-TERMINAL_PLAYER = -4  # current_player() of a finished game (OpenSpiel's kTerminalPlayerId)
+TERMINAL_PLAYER = -4
+# last_round()'s per-seat lists: the fields of the round's seat result records.
+SUMMARY_FIELDS = {"hands": "hand", "bids": "bid", "tricks": "tricks", "scores": "score", "totals": "total"}  # current_player() of a finished game (OpenSpiel's kTerminalPlayerId)
 
 
 def policy_records(policies: str | list[str] | list[Policy], players: int) -> tuple[np.ndarray, np.ndarray]:
@@ -144,12 +146,11 @@ class WizardState:
         (a mask), bid, tricks, score and total after it."""
         summary = self._storage["last_round"][0]
         n = self.game.num_players
+        seats = summary["seats"][:n]
         return {
             "round_size": int(summary["round_size"]),
-            "dealer": int(summary["dealer"]),
-            "trump_card": int(summary["trump_card"]),
-            "trump": int(summary["trump"]),
-            **{key: [int(v) for v in summary[key][:n]] for key in ("hands", "bids", "tricks", "scores", "totals")},
+            **{key: int(summary["round"][key]) for key in ("dealer", "trump_card", "trump")},
+            **{key: [int(v) for v in seats[field]] for key, field in SUMMARY_FIELDS.items()},
         }
 
     def _observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:

@@ -110,7 +110,8 @@ class VectorEnv:
         game_ids = np.arange(self.first_game, self.first_game + self.num_envs, dtype=np.int64)
         parallel = self._parallel()
         kernel = vector_env.reset_envs if parallel else vector_env.reset_envs_serial
-        self._call(kernel, parallel, self._states, game_ids, self._observations, self._masks, self._seats, self._games)
+        observed = vector_env.Observed(self._observations, self._masks, self._seats, self._games)
+        self._call(kernel, parallel, self._states, game_ids, observed)
         self._started = True
         infos = {"seat": self._out(self._seats), "game": self._out(self._games)}
         return self._out(self._observations), self._out(self._masks), infos
@@ -136,15 +137,15 @@ class VectorEnv:
             seat = int(self._seats[env])
             raise ValueError(f"illegal action {action} ({name}) in env {env} for seat {seat}; legal: {allowed}")
         parallel = self._parallel()
-        outputs = (
-            self._observations,
-            self._masks,
-            self._rewards,
-            self._terminated,
-            self._seats,
-            self._games,
-            self._final_totals,
-            self._status,
+        outputs = vector_env.Stepped(
+            observations=self._observations,
+            masks=self._masks,
+            seats=self._seats,
+            games=self._games,
+            rewards=self._rewards,
+            terminated=self._terminated,
+            final_totals=self._final_totals,
+            status=self._status,
         )
         kernel = vector_env.step_envs if parallel else vector_env.step_envs_serial
         self._call(kernel, parallel, self._states, actions, REWARD_MODES[self.reward], outputs)
@@ -164,7 +165,7 @@ class VectorEnv:
 
     def last_round_scores(self) -> np.ndarray:
         """int64 [B, players]: every seat's score in each env's last finished round."""
-        return self._states["last_round"]["scores"][:, : self.rules.players].copy()
+        return self._states["last_round"]["seats"]["score"][:, : self.rules.players].astype(np.int64)
 
     def _parallel(self) -> bool:
         threads = self.threads or numba.config.NUMBA_NUM_THREADS

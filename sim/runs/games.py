@@ -12,7 +12,9 @@ from numba.core.errors import NumbaError
 
 from kernels import records
 from kernels.cards import N_CARDS
-from kernels.batch import NO_FAILURE, new_workspace, play_games, replay_game
+from kernels.batch import new_workspace, play_games, replay_game
+from kernels.blocks import NO_FAILURE
+from kernels.results import GameResults
 from kernels.round_state import IllegalAction, current_seat, legal_actions
 from kernels.rules import draw_first_dealer as _draw_first_dealer
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards
@@ -193,7 +195,7 @@ def in_slices(total: int, first_size: int, run_slice: Callable[[int, int], None]
         size = int(max(1, SLICE_SECONDS / max(per_item, 1e-9)))
 
 
-def play_in_slices(policies: list[Policy], seed: int, game_ids: np.ndarray, rules: Rules, results: tuple) -> None:
+def play_in_slices(policies: list[Policy], seed: int, game_ids: np.ndarray, rules: Rules, results: GameResults) -> None:
     """play_games in slices (in_slices). The games do not depend on the split (each is a pure
     function of its seed and id); a slice's results are views into `results`. A policy that
     fails stops the run with a GameFailure naming the first game (in the order of game_ids) it
@@ -202,7 +204,7 @@ def play_in_slices(policies: list[Policy], seed: int, game_ids: np.ndarray, rule
 
     def play(start: int, stop: int) -> None:
         failed = call_kernel(play_games, policies, seed, game_ids[start:stop], rules_record, sizes, arrays,
-                             tuple(result[start:stop] for result in results))  # fmt: skip
+                             GameResults(*(result[start:stop] for result in results)))  # fmt: skip
         if failed != NO_FAILURE:
             # The first failing game: every earlier slice, and every earlier block, played through.
             raise replay_failure(policies, seed, int(game_ids[start + failed]), rules)
@@ -210,14 +212,14 @@ def play_in_slices(policies: list[Policy], seed: int, game_ids: np.ndarray, rule
     in_slices(game_ids.shape[0], max(1, numba.get_num_threads()) * FIRST_SLICE_BLOCKS, play)
 
 
-def empty_results(rules: Rules, games: int, log_plays: bool) -> tuple[np.ndarray, ...]:
+def empty_results(rules: Rules, games: int, log_plays: bool) -> GameResults:
     """The zeroed round, seat, game and play records that play_games fills for `games` games."""
     n_rounds = len(rules.round_sizes)
-    return (
-        np.zeros((games, n_rounds), dtype=records.ROUND_RESULT_DTYPE),
-        np.zeros((games, n_rounds, rules.players), dtype=records.SEAT_RESULT_DTYPE),
-        np.zeros((games, rules.players), dtype=records.GAME_RESULT_DTYPE),
-        np.zeros((games, rules.plays_per_game() if log_plays else 0), dtype=records.PLAY_DTYPE),
+    return GameResults(
+        rounds=np.zeros((games, n_rounds), dtype=records.ROUND_RESULT_DTYPE),
+        seats=np.zeros((games, n_rounds, rules.players), dtype=records.SEAT_RESULT_DTYPE),
+        games=np.zeros((games, rules.players), dtype=records.GAME_RESULT_DTYPE),
+        plays=np.zeros((games, rules.plays_per_game() if log_plays else 0), dtype=records.PLAY_DTYPE),
     )
 
 

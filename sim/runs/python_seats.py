@@ -20,6 +20,7 @@ from kernels import python_seats as seat_driver
 from kernels.game_state import GAME_STATE_DTYPE
 from kernels.observation import N_ACTIONS, OBSERVATION_SIZE
 from kernels.records import MAX_PLAYERS, NO_SEAT
+from kernels.results import GameResults
 from kernels.vector_env import init_states
 from sim.config.limits import check_count
 from sim.config.policies import Policy, policy_arrays
@@ -76,11 +77,11 @@ def asked_kinds(listed: list[Policy]) -> np.ndarray:
     return decisions
 
 
-def listed_arrays(listed: list[Policy]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(policy ids, parameter rows, decisions asked of Python) per listed policy: a Python
+def listed_arrays(listed: list[Policy]) -> seat_driver.Listed:
+    """Policy ids, parameter rows and decisions asked of Python per listed policy: a Python
     policy is seated as its fallback and asked the decision kinds of its DECISIONS."""
     ids, params = policy_arrays(listed)
-    return ids, params, asked_kinds(listed)
+    return seat_driver.Listed(ids, params, asked_kinds(listed))
 
 
 def finished_rows(before: np.ndarray, after: np.ndarray, stride: int, n_rows: int) -> np.ndarray:
@@ -102,17 +103,17 @@ class RowsToPlay:
     results go."""
 
     listed: list[Policy]
-    games: tuple[np.ndarray, np.ndarray]  # the kernels' (game ids [n], seatings [n, players])
+    games: seat_driver.Rows  # the game each row plays and its seating
     seen_ids: np.ndarray  # the game id each row has for the bots [n]
-    results: tuple[np.ndarray, ...]
+    results: GameResults
     call: KernelCall
     bots: list[SeatedBot]
     seat_bot: np.ndarray  # [n, players]: the bot at each seat of each row, -1 for built-in seats
-    arrays: tuple[np.ndarray, np.ndarray, np.ndarray]  # listed_arrays(listed)
+    arrays: seat_driver.Listed  # listed_arrays(listed)
 
     @property
     def rows(self) -> int:
-        return self.games[0].shape[0]
+        return self.games.game_ids.shape[0]
 
 
 class Part:
@@ -130,14 +131,15 @@ class Part:
                     np.zeros(MAX_PLAYERS, dtype=np.int64), stride)  # fmt: skip
         self.states["records"] = 1
         self.rows = np.arange(envs.start, envs.stop, dtype=np.int64)
-        self.schedule = (self.rows, stride)
-        self.answers = np.zeros(size, dtype=np.int64)
-        self.observations = np.zeros((size, OBSERVATION_SIZE), dtype=np.float32)
-        self.masks = np.zeros((size, N_ACTIONS), dtype=np.bool_)
-        self.asked = np.full(size, NO_SEAT, dtype=np.int64)
-        self.kinds = np.zeros(size, dtype=np.int64)
-        self.round_sizes = np.zeros(size, dtype=np.int64)
-        self.outputs = (self.observations, self.masks, self.asked, self.kinds, self.round_sizes)
+        self.schedule = seat_driver.Schedule(self.rows, stride)
+        self.exchange = seat_driver.Exchange(
+            answers=np.zeros(size, dtype=np.int64),
+            seats=np.full(size, NO_SEAT, dtype=np.int64),
+            kinds=np.zeros(size, dtype=np.int64),
+            round_sizes=np.zeros(size, dtype=np.int64),
+            observations=np.zeros((size, OBSERVATION_SIZE), dtype=np.float32),
+            masks=np.zeros((size, N_ACTIONS), dtype=np.bool_),
+        )
         self.started = False
         self.before = self.rows.copy()
 
@@ -148,8 +150,8 @@ class Part:
         previous = numba.get_num_threads()
         numba.set_num_threads(self.threads)
         try:
-            shared.call(seat_driver.run_envs, shared.listed, self.states, not self.started, self.schedule, self.answers,
-                       shared.games, shared.arrays, shared.results, self.outputs, chunksize=PARALLEL_CHUNK)  # fmt: skip
+            shared.call(seat_driver.run_envs, shared.listed, self.states, not self.started, self.schedule, shared.games,
+                        shared.arrays, shared.results, self.exchange, chunksize=PARALLEL_CHUNK)  # fmt: skip
         finally:
             numba.set_num_threads(previous)
         self.started = True
@@ -159,18 +161,20 @@ class Part:
         this part waits for; False once every row of the part is played."""
         shared = self.shared
         if any(bot.caller.has_game_over for bot in shared.bots):
-            done = finished_rows(self.before, self.rows, self.schedule[1], shared.rows)
+            done = finished_rows(self.before, self.rows, self.schedule.stride, shared.rows)
             if done.size:
                 for number, bot in enumerate(shared.bots):
                     if bot.caller.has_game_over:
                         notify_game_over(bot.caller, done, shared.seat_bot[done] == number, shared.seen_ids, shared.results)
-        waiting = np.flatnonzero(self.asked != NO_SEAT)
+        exchange = self.exchange
+        waiting = np.flatnonzero(exchange.seats != NO_SEAT)
         if waiting.size == 0:
             return False
-        bot_of_env = np.full(self.asked.shape[0], -1, dtype=np.int64)
-        bot_of_env[waiting] = shared.seat_bot[self.rows[waiting], self.asked[waiting]]
-        context = Decisions(shared.seen_ids[self.rows], self.asked, self.kinds, self.round_sizes)
-        ask_each_bot([bot.caller for bot in shared.bots], bot_of_env, (self.observations, self.masks, context), self.answers)
+        bot_of_env = np.full(exchange.seats.shape[0], -1, dtype=np.int64)
+        bot_of_env[waiting] = shared.seat_bot[self.rows[waiting], exchange.seats[waiting]]
+        context = Decisions(shared.seen_ids[self.rows], exchange.seats, exchange.kinds, exchange.round_sizes)
+        batch = (exchange.observations, exchange.masks, context)
+        ask_each_bot([bot.caller for bot in shared.bots], bot_of_env, batch, exchange.answers)
         return True
 
 
@@ -193,7 +197,7 @@ def play_with_bots(
     listed: list[Policy],
     seed: int,
     games: tuple[np.ndarray, np.ndarray, np.ndarray],
-    results: tuple[np.ndarray, ...],
+    results: GameResults,
     call: KernelCall,
     batch: int | None = None,
 ) -> None:
@@ -211,8 +215,8 @@ def play_with_bots(
     bot_of_listed = np.full(MAX_PLAYERS, -1, dtype=np.int64)
     for number, bot in enumerate(bots):
         bot_of_listed[bot.listed] = number
-    shared = RowsToPlay(listed, (game_ids, np.ascontiguousarray(seatings, dtype=np.int64)), seen_ids, results, call, bots,
-                   bot_of_listed[seatings], listed_arrays(listed))  # fmt: skip
+    rows = seat_driver.Rows(game_ids, np.ascontiguousarray(seatings, dtype=np.int64))
+    shared = RowsToPlay(listed, rows, seen_ids, results, call, bots, bot_of_listed[seatings], listed_arrays(listed))
     threads = numba.get_num_threads()
     if threads == 1 or pool < 2 * PIPELINE_MIN_ENVS:
         part = Part(shared, rules, seed, range(pool), pool, threads)
@@ -233,14 +237,14 @@ def play_with_bots(
             stepped = [step for step in stepped if step is not None]
 
 
-def notify_game_over(caller: BotCaller, rows: np.ndarray, seated: np.ndarray, seen_ids: np.ndarray, results: tuple) -> None:
+def notify_game_over(caller: BotCaller, rows: np.ndarray, seated: np.ndarray, seen_ids: np.ndarray, results: GameResults) -> None:
     """Tell a bot which of its games ended: game ids, its seats and the final totals [m, players]
     of every (game, seat) it played (seated[r, s]: it held seat s in game rows[r])."""
     row_index, seats = np.nonzero(seated)
     if row_index.size == 0:
         return
     finished = rows[row_index]
-    totals = results[2]["total"][finished].astype(np.int64)
+    totals = results.games["total"][finished].astype(np.int64)
     caller.game_over(seen_ids[finished], seats.astype(np.int64), totals)
 
 

@@ -1,0 +1,113 @@
+"""`wizard-sim serve` under load: the page's estimate of a 10-card hand (100,000 samples) through
+the HTTP API, and concurrent requests (issue #25: an answer within 3 s on 2 cores; 8 concurrent
+requests complete without error).
+
+A real server process on a free loopback port (the tests' tests/serving.py starts it), warm
+kernels. Requests are the page's: the unknown-opponents model (its default), seed 0.
+
+    python benchmarks/bench_serve.py                  # about a minute
+    python benchmarks/bench_serve.py --json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from serving import running_server  # noqa: E402
+
+from sim.analysis.estimate import UNKNOWN_FLOOR, UNKNOWN_SPREAD  # noqa: E402
+
+PAGE = {"players": 4, "bidding": "open", "even_bids": "allowed", "spread": UNKNOWN_SPREAD, "floor": UNKNOWN_FLOOR,
+        "seed": 0}  # fmt: skip
+SITUATIONS = {
+    # bench_estimate.py's uniform case: bidding first, nothing to infer, every opponent bids after each candidate
+    "10 cards, bidding first": {"hand": "W AS KH 7H JD 10D 4C 9S 2S J", "trump": "3H", "position": 0, "bids": []},
+    # bench_estimate.py's headline hand: the dealer after three real heuristic bids (inference)
+    "10 cards, dealer after bids 2,3,1": {"hand": "W W JS 10H 7H JD 2D 10C 4C J", "trump": "QS", "position": 3,
+                                          "bids": [2, 3, 1]},  # fmt: skip
+}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc): the server's work, whatever else
+    the shared machine runs meanwhile."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(server, body: dict) -> tuple[float, int, dict]:
+    began = time.perf_counter()
+    code, text = server.post("/api/estimate", body, timeout=300)
+    return time.perf_counter() - began, code, json.loads(text)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=3, help="alternating runs of each situation")
+    parser.add_argument("--concurrent", type=int, default=8)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    rows: dict = {name: [] for name in SITUATIONS}
+    with running_server() as server:
+        status = server.status()
+        for repeat in range(args.repeats):
+            for name, situation in SITUATIONS.items():
+                body = {**PAGE, **situation, "samples": args.samples}
+                cpu = cpu_seconds(server.process.pid)
+                seconds, code, answer = timed(server, body)
+                assert code == 200, answer
+                rows[name].append({"seconds": seconds, "cpu": cpu_seconds(server.process.pid) - cpu,
+                                   "effective_samples": answer["effective_samples"]})
+        outcome: list = []
+        body = {**PAGE, **SITUATIONS["10 cards, bidding first"], "samples": args.samples}
+
+        def one(seed: int) -> None:
+            outcome.append(timed(server, dict(body, seed=seed)))
+
+        began, cpu = time.perf_counter(), cpu_seconds(server.process.pid)
+        threads = [threading.Thread(target=one, args=(seed,)) for seed in range(args.concurrent)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall, cpu = time.perf_counter() - began, cpu_seconds(server.process.pid) - cpu
+    single = {name: {"seconds": [round(r["seconds"], 3) for r in runs],
+                     "median_seconds": round(statistics.median(r["seconds"] for r in runs), 3),
+                     "cpu_seconds": [round(r["cpu"], 2) for r in runs],
+                     "effective_samples": round(runs[-1]["effective_samples"])}
+              for name, runs in rows.items()}  # fmt: skip
+    concurrent = {
+        "requests": args.concurrent,
+        "ok": sum(code == 200 for _, code, _ in outcome),
+        "errors": [answer.get("error") for _, code, answer in outcome if code != 200],
+        "wall_seconds": round(wall, 3),
+        "cpu_seconds": round(cpu, 2),
+        "latency_seconds": sorted(round(seconds, 3) for seconds, _, _ in outcome),
+    }
+    figures = {"samples": args.samples, "workers": status["workers"], "single": single, "concurrent": concurrent}
+    if args.json:
+        print(json.dumps(figures))
+        return
+    print(f"server: {status['workers']} workers; {args.samples:,} samples per request, unknown-opponents model")
+    for name, entry in single.items():
+        cpu = ", ".join(f"{c:.2f}" for c in entry["cpu_seconds"])
+        print(f"  {name}: {', '.join(f'{s:.2f}' for s in entry['seconds'])} s "
+              f"(median {entry['median_seconds']:.2f} s; server CPU {cpu} s; "
+              f"{entry['effective_samples']:,} effective samples)")
+    print(f"  {args.concurrent} concurrent (10 cards, bidding first): {concurrent['ok']} ok, "
+          f"{len(concurrent['errors'])} errors, all done in {concurrent['wall_seconds']:.1f} s "
+          f"(server CPU {concurrent['cpu_seconds']:.1f} s); latencies "
+          f"{concurrent['latency_seconds'][0]:.1f}-{concurrent['latency_seconds'][-1]:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

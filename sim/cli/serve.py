@@ -1,0 +1,85 @@
+"""`wizard-sim serve`: the page and JSON API of sim.serve on a uvicorn server (registered in sim/cli/main.py)."""
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from typing import Annotated
+
+import typer
+
+from sim.cli.terminal import fail
+
+MAX_WORKERS = 8
+MAX_QUEUE = 256
+
+
+def serve_command(
+    host: Annotated[
+        str, typer.Option(help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: the network).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on, 1..65535.")] = 8000,
+    workers: Annotated[
+        int, typer.Option(help=f"Estimates computed at once, 1..{MAX_WORKERS} (default: the cores).")
+    ] = 0,
+    queue: Annotated[
+        int, typer.Option(help=f"Estimates that may wait for a worker, 1..{MAX_QUEUE}; more get a 503.")
+    ] = 16,
+) -> None:
+    """The page for players at a real table: tap your cards, see what to bid (docs/serve.md).
+
+    Serves the page and POST /api/estimate. The kernels are loaded (or compiled, on first use)
+    at start-up; the page says so until they are ready. Ctrl-C stops the server.
+
+    Example: wizard-sim serve --port 8000, then open http://127.0.0.1:8000 (a phone on the same
+    network: --host 0.0.0.0 and this machine's address)
+    """
+    if not 1 <= port <= 65535:
+        fail(f"port must be 1..65535, got {port}")
+    workers = workers or min(MAX_WORKERS, os.cpu_count() or 1)
+    if not 1 <= workers <= MAX_WORKERS:
+        fail(f"workers must be 1..{MAX_WORKERS}, got {workers}")
+    if not 1 <= queue <= MAX_QUEUE:
+        fail(f"queue must be 1..{MAX_QUEUE}, got {queue}")
+    import uvicorn  # the server's imports only for this command: they slow every other start
+
+    from sim.serve.app import create_app
+    from sim.serve.jobs import EstimateQueue
+
+    jobs = EstimateQueue(workers=workers, capacity=queue)
+
+    def ready(queue_: EstimateQueue) -> None:
+        if queue_.warm_up_error:
+            print(f"wizard-sim: warning: warming up the kernels failed: {queue_.warm_up_error}", file=sys.stderr)
+        else:
+            print(f"wizard-sim: kernels ready ({queue_.warm_up_seconds:.1f} s)", file=sys.stderr, flush=True)
+
+    try:  # bound here, so that a port in use is one line before anything starts
+        listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+    except OSError as error:
+        print(f"wizard-sim: error: cannot listen on {host}:{port}: {error.strerror or error}", file=sys.stderr)
+        raise typer.Exit(code=1)
+    print("wizard-sim: loading the kernels (compiling on first use: about a minute); the page says when they are "
+          "ready", file=sys.stderr, flush=True)  # fmt: skip
+    jobs.start(on_ready=ready)
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame) -> None:
+            jobs.stop()  # Ctrl-C: running estimates stop at their next slice, so open requests end now
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(create_app(jobs), host=host, port=port, log_level="warning", timeout_graceful_shutdown=1)
+    server = Server(config)
+    print(f"wizard-sim: serving on http://{host}:{port} (Ctrl-C stops)", file=sys.stderr, flush=True)
+    try:
+        server.run(sockets=[listener])
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down for: exit 130 like every command
+        print("wizard-sim: stopped", file=sys.stderr)
+        # The server has shut down and written everything; the interpreter's own teardown (numba's
+        # compiler and thread pool) takes about a second more on a busy machine: skip it, so that
+        # Ctrl-C stops the command within 2 s.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    print("wizard-sim: stopped", file=sys.stderr)

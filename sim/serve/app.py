@@ -1,0 +1,213 @@
+"""`wizard-sim serve`: the page for players at a real table and its JSON API (docs/serve.md).
+
+Routes: `GET /` (the page, from this package's static/ folder), `GET /api/status` (whether the
+kernels are ready, the queue), `POST /api/estimate` (the body: EstimateRequest's fields; the
+answer: exactly `wizard-sim estimate --json`'s object), `POST /api/estimate/stream` (the same
+body; NDJSON lines `{"progress": done, "samples": n}` then `{"result": ...}` or `{"error": ...}`),
+which the page reads to draw its progress bar. A request whose client goes away (the page
+changed its input and aborted the fetch) is cancelled: its sampling stops within a slice.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import fields
+from pathlib import Path
+from typing import Optional
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from sim.analysis.estimate import UNKNOWN_FLOOR, UNKNOWN_SPREAD, EstimateRequest
+from sim.config.errors import BotError, ConfigError
+from sim.config.policies import REGISTRY, is_external, split_policy_list
+from sim.serve.jobs import Busy, Cancelled, EstimateQueue, Job
+
+STATIC = Path(__file__).parent / "static"
+MAX_SERVE_SAMPLES = 1_000_000  # one request's samples (about 15 s of a 10-card hand on 2 cores)
+NOTICE = "compiling the simulator's kernels (first start: about a minute)"  # the page's, until they are ready
+POLL_SECONDS = 0.1  # how often a waiting request looks whether its client went away
+SERVER_FIELDS = [item for item in fields(EstimateRequest) if item.name != "threads"]  # threads: the server's
+TEXT_OR_LIST = {"hand", "bids", "totals", "opponents"}  # text as on the command line, or a JSON list
+
+
+class BadRequest(Exception):
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def check_type(name: str, value: object, kind: object) -> None:
+    """A JSON value of the type the command line parses for this field (or a list where the
+    command line takes a comma list)."""
+    if name in TEXT_OR_LIST and isinstance(value, list):
+        return
+    optional = kind in (Optional[str], Optional[int])
+    if value is None and optional:
+        return
+    base = {Optional[str]: str, Optional[int]: int}.get(kind, kind)
+    if base is float:
+        fits = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif base is int:
+        fits = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        fits = isinstance(value, base)
+    if not fits:
+        names = {str: "text", int: "a whole number", float: "a number", bool: "true or false"}
+        expected = names[base] + (" or null" if optional else "") + (" or a list" if name in TEXT_OR_LIST else "")
+        raise BadRequest(f"{name} must be {expected}, got {json.dumps(value)}", name)
+
+
+def check_policies(name: str, value: object) -> None:
+    """The server plays built-in policies only: it never imports code named by a request."""
+    items = split_policy_list(value) if isinstance(value, str) else value if isinstance(value, list) else [value]
+    for item in items:
+        if not isinstance(item, str):
+            raise BadRequest(f"{name}: each policy is text, got {json.dumps(item)}", name)
+        if is_external(item):
+            raise BadRequest(
+                f"{name}: the server plays only the built-in policies ({', '.join(REGISTRY)}), not {item.strip()!r}",
+                name,
+            )
+
+
+def request_from_body(body: object) -> EstimateRequest:
+    """The EstimateRequest of a JSON body (BadRequest naming the field when it does not fit;
+    the values themselves are checked by the request, as on the command line)."""
+    if not isinstance(body, dict):
+        raise BadRequest("the body must be a JSON object of estimate's options (docs/serve.md)")
+    known = {item.name: item for item in SERVER_FIELDS}
+    unknown = sorted(set(body) - set(known))
+    if unknown:
+        raise BadRequest(f"unknown field {unknown[0]!r}; the fields: {', '.join(known)}", unknown[0])
+    if "hand" not in body:
+        raise BadRequest("give the hand (e.g. \"hand\": \"W AS KH 7H J\")", "hand")
+    for name, value in body.items():
+        check_type(name, value, known[name].metadata["cli"])
+    for name in ("opponents", "policy"):
+        if name in body:
+            check_policies(name, body[name])
+    samples = body.get("samples", known["samples"].default)
+    if isinstance(samples, int) and samples > MAX_SERVE_SAMPLES:
+        raise BadRequest(f"samples: the server takes at most {MAX_SERVE_SAMPLES:,} per estimate, got {samples:,}",
+                         "samples")  # fmt: skip
+    return EstimateRequest(**body)
+
+
+def error_response(message: str, status: int, field: str | None = None) -> JSONResponse:
+    return JSONResponse({"error": message, "field": field}, status_code=status)
+
+
+async def read_request(request: Request) -> EstimateRequest:
+    try:
+        body = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise BadRequest("the body is not JSON: send a JSON object of estimate's options") from None
+    estimate_request = request_from_body(body)
+    try:  # validated here, before it takes a place in the queue
+        estimate_request.checked()
+    except ConfigError as error:
+        raise BadRequest(str(error), getattr(error, "field", None)) from None
+    return estimate_request
+
+
+def outcome_error(error: BaseException) -> tuple[str, int, str | None]:
+    """(message, HTTP status, field) of a job that did not answer."""
+    if isinstance(error, ConfigError):
+        return str(error), 422, getattr(error, "field", None)
+    if isinstance(error, Cancelled):
+        return "the estimate was cancelled", 503, None
+    if isinstance(error, BotError):
+        return str(error), 500, None
+    return str(error) or type(error).__name__, 500, None
+
+
+def create_app(jobs: EstimateQueue) -> Starlette:
+    """The Starlette application serving `jobs` (started and stopped with the app)."""
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def status(request: Request) -> Response:
+        return JSONResponse({
+            "ready": jobs.ready.is_set(),
+            "notice": None if jobs.ready.is_set() else NOTICE,
+            "warm_up_seconds": jobs.warm_up_seconds,
+            "warm_up_error": jobs.warm_up_error,
+            "workers": jobs.workers, "running": jobs.running, "waiting": jobs.waiting, "capacity": jobs.capacity,
+            "max_samples": MAX_SERVE_SAMPLES,
+            "unknown_opponents": {"spread": UNKNOWN_SPREAD, "floor": UNKNOWN_FLOOR},
+        })  # fmt: skip
+
+    async def submit(request: Request) -> Job | Response:
+        try:
+            return jobs.submit(await read_request(request))
+        except BadRequest as error:
+            return error_response(str(error), 400, error.field)
+        except Busy as error:
+            return error_response(str(error), 503)
+
+    async def estimate(request: Request) -> Response:
+        job = await submit(request)
+        if isinstance(job, Response):
+            return job
+        try:
+            while not job.future.done():
+                await asyncio.wait([job.future], timeout=POLL_SECONDS)
+                if not job.future.done() and await request.is_disconnected():
+                    job.cancel()
+                    return Response(status_code=499)
+        except asyncio.CancelledError:
+            job.cancel()
+            raise
+        if job.future.exception() is not None:
+            message, code, field = outcome_error(job.future.exception())
+            return error_response(message, code, field)
+        return Response(job.future.result(), media_type="application/json")
+
+    async def estimate_stream(request: Request) -> Response:
+        job = await submit(request)
+        if isinstance(job, Response):
+            return job
+
+        async def lines() -> AsyncIterator[str]:
+            try:
+                while not job.future.done():
+                    await asyncio.wait([job.future], timeout=POLL_SECONDS * 2)
+                    if not job.future.done():
+                        yield json.dumps({"progress": job.done, "samples": job.total or job.request.samples}) + "\n"
+                if job.future.exception() is not None:
+                    message, code, field = outcome_error(job.future.exception())
+                    yield json.dumps({"error": message, "status": code, "field": field}) + "\n"
+                else:
+                    yield '{"result": ' + job.future.result() + "}\n"
+            finally:  # the client went away (Starlette cancels the stream) or it ended: stop sampling
+                job.cancel()
+
+        return StreamingResponse(lines(), media_type="application/x-ndjson")
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            jobs.stop()
+
+    routes = [
+        Route("/", page),
+        Route("/api/status", status),
+        Route("/api/estimate", estimate, methods=["POST"]),
+        Route("/api/estimate/stream", estimate_stream, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={Exception: internal_error})
+
+
+async def internal_error(request: Request, error: Exception) -> Response:
+    """Anything unexpected is a JSON 500 for that request; the server goes on."""
+    return error_response(f"internal error: {type(error).__name__}: {error}", 500)

@@ -1,0 +1,109 @@
+"""The published figures in results/ are what today's code gives: each section of
+results/regenerate.py is recomputed on a cheap seeded slice (its first games, deals or samples)
+and every published figure must lie within the slice's interval. A change of behaviour that
+moves a published figure fails here until `python results/regenerate.py` is run again."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "results"
+# Many figures are compared at once: a published figure more than Z standard errors of the
+# difference from the slice's is a real change, not chance (P(|N| > 4.5) = 7e-6 per figure).
+Z = 4.5
+Z_95 = 1.959964
+
+
+def load_regenerate():
+    spec = importlib.util.spec_from_file_location("regenerate", RESULTS / "regenerate.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+REGENERATE = load_regenerate()
+SLICE = REGENERATE.Sizes(accuracy_games=8_000, tournament_deals=300, estimate_samples=8_000,
+                         calibration_games=200_000, calibration_samples=8_000, inference_deals=80)  # fmt: skip
+
+
+def published(name: str) -> dict:
+    return json.loads((RESULTS / name).read_text())
+
+
+def check(label: str, published_value: float, published_se: float, fresh_value: float, fresh_se: float) -> None:
+    """published_value and fresh_value estimate the same figure with these standard errors."""
+    spread = math.sqrt(published_se**2 + fresh_se**2)
+    assert abs(published_value - fresh_value) <= Z * spread + 1e-12, (
+        f"{label}: published {published_value:.4f} (se {published_se:.4f}) but a fresh slice gives {fresh_value:.4f} "
+        f"(se {fresh_se:.4f}): regenerate results/ (python results/regenerate.py)"
+    )
+
+
+def ci_se(low: float, high: float) -> float:
+    return (high - low) / (2 * Z_95)
+
+
+def check_tournament(name: str, fresh: dict) -> None:
+    old = published(name)
+    for before, now in zip(old["policies"], fresh["policies"], strict=True):
+        assert before["policy"] == now["policy"]
+        check(f"{name} {now['policy']} mean score", before["mean_score"],
+              ci_se(before["mean_score_ci_low"], before["mean_score_ci_high"]),
+              now["mean_score"], ci_se(now["mean_score_ci_low"], now["mean_score_ci_high"]))  # fmt: skip
+    for before, now in zip(old["pairs"], fresh["pairs"], strict=True):
+        assert (before["policy_a"], before["policy_b"]) == (now["policy_a"], now["policy_b"])
+        check(f"{name} {now['policy_a']} - {now['policy_b']}", before["difference"], ci_se(before["ci_low"], before["ci_high"]),
+              now["difference"], ci_se(now["ci_low"], now["ci_high"]))  # fmt: skip
+
+
+pytestmark = pytest.mark.slow
+
+
+def test_accuracy_is_fresh(tmp_path):
+    fresh = REGENERATE.accuracy(SLICE, tmp_path, tmp_path / "runs")
+    for before, now in zip(published("accuracy.json")["rounds"], fresh["rounds"], strict=True):
+        check(f"accuracy.json round {now['round']}", before["heuristic"], before["standard_error"], now["heuristic"],
+              now["standard_error"])  # fmt: skip
+
+
+def test_tournament_is_fresh(tmp_path):
+    check_tournament("tournament.json", REGENERATE.tournament_figures(SLICE, tmp_path, tmp_path / "runs"))
+
+
+def test_inference_tournament_is_fresh(tmp_path):
+    check_tournament("inference.json", REGENERATE.inference_figures(SLICE, tmp_path, tmp_path / "runs"))
+
+
+def test_estimate_is_fresh(tmp_path):
+    old, fresh = published("estimate.json"), REGENERATE.estimate_figures(SLICE, tmp_path)
+    assert old["recommended_bid"] == fresh["recommended_bid"]
+    for before, now in zip(old["bids"], fresh["bids"], strict=True):
+        assert before["legal"] == now["legal"]
+        if not now["legal"]:
+            continue
+        check(f"estimate.json P(make {now['bid']})", before["p_make"], ci_se(before["p_make_lo"], before["p_make_hi"]),
+              now["p_make"], ci_se(now["p_make_lo"], now["p_make_hi"]))  # fmt: skip
+        check(f"estimate.json E(score | bid {now['bid']})", before["expected_score"],
+              ci_se(before["expected_score_lo"], before["expected_score_hi"]), now["expected_score"],
+              ci_se(now["expected_score_lo"], now["expected_score_hi"]))  # fmt: skip
+
+
+def test_calibration_is_fresh(tmp_path):
+    old, fresh = published("calibration.json"), REGENERATE.calibration_figures(SLICE, tmp_path)
+    for before, now in zip(old["classes"], fresh["classes"], strict=True):
+        assert before["situation"] == now["situation"]
+        for key in ("self_play", "estimate", "no_infer"):
+            if before[key] is None or now[key] is None:
+                assert before[key] is None or now["games" if key == "self_play" else key] in (0, None)
+                continue
+            # A frequency of exactly 0 or 1 has no spread of its own: floor it at one outcome.
+            count = now["games"] if key == "self_play" else now.get("effective_samples") or SLICE.calibration_samples
+            check(f"calibration.json {now['situation']}: {key}", before[key], before[f"{key}_se"], now[key],
+                  max(now[f"{key}_se"], 1 / count))  # fmt: skip
