@@ -164,9 +164,9 @@ def test_heuristic_draws_no_random_numbers():
 SAMPLING_POLICIES = [
     ("mc:samples=3,play_samples=2,infer=0", 3),
     ("mc:samples=3,play_samples=2,infer=1", 4),
-    ("pimc:samples=2,play_samples=2,infer=0,depth=2", 3),
-    ("pimc:samples=2,play_samples=2,infer=1,depth=3,bidding=1", 4),
-    ("pimc:samples=2,play_samples=2,infer=0,depth=1,playout=0,bidding=1", 5),
+    ("pimc:samples=2,play_samples=2,infer=0,depth=2,playout=1,bidding=0", 3),
+    ("pimc:samples=2,play_samples=2,infer=1,depth=3", 4),
+    ("pimc:samples=2,play_samples=2,infer=0,depth=1,playout=1", 5),
 ]
 
 

@@ -29,9 +29,9 @@ def test_pimc_games_satisfy_the_invariants(players, variant):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("spec", ["pimc:samples=2,play_samples=2,bidding=1,depth=1", "pimc:samples=2,play_samples=2,playout=0,infer=1"])
+@pytest.mark.parametrize("spec", ["pimc:samples=2,play_samples=2,bidding=0,depth=1", "pimc:samples=2,play_samples=2,playout=1,infer=1"])
 def test_pimc_settings_satisfy_the_invariants_under_delayed_bidding(monkeypatch, spec):
-    """Delayed bidding (bids hidden during play, estimated), face-up bidding, the heuristic
+    """Delayed bidding (bids hidden during play, estimated), mc's rollout bidding, the face-up
     playout and inference, through the same harness."""
     monkeypatch.setitem(test_invariants.VARIANTS, "delayed", {"bidding": "delayed"})
     test_invariants.test_round_invariants(4, spec, "delayed")
@@ -51,13 +51,14 @@ def test_pimc_parameters_parse_with_defaults_and_ranges():
     policy = parse_policy("pimc:depth=2")
     assert policy.params == tuple(defaults[key] if key != "depth" else 2.0 for key, _ in pimc.PARAMETERS)
     assert policy.label == "pimc:depth=2" and parse_policy("pimc").label == "pimc"
-    for bad in ("pimc:depth=0", f"pimc:depth={pimc.MAX_DEPTH + 1}", f"pimc:play_samples={pimc.MAX_SAMPLES + 1}",
+    for bad in ("pimc:depth=0", f"pimc:depth={pimc.MAX_DEPTH + 1}", f"pimc:play_samples={pimc.MAX_PLAY_SAMPLES + 1}",
+                f"pimc:samples={pimc.MAX_SAMPLES + 1}",
                 "pimc:samples=1.5", "pimc:infer=2", "pimc:bidding=2", "pimc:playout=-1"):  # fmt: skip
         with pytest.raises(ConfigError):
             parse_policy(bad)
 
 
-MIXED = f"{FAST_PIMC},heuristic,mc:samples=2,play_samples=2,pimc:samples=1,play_samples=3,depth=2,bidding=1"
+MIXED = f"{FAST_PIMC},heuristic,mc:samples=2,play_samples=2,pimc:samples=1,play_samples=3,depth=2,playout=1"
 
 
 def test_same_seed_same_games_across_threads_and_batches():

@@ -43,22 +43,29 @@ BIDDING_FACEUP = 1  # the best mean score of the face-up evaluation (playout and
 
 NAME = "pimc"
 SUMMARY = "perfect-information Monte Carlo: sampled deals played face up, the last tricks solved exactly"
+# The defaults: the strongest setting of the tuning runs (docs/pimc.md, benchmarks/tune_pimc.py)
+# that costs well under a second per 4-player game (about 0.08 s of one core).
 PARAMETERS = (
     ("samples", 16.0),
-    ("play_samples", 16.0),
+    ("play_samples", 96.0),
     ("infer", 0.0),
     ("spread", 0.0),
     ("depth", 3.0),
-    ("playout", float(PLAYOUT_FACEUP)),
-    ("bidding", float(BIDDING_ROLLOUTS)),
+    ("playout", float(PLAYOUT_HEURISTIC)),
+    ("bidding", float(BIDDING_FACEUP)),
     ("mc_spread", 0.0),
 )
-MAX_SAMPLES = 256
-MAX_DEPTH = 5
+# The caps keep one game with every seat pimc at the largest setting (inference and the
+# face-up playout on) under about a second of one core (measured, docs/pimc.md "Costs"), so a
+# run sees Ctrl-C promptly: a kernel call holds at least one game. Card samples cost the most;
+# a deeper solve grows fast (depth 5 with 256 samples: 14 s a game with one pimc seat).
+MAX_SAMPLES = 64  # bid samples
+MAX_PLAY_SAMPLES = 96  # card samples (the default)
+MAX_DEPTH = 3
 COUNTS = ("samples", "play_samples", "infer", "depth", "playout", "bidding")
 RANGES = {
     "samples": (0.0, float(MAX_SAMPLES)),
-    "play_samples": (0.0, float(MAX_SAMPLES)),
+    "play_samples": (0.0, float(MAX_PLAY_SAMPLES)),
     "infer": (0.0, 1.0),
     "spread": (0.0, 10.0),
     "depth": (1.0, float(MAX_DEPTH)),
