@@ -4,14 +4,14 @@ largest allowed setting, and how long a run at that setting takes to stop after 
     python benchmarks/bench_pimc.py                     # all three measurements
     python benchmarks/bench_pimc.py --games 40 --trials 5 --json
 
-1. Seconds of one core per full game, one pimc seat at its defaults (pimc,heuristic,heuristic,
+1. Ctrl-C: `wizard-sim simulate` at the largest allowed setting (LARGEST: every count at its
+   cap, inference on, the face-up playout, which costs the most; every seat; 4 players, 2
+   threads), SIGINT sent at a random moment after its first chunk is journalled; the seconds
+   until the process has exited.
+2. Seconds of one core per full game, one pimc seat at its defaults (pimc,heuristic,heuristic,
    random: what bench_mc.py times), next to mc at its defaults, alternating runs.
-2. Seconds of one core per full game with every seat pimc at the largest allowed setting
-   (LARGEST: every count at its cap, inference on, the face-up playout, which costs the
-   most), 3, 4 and 6 players: a kernel call holds at least one game, so this bounds how long
-   a run takes to see a Ctrl-C.
-3. Ctrl-C: `wizard-sim simulate` at that setting (4 players, 2 threads), SIGINT sent at a random
-   moment after its first chunk is journalled; the seconds until the process has exited.
+3. Seconds of one core per full game with every seat at LARGEST, 3, 4 and 6 players: a kernel
+   call holds at least one game, so this bounds how long a run takes to see a Ctrl-C.
 """
 from __future__ import annotations
 
@@ -65,8 +65,12 @@ def largest_setting_costs(games: int) -> dict[str, float]:
     return costs
 
 
-def ctrl_c_seconds(trials: int) -> list[float]:
-    """Seconds from SIGINT to exit of a simulate run at LARGEST, one per trial."""
+STOP_TIMEOUT = 60.0
+
+
+def ctrl_c_seconds(trials: int) -> list[float | None]:
+    """Seconds from SIGINT to exit of a simulate run at LARGEST, one per trial (None: it had not
+    stopped after STOP_TIMEOUT and was killed)."""
     elapsed = []
     generator = random.Random(26)
     for trial in range(trials):
@@ -81,10 +85,16 @@ def ctrl_c_seconds(trials: int) -> list[float]:
             time.sleep(generator.uniform(0.0, 2.0))  # somewhere inside a later kernel call
             sent = time.monotonic()
             process.send_signal(signal.SIGINT)
-            process.communicate(timeout=120)
+            try:
+                _, stderr = process.communicate(timeout=STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+                elapsed.append(None)  # not stopped within STOP_TIMEOUT
+                continue
             elapsed.append(round(time.monotonic() - sent, 2))
             if process.returncode != 130:
-                raise SystemExit(f"simulate exited {process.returncode}, not 130 (interrupted)")
+                raise SystemExit(f"simulate exited {process.returncode}, not 130 (interrupted): {stderr.strip()}")
     return elapsed
 
 
@@ -95,20 +105,33 @@ def main() -> None:
     parser.add_argument("--largest-games", type=int, default=4, help="games per timed run at the largest setting")
     parser.add_argument("--trials", type=int, default=5, help="Ctrl-C trials")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--only", choices=("one_seat", "largest", "ctrl_c"), action="append",
+                        help="run only this measurement (repeatable)")
     args = parser.parse_args()
 
-    figures = {"largest": LARGEST, "one_seat_cpu_s_per_game": one_seat_costs(args.games, args.repeats),
-               "every_seat_largest_cpu_s_per_game": largest_setting_costs(args.largest_games),
-               "ctrl_c_s": ctrl_c_seconds(args.trials)}  # fmt: skip
+    only = args.only or ("one_seat", "largest", "ctrl_c")
+    figures: dict = {"largest": LARGEST}
+    if "ctrl_c" in only:
+        # First: measured after this process had run the kernels, every trial's child ran on
+        # past 60 s after its SIGINT (seen on 2026-12-01, not understood); from a fresh parent
+        # it stops (docs/pimc.md).
+        figures["ctrl_c_s"] = stops = ctrl_c_seconds(args.trials)
+        if not args.json:
+            print(f"Ctrl-C at that setting (4 players, 2 threads): stopped after {stops} s "
+                  f"(None: not within {STOP_TIMEOUT:g} s)", flush=True)  # fmt: skip
+    if "one_seat" in only:
+        figures["one_seat_cpu_s_per_game"] = costs = one_seat_costs(args.games, args.repeats)
+        if not args.json:
+            for name, runs in costs.items():
+                print(f"{name},{','.join(OPPONENTS)}: {min(runs):.3f}-{max(runs):.3f} s of one core per 4-player game "
+                      f"({runs})", flush=True)  # fmt: skip
+    if "largest" in only:
+        figures["every_seat_largest_cpu_s_per_game"] = costs = largest_setting_costs(args.largest_games)
+        if not args.json:
+            for players, cost in costs.items():
+                print(f"every seat {LARGEST}, {players} players: {cost:.2f} s of one core per game", flush=True)
     if args.json:
         print(json.dumps(figures))
-        return
-    for name, costs in figures["one_seat_cpu_s_per_game"].items():
-        print(f"{name},{','.join(OPPONENTS)}: {min(costs):.3f}-{max(costs):.3f} s of one core per 4-player game")
-    for players, cost in figures["every_seat_largest_cpu_s_per_game"].items():
-        print(f"every seat {LARGEST}, {players} players: {cost:.2f} s of one core per game")
-    stops = figures["ctrl_c_s"]
-    print(f"Ctrl-C at that setting (4 players, 2 threads): stopped in {min(stops):.2f}-{max(stops):.2f} s ({stops})")
 
 
 if __name__ == "__main__":

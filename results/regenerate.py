@@ -56,8 +56,8 @@ INFERENCE_POLICIES = "mc:infer=1,mc,heuristic,heuristic"
 PIMC = "pimc"
 PIMC_TABLES = {
     "pimc_vs_mc": (f"{PIMC},mc,mc,mc", None),
-    "pimc_vs_heuristic": (f"{PIMC},heuristic,heuristic,heuristic", 500),
-    "pimc_inference": ("pimc:infer=1,pimc:infer=0,heuristic,heuristic", 300),
+    "pimc_vs_heuristic": (f"{PIMC},heuristic,heuristic,heuristic", 300),
+    "pimc_inference": ("pimc:infer=1,pimc:infer=0,heuristic,heuristic", 250),
 }
 EXAMPLE_HAND = {"hand": "W AS KH 7H J", "trump": "3H", "players": 4, "position": 2, "bids": (1, 0)}
 
