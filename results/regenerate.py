@@ -57,7 +57,7 @@ PIMC = "pimc"
 PIMC_TABLES = {
     "pimc_vs_mc": (f"{PIMC},mc,mc,mc", None),
     "pimc_vs_heuristic": (f"{PIMC},heuristic,heuristic,heuristic", 300),
-    "pimc_inference": ("pimc:infer=1,pimc:infer=0,heuristic,heuristic", 250),
+    "pimc_inference": ("pimc:infer=1,pimc:infer=0,heuristic,heuristic", 150),
 }
 EXAMPLE_HAND = {"hand": "W AS KH 7H J", "trump": "3H", "players": 4, "position": 2, "bids": (1, 0)}
 
@@ -159,9 +159,15 @@ def played_tournament(config: TournamentConfig, path: Path):
     return tournament(config, str(path), overwrite=True)
 
 
-def run_seconds(path: Path) -> int:
-    """Wall seconds from the start of the run in `path` to its finish (as its run.json says)."""
-    record = json.loads((path / "run.json").read_text())
+def run_seconds(path: Path) -> int | None:
+    """Wall seconds from the start to the finish of the finished, never resumed run in `path`
+    (as its run.json says); None otherwise (a read-back resumes a run and moves its finish)."""
+    record_path = path / "run.json"
+    if not record_path.exists():
+        return None
+    record = json.loads(record_path.read_text())
+    if not record.get("finished") or record.get("resumed"):
+        return None
     started, finished = (datetime.fromisoformat(record[key]) for key in ("started", "finished"))
     return round((finished - started).total_seconds())
 
@@ -190,10 +196,15 @@ def pimc_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     for name, (policies_text, most_deals) in PIMC_TABLES.items():
         deals = sizes.pimc_deals if most_deals is None else min(sizes.pimc_deals, most_deals)
         config = TournamentConfig.build(Rules(players=4), policies_text, seed=seed, deals=deals)
+        record = runs / name / "run.json"
+        finished_before = record.exists() and bool(json.loads(record.read_text()).get("finished"))
+        earlier = run_seconds(runs / name)  # before a read-back marks the run resumed
+        start = time.perf_counter()
         played = played_tournament(config, runs / name)
         policies, pairs = played.summary
+        seconds = earlier if finished_before else round(time.perf_counter() - start)
         tables[name] = {"policies_text": policies_text, "deals": deals, "policies": policies, "pairs": pairs,
-                        "seconds": run_seconds(runs / name)}  # fmt: skip
+                        "seconds": seconds}  # fmt: skip
     accuracy_rows = []
     for name in ("pimc_vs_mc", "pimc_vs_heuristic"):
         by_round = accuracy_tables(runs / name)["by_round"]
@@ -299,10 +310,11 @@ def pimc_section(result: dict) -> str:
 Seed {result['seed']}; each deal played in all 4 seat rotations. `pimc` at its defaults samples
 deals of the unseen cards, plays each out (the heuristic at every seat, then the last 3 tricks
 solved exactly by max^n) and takes the best mean score, for its cards and its bids
-([docs/pimc.md](../docs/pimc.md)). The seconds are each run's wall time on the shared machine."""]
+([docs/pimc.md](../docs/pimc.md), which also gives the wall times of runs read back here)."""]
     for name, table in result["tables"].items():
         verdicts = "\n".join(f"- {pair['verdict']}" for pair in table["pairs"])
-        parts.append(f"""### {PIMC_TITLES[name]}: `{table['policies_text']}`, {table['deals']:,} deals ({table['seconds']:,} s)
+        took = "wall time not recorded: read back" if table["seconds"] is None else f"{table['seconds']:,} s"
+        parts.append(f"""### {PIMC_TITLES[name]}: `{table['policies_text']}`, {table['deals']:,} deals ({took})
 
 {markdown_table(policy_table(table["policies"]))}
 
