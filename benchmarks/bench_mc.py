@@ -1,8 +1,10 @@
-"""Cost of the `mc` policy: games/s of full 4-player games with one mc seat
-(mc,heuristic,heuristic,random) and the cost of one mc bid and one mc card decision.
+"""Cost of a sampling policy (`mc`, or `pimc`, which has the same two sample counts): games/s
+of full 4-player games with one such seat (POLICY,heuristic,heuristic,random) and the cost of
+one bid and one card decision.
 
     python benchmarks/bench_mc.py                       # table, default mc settings
     python benchmarks/bench_mc.py --policy mc:samples=8 --json
+    python benchmarks/bench_mc.py --policy pimc --games 100
 
 A decision's cost is measured on one thread as the extra time of games whose seat 0 plays mc
 with only bidding (play_samples=0) or only card play (samples=0) sampled, over the same games
@@ -46,7 +48,7 @@ def with_parameters(policy: str, **changes: float) -> str:
     parsed = parse_policy(policy)
     values = dict(zip((key for key, _ in parsed.kind.parameters), parsed.params))
     values.update(changes)
-    return "mc:" + ",".join(f"{key}={value:g}" for key, value in values.items())
+    return f"{parsed.name}:" + ",".join(f"{key}={value:g}" for key, value in values.items())
 
 
 def decision_costs(rules: Rules, policy: str, games: int, repeats: int) -> dict[str, float]:
@@ -63,7 +65,7 @@ def decision_costs(rules: Rules, policy: str, games: int, repeats: int) -> dict[
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--policy", default="mc", help="the mc policy with its parameters")
+    parser.add_argument("--policy", default="mc", help="the mc or pimc policy with its parameters")
     parser.add_argument("--games", type=int, default=1000, help="full games per timed run")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -87,7 +89,7 @@ def main() -> None:
     print(f"{figures['table']}: full 4-player games")
     print(f"  {figures['games_per_s_1_thread']:,} games/s on 1 thread, {figures['games_per_s']:,} on {all_threads}")
     costs = figures["full_game"]
-    print(f"  one mc bid {costs['bid_us']} us, one mc card decision {costs['card_us']} us (mean over a full game)")
+    print(f"  one bid {costs['bid_us']} us, one card decision {costs['card_us']} us (mean over a full game)")
     for size, costs in figures["by_round_size"].items():
         print(f"  round size {size:>2}: bid {costs['bid_us']:>8} us, card decision {costs['card_us']:>8} us")
 

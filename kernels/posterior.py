@@ -73,6 +73,7 @@ MODEL_DTYPE = np.dtype(
         ("kind", _i8, (MAX_PLAYERS,)),  # OPPONENT_* per seat (the deciding seat's entry is ignored)
         ("params", _f8, (MAX_PLAYERS, MAX_PARAMS)),  # heuristic parameter row per seat
         ("spread", _f8),  # 0: exact model; > 0: tolerant, bid likelihood exp(-(b-h)^2 / 2 spread^2)
+        ("seat_spread", _f8, (MAX_PLAYERS,)),  # the bid model's spread per seat (set_model: `spread` for all)
         ("floor", _f8),  # share of a uniform bid over the legal bids in every bid likelihood (robustness)
         ("trump_miss", _f8),  # tolerant: P(dealer's trump differs from the heuristic's), split over 3 suits
         ("estimator", _i8),  # ESTIMATOR_*: how a later constrained seat's acceptance is estimated
@@ -170,6 +171,8 @@ def set_model(model, n_players, params, spread):
         for k in range(MAX_PARAMS):
             model.params[seat, k] = params[seat, k] if k < params.shape[1] else 0.0
     model.spread = spread
+    for seat in range(MAX_PLAYERS):
+        model.seat_spread[seat] = spread
     model.floor = 0.0
     model.trump_miss = 0.0 if spread == 0.0 else DEFAULT_TRUMP_MISS
     model.estimator = ESTIMATOR_FIXED
@@ -321,13 +324,14 @@ def sample_hands(me, table, hands, order, generator):
 @njit(cache=True)
 def set_bid_weights(model, work, seat, bid):
     """bid_weight[seat, h]: the acceptance probability of a hand on which the heuristic bids h
-    when `bid` was seen. Exact: 1 if h == bid. Tolerant: P(bid | h) = g(bid - h) / sum over the
+    when `bid` was seen, with the seat's spread (model.seat_spread). Exact: 1 if h == bid.
+    Tolerant: P(bid | h) = g(bid - h) / sum over the
     legal bids b' of g(b' - h), g(x) = exp(-x^2 / 2 spread^2), scaled so its largest value
     over h is 1 (a constant factor per seat changes no posterior). model.floor mixes in a
     uniform bid: (1 - floor) P(bid | h) + floor / (legal bids)."""
     round_size = work.views[seat].round_size
     legal = work.legal[seat]
-    spread = model.spread
+    spread = model.seat_spread[seat]
     largest = 0.0
     for h in range(round_size + 1):
         if spread == 0.0:

@@ -425,3 +425,49 @@ def play_game(seed, game, n_players, round_sizes, bidding="open", even_bids="all
 
     return {"first_dealer": first, "rounds": rounds, "totals": list(totals),
             "winners": game_winners(totals)}
+
+
+# ---------------------------------------------------------------------------
+# Perfect-information play of the rest of a round (max^n)
+# ---------------------------------------------------------------------------
+
+def max_n(hands, bids, tricks, trick, leader, trump):
+    """The rest of a round played with every hand known, each seat maximising its own round
+    score (max^n): among its legal cards the seat to act takes the one whose outcome (every
+    later seat playing the same way) scores best for it; ties go to the lowest card id.
+
+    hands[s]: the cards seat s still holds; bids[s]; tricks[s]: tricks taken so far; trick:
+    the cards of the current trick in the order played, led by `leader`. Returns
+    (final tricks per seat, the card the seat to act plays; None when no card is left).
+    Plain enumeration of every legal card at every turn; the outcome of a position is
+    memoised (the same position always has the same outcome)."""
+    n = len(hands)
+    memo = {}
+
+    def outcome(hands, tricks, trick, leader):
+        key = (hands, tricks, trick, leader)
+        if key not in memo:
+            memo[key] = best_play(hands, tricks, trick, leader)
+        return memo[key]
+
+    def best_play(hands, tricks, trick, leader):
+        seat = (leader + len(trick)) % n
+        if not hands[seat]:
+            return tricks, None
+        best = None
+        for card in legal_cards(list(hands[seat]), list(trick)):
+            rest = tuple(tuple(c for c in h if c != card) if s == seat else h for s, h in enumerate(hands))
+            played = trick + (card,)
+            if len(played) == n:
+                winner = (leader + trick_winner(list(played), trump)) % n
+                taken = tuple(t + (s == winner) for s, t in enumerate(tricks))
+                final, _ = outcome(rest, taken, (), winner)
+            else:
+                final, _ = outcome(rest, tricks, played, leader)
+            score = round_score(bids[seat], final[seat])
+            if best is None or score > best[0]:  # strictly better: the lowest card keeps a tie
+                best = (score, final, card)
+        return best[1], best[2]
+
+    final, card = outcome(tuple(tuple(sorted(h)) for h in hands), tuple(tricks), tuple(trick), leader)
+    return list(final), card

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import sim
-from helpers import cards_of, deal_round, decision_with_own_hand_swapped, iter_rounds, mixed_policy, new_stream, new_table, play_round_asking
+from helpers import cards_of, deal_round, decision_with_own_hand_swapped, iter_rounds, mixed_policy, new_stream, new_table, play_round_asking, popcount
 from kernels import round_state as R
 from kernels import rules as K
 from kernels import records as st
@@ -155,6 +155,77 @@ def test_heuristic_draws_no_random_numbers():
     for t in range(6):
         R.play_until(decide, policies, storage[0], seats, generator, NO_FIXED_BIDS, plays, int(storage[0]["trick"]) + 1)
     assert np.array_equal(generator, before)
+
+
+# ------------------------------------------------------------------------------ sampling policies
+
+# (policy at seat 0 and at every other seat, players). With inference the others play the
+# heuristic: mc and pimc model only heuristic seats' bids.
+SAMPLING_POLICIES = [
+    ("mc:samples=3,play_samples=2,infer=0", 3),
+    ("mc:samples=3,play_samples=2,infer=1", 4),
+    ("pimc:samples=2,play_samples=2,infer=0,depth=2,playout=1,bidding=0", 3),
+    ("pimc:samples=2,play_samples=2,infer=1,depth=3", 4),
+    ("pimc:samples=2,play_samples=2,infer=0,depth=1,playout=1", 5),
+]
+
+
+def swap_keeps_voids(storage, seats, seat, other):
+    """Whether seats `seat` and `other` may exchange hands without either holding a card of
+    a suit it has shown void in."""
+    voids = storage["voids"][0]
+
+    def respects(hand, void_suits):
+        return all(not (int(void_suits) >> suit) & 1 or int(hand) >> (13 * suit) & 0x1FFF == 0 for suit in range(4))
+
+    return respects(seats[other]["hand"], voids[seat]) and respects(seats[seat]["hand"], voids[other])
+
+
+@pytest.mark.parametrize("spec, players", SAMPLING_POLICIES)
+@pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
+def test_sampling_policy_decisions_unchanged_when_other_seats_change(spec, players, bidding):
+    """mc and pimc: at every bid and card decision of some rounds, re-deal the other seats'
+    hands at random (consistently with the public state) and change their bid records: with
+    the same random numbers, the policy answers the same and draws the same numbers. Changing
+    its own hand does change some answers."""
+    rules = sim.Rules(players=players, bidding=bidding)
+    others = "" if "infer=0" in spec else ",heuristic" * (players - 1)
+    policies = policies_for(spec + others, players)
+    rng = np.random.default_rng(players)
+    checked = changed_by_own_hand = 0
+    for game, r in enumerate((2, 5, 60 // players - 1)):
+        storage, seats, generator = started_round(rules, policies, 19, game, r, dealer=game % players)
+        table = storage[0]
+
+        def ask(decision, seat, legal):
+            nonlocal checked, changed_by_own_hand
+            start = generator.copy()
+            answer = decide(policies, decision, seats[seat], table, legal, generator)
+            saved = seats.copy()
+            others = [s for s in range(players) if s != seat]
+            for _ in range(2):
+                redeal(storage, seats, others, rng)
+                for other in others:
+                    seats[other]["bid"] = rng.integers(0, r + 1)
+                replay = start.copy()
+                assert decide(policies, decision, seats[seat], table, legal, replay) == answer
+                assert np.array_equal(replay, generator), "a different count of random numbers"
+                checked += 1
+            seats[:] = saved
+            # A hand of the same size that breaks neither seat's shown voids keeps the state
+            # consistent (the policy samples deals of it and plays them to the end; with no
+            # consistent deal its sampler would never finish).
+            size = popcount(seats[seat]["hand"])
+            same_size = [s for s in others if popcount(seats[s]["hand"]) == size and swap_keeps_voids(storage, seats, seat, s)]
+            if same_size:
+                own_hand_answer = decision_with_own_hand_swapped(
+                    policies, decision, seats, seat, same_size[0], table, legal, start.copy()
+                )
+                changed_by_own_hand += own_hand_answer != answer
+            return answer
+
+        play_round_asking(table, seats, ask)
+    assert checked > 0 and changed_by_own_hand > 0
 
 
 # ------------------------------------------------------------------------------ engine level

@@ -1,6 +1,7 @@
 """The `mc` policy: legal play in every variant, reproducibility, the void-respecting sampler
-(counts, voids, exact distribution) and the information it may use (its own seat record and
-the public table only). Small sample counts keep the file fast."""
+(counts, voids, exact distribution). The information it may use (its own seat record and the
+public table only) is tested in tests/test_information.py. Small sample counts keep the file
+fast."""
 import itertools
 import math
 
@@ -9,12 +10,13 @@ import pytest
 
 import sim
 import test_invariants
-from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, decision_with_own_hand_swapped, make_table, mask, new_stream, play_round_asking, popcount
+from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, make_table, mask, new_stream, popcount
 from test_determinism import assert_same_games
-from test_information import policies_for, redeal, started_round
+from test_information import policies_for, started_round
 from kernels import round_state as R
 from kernels import records as st
 from kernels import posterior
+from kernels.equivalence import distinct_cards, in_play_for_seat, representative
 from kernels.policies import mc
 from kernels.policies.dispatch import decide
 from kernels.rng import STREAM_DECISIONS
@@ -275,69 +277,19 @@ def test_distinct_cards_keep_one_card_of_each_equivalent_run():
     hand = [card(5, C), card(6, C), card(8, C), card(9, C), card(2, D), W1, W2, J1, J2]
     seats[0]["hand"] = mask(hand)
     table["played"] = mask([card(7, C)])  # 7C gone: 5C..9C is one run, 5C and 6C already were
-    distinct = mc.distinct_cards(mask(hand), seats[0], table)
+    distinct = distinct_cards(mask(hand), in_play_for_seat(seats[0], table))
     assert cards_of(distinct) == [card(5, C), card(2, D), W1, J1]
-    assert mc.representative(card(9, C), distinct) == card(5, C)
-    assert mc.representative(W2, distinct) == W1
+    assert representative(card(9, C), distinct) == card(5, C)
+    assert representative(W2, distinct) == W1
     table["played"] = 0  # 7C may be elsewhere: two runs
-    distinct = mc.distinct_cards(mask(hand), seats[0], table)
+    distinct = distinct_cards(mask(hand), in_play_for_seat(seats[0], table))
     assert cards_of(distinct) == [card(5, C), card(8, C), card(2, D), W1, J1]
-    assert mc.representative(card(9, C), distinct) == card(8, C)
+    assert representative(card(9, C), distinct) == card(8, C)
     table["played"] = mask([card(7, C)])  # 7C on the current trick: 5C/6C lose to it, 8C wins
     table["trick_cards"][0] = card(7, C)
     table["n_in_trick"] = 1
-    distinct = mc.distinct_cards(mask(hand), seats[0], table)
+    distinct = distinct_cards(mask(hand), in_play_for_seat(seats[0], table))
     assert cards_of(distinct) == [card(5, C), card(8, C), card(2, D), W1, J1]
-
-
-# ------------------------------------------------------------------------------ information
-
-
-@pytest.mark.parametrize("players, infer", [(3, 0), (4, 1)])
-@pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
-def test_mc_decisions_unchanged_when_other_seats_change(players, infer, bidding):
-    """At every bid and card decision of some rounds, re-deal the other seats' hands at random
-    (consistently with the public state) and change their bid records: with the same random
-    numbers, mc answers the same and draws the same numbers. Changing its own hand does change
-    some answers."""
-    rules = sim.Rules(players=players, bidding=bidding)
-    # With inference the others play the heuristic: mc models only heuristic seats' bids.
-    others = "" if infer == 0 else ",heuristic" * (players - 1)
-    policies = policies_for(f"mc:samples=3,play_samples=2,infer={infer}{others}", players)
-    rng = np.random.default_rng(players)
-    checked = changed_by_own_hand = 0
-    for game, r in enumerate((2, 5, 60 // players - 1)):
-        storage, seats, generator = started_round(rules, policies, 19, game, r, dealer=game % players)
-        table = storage[0]
-
-        def ask(decision, seat, legal):
-            nonlocal checked, changed_by_own_hand
-            start = generator.copy()
-            answer = decide(policies, decision, seats[seat], table, legal, generator)
-            saved = seats.copy()
-            others = [s for s in range(players) if s != seat]
-            for _ in range(2):
-                redeal(storage, seats, others, rng)
-                for other in others:
-                    seats[other]["bid"] = rng.integers(0, r + 1)
-                replay = start.copy()
-                assert decide(policies, decision, seats[seat], table, legal, replay) == answer
-                assert np.array_equal(replay, generator), "a different count of random numbers"
-                checked += 1
-            seats[:] = saved
-            # A hand of the same size keeps the state consistent (mc plays its rollouts to the
-            # end): the seats yet to play this trick hold as many cards as this one.
-            size = popcount(seats[seat]["hand"])
-            same_size = [s for s in others if popcount(seats[s]["hand"]) == size]
-            if same_size:
-                own_hand_answer = decision_with_own_hand_swapped(
-                    policies, decision, seats, seat, same_size[0], table, legal, start.copy()
-                )
-                changed_by_own_hand += own_hand_answer != answer
-            return answer
-
-        play_round_asking(table, seats, ask)
-    assert checked > 0 and changed_by_own_hand > 0
 
 
 # ------------------------------------------------------------------------------ strength

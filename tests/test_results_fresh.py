@@ -30,7 +30,8 @@ def load_regenerate():
 
 REGENERATE = load_regenerate()
 SLICE = REGENERATE.Sizes(accuracy_games=8_000, tournament_deals=300, estimate_samples=8_000,
-                         calibration_games=200_000, calibration_samples=8_000, inference_deals=80)  # fmt: skip
+                         calibration_games=200_000, calibration_samples=8_000, inference_deals=80,
+                         pimc_deals=12)  # fmt: skip
 
 
 def published(name: str) -> dict:
@@ -50,8 +51,8 @@ def ci_se(low: float, high: float) -> float:
     return (high - low) / (2 * Z_95)
 
 
-def check_tournament(name: str, fresh: dict) -> None:
-    old = published(name)
+def check_tournament(name: str, fresh: dict, old: dict | None = None) -> None:
+    old = published(name) if old is None else old
     for before, now in zip(old["policies"], fresh["policies"], strict=True):
         assert before["policy"] == now["policy"]
         check(f"{name} {now['policy']} mean score", before["mean_score"],
@@ -79,6 +80,13 @@ def test_tournament_is_fresh(tmp_path):
 
 def test_inference_tournament_is_fresh(tmp_path):
     check_tournament("inference.json", REGENERATE.inference_figures(SLICE, tmp_path, tmp_path / "runs"))
+
+
+def test_pimc_tournaments_are_fresh(tmp_path):
+    old, fresh = published("pimc.json"), REGENERATE.pimc_figures(SLICE, tmp_path, tmp_path / "runs")
+    assert sorted(old["tables"]) == sorted(fresh["tables"])
+    for name, table in fresh["tables"].items():
+        check_tournament(f"pimc.json {name}", table, old["tables"][name])
 
 
 def test_estimate_is_fresh(tmp_path):

@@ -7,11 +7,11 @@ id (kernels/policies/ids.py), a branch in `decide` and an entry in BUILT_IN here
 from numba import njit
 
 from kernels.bits import at
-from kernels.policies import heuristic, mc, random_policy
-from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC, POLICY_RANDOM
+from kernels.policies import heuristic, mc, pimc, random_policy
+from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC, POLICY_PIMC, POLICY_RANDOM
 
 # (policy id, module) of every built-in policy: sim.config.policies registers them.
-BUILT_IN = ((POLICY_RANDOM, random_policy), (POLICY_HEURISTIC, heuristic), (POLICY_MC, mc))
+BUILT_IN = ((POLICY_RANDOM, random_policy), (POLICY_HEURISTIC, heuristic), (POLICY_MC, mc), (POLICY_PIMC, pimc))
 
 
 
@@ -28,4 +28,6 @@ def decide(policies, decision, me, table, legal, generator):
         return heuristic.decide(decision, params, me, table, legal, generator)
     if policy_id == POLICY_MC:
         return mc.decide(decision, policies, me, table, legal, generator)
+    if policy_id == POLICY_PIMC:
+        return pimc.decide(decision, policies, me, table, legal, generator)
     return random_policy.decide(decision, params, me, table, legal, generator)

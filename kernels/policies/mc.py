@@ -12,16 +12,9 @@ random numbers all come from the generator it is given (the round's DECISIONS st
 import numpy as np
 from numba import njit
 
-from kernels.bits import at, highest_bit, lowest_bit, popcount
-from kernels.cards import (
-    JESTER_MASK,
-    N_CARDS,
-    NO_CARD,
-    WIZARD_MASK,
-    card_bit,
-    card_suit,
-    suit_mask,
-)
+from kernels.bits import at, lowest_bit, popcount
+from kernels.cards import N_CARDS
+from kernels.equivalence import distinct_cards, in_play_for_seat, representative
 from kernels.policies import heuristic
 from kernels.policies.ids import POLICY_HEURISTIC
 from kernels.posterior import (
@@ -191,16 +184,12 @@ def best_choice(totals, choices, preferred):
 
 
 @njit(cache=True)
-def start_sampling(policies, me, table, scratch, generator):
-    """Prepare the decision's deals: with inference, the posterior sampler of the unseen cards
-    given what the seats playing the heuristic bid (with their own parameters) and the
-    dealer's trump choice (kernels.posterior). The bids of seats playing anything else (mc,
-    random, a bot) are taken to say nothing: modelling them as the heuristic's made mc
-    weaker, not stronger (docs/mc.md, "Inference")."""
+def table_model(policies, me, table, model):
+    """The opponent model of mc's inference: the seats playing the heuristic bid (and choose
+    trump) like it with their own parameters; the bids of seats playing anything else (mc,
+    random, a bot) are taken to say nothing: modelling them as the heuristic's made mc weaker,
+    not stronger (docs/mc.md, "Inference"). The sampler's tuning is mc's."""
     policy_ids, params = policies
-    if params[at(me.seat), P_INFER] == 0:
-        return
-    model = scratch.model
     set_model(model, table.n_players, params, params[at(me.seat), P_SPREAD])
     for seat in range(table.n_players):
         if policy_ids[seat] != POLICY_HEURISTIC:
@@ -209,7 +198,17 @@ def start_sampling(policies, me, table, scratch, generator):
     model.pilot = MC_PILOT
     model.max_tries = MC_MAX_TRIES
     model.max_proposals = MC_MAX_PROPOSALS
-    prepare(me, table, model, scratch.posterior, generator)
+
+
+@njit(cache=True)
+def start_sampling(policies, me, table, scratch, generator):
+    """Prepare the decision's deals: with inference, the posterior sampler of the unseen cards
+    given the bids and trump choice the table model explains (table_model, kernels.posterior)."""
+    _, params = policies
+    if params[at(me.seat), P_INFER] == 0:
+        return
+    table_model(policies, me, table, scratch.model)
+    prepare(me, table, scratch.model, scratch.posterior, generator)
 
 
 @njit(cache=True)
@@ -255,49 +254,11 @@ def choose_bid(policies, me, table, legal, generator):
 
 
 @njit(cache=True)
-def distinct_cards(legal, me, table):
-    """One card of each set of equivalent legal cards: the lowest Wizard, the lowest Jester,
-    and of suited cards the lowest of each run with no card between them that is still in play
-    elsewhere (in another hand or in the current trick): every rollout plays them alike."""
-    out_of_play = me.hand | table.played
-    for position in range(table.n_in_trick):
-        out_of_play &= ~card_bit(table.trick_cards[position])
-    if table.trump_card != NO_CARD:
-        out_of_play |= card_bit(table.trump_card)
-    distinct = np.int64(0)
-    specials = legal & (WIZARD_MASK | JESTER_MASK)
-    if specials & WIZARD_MASK:
-        distinct |= card_bit(lowest_bit(specials & WIZARD_MASK))
-    if specials & JESTER_MASK:
-        distinct |= card_bit(lowest_bit(specials & JESTER_MASK))
-    rest = legal & ~specials
-    previous = lowest_bit(rest) if rest else NO_CARD
-    while rest:
-        card = lowest_bit(rest)
-        rest &= rest - 1
-        between = (card_bit(card) - 1) & ~((card_bit(previous) << 1) - 1)
-        if card == previous or card_suit(card) != card_suit(previous) or between & ~out_of_play:
-            distinct |= card_bit(card)
-            previous = card
-    return distinct
-
-
-@njit(cache=True)
-def representative(card, distinct):
-    """The card of `distinct` equivalent to `card` (a card of the legal set)."""
-    if card_bit(card) & WIZARD_MASK:
-        return lowest_bit(distinct & WIZARD_MASK)
-    if card_bit(card) & JESTER_MASK:
-        return lowest_bit(distinct & JESTER_MASK)
-    return highest_bit(distinct & suit_mask(card_suit(card)) & ((card_bit(card) << 1) - 1))
-
-
-@njit(cache=True)
 def choose_card(policies, me, table, legal, generator):
     _, params = policies
     preferred = heuristic.choose_card(me, table, legal)
     samples = int(params[me.seat, P_PLAY_SAMPLES])
-    choices = distinct_cards(legal, me, table)
+    choices = distinct_cards(legal, in_play_for_seat(me, table))
     if samples == 0 or popcount(choices) == 1:
         return preferred
     storage = new_decision_memory()

@@ -1,0 +1,138 @@
+"""pimc's time budget (docs/pimc.md, "Costs"): what one game costs at the defaults and at the
+largest allowed setting, and how long a run at that setting takes to stop after Ctrl-C.
+
+    python benchmarks/bench_pimc.py                     # all three measurements
+    python benchmarks/bench_pimc.py --games 40 --trials 5 --json
+
+1. Ctrl-C: `wizard-sim simulate` at the largest allowed setting (LARGEST: every count at its
+   cap, inference on, the face-up playout, which costs the most; every seat; 4 players, 2
+   threads), SIGINT sent at a random moment after its first chunk is journalled; the seconds
+   until the process has exited.
+2. Seconds of one core per full game, one pimc seat at its defaults (pimc,heuristic,heuristic,
+   random: what bench_mc.py times), next to mc at its defaults, alternating runs.
+3. Seconds of one core per full game with every seat at LARGEST, 3, 4 and 6 players: a kernel
+   call holds at least one game, so this bounds how long a run takes to see a Ctrl-C.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from kernels.policies import pimc  # noqa: E402
+from sim import Rules, run_games  # noqa: E402
+from sim.storage import JOURNAL_FILE  # noqa: E402
+
+LARGEST = (f"pimc:samples={pimc.MAX_SAMPLES},play_samples={pimc.MAX_PLAY_SAMPLES},depth={pimc.MAX_DEPTH},"
+           f"infer=1,playout={pimc.PLAYOUT_FACEUP},bidding={pimc.BIDDING_FACEUP}")  # fmt: skip
+OPPONENTS = ["heuristic", "heuristic", "random"]
+
+
+def cpu_seconds_per_game(rules: Rules, policies: list[str], games: int, seed: int) -> float:
+    """One thread's process time per game (the process does nothing else meanwhile)."""
+    start = time.process_time()
+    run_games(rules, policies, seed=seed, games=games, threads=1)
+    return (time.process_time() - start) / games
+
+
+def one_seat_costs(games: int, repeats: int) -> dict[str, list[float]]:
+    rules = Rules(players=4)
+    tables = {name: [name] + OPPONENTS for name in ("pimc", "mc")}
+    for policies in tables.values():
+        run_games(rules, policies, seed=0, games=1, threads=1)  # compiled or loaded
+    costs: dict[str, list[float]] = {name: [] for name in tables}
+    for repeat in range(repeats):
+        for name, policies in tables.items():
+            costs[name].append(round(cpu_seconds_per_game(rules, policies, games, repeat + 1), 4))
+    return costs
+
+
+def largest_setting_costs(games: int) -> dict[str, float]:
+    costs = {}
+    for players in (3, 4, 6):
+        rules = Rules(players=players)
+        run_games(rules, [LARGEST] * players, seed=0, games=1, threads=1)
+        costs[str(players)] = round(cpu_seconds_per_game(rules, [LARGEST] * players, games, 1), 3)
+    return costs
+
+
+STOP_TIMEOUT = 60.0
+
+
+def ctrl_c_seconds(trials: int) -> list[float | None]:
+    """Seconds from SIGINT to exit of a simulate run at LARGEST, one per trial (None: it had not
+    stopped after STOP_TIMEOUT and was killed)."""
+    elapsed = []
+    generator = random.Random(26)
+    for trial in range(trials):
+        with tempfile.TemporaryDirectory() as directory:
+            out = Path(directory) / "run"
+            command = [sys.executable, "-m", "sim.cli", "simulate", "--games", "100000", "--chunk-games", "2",
+                       "--policy", LARGEST, "--seed", str(trial), "--threads", "2", "--quiet", "--out", str(out)]  # fmt: skip
+            process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+            journal = out / JOURNAL_FILE
+            while process.poll() is None and not (journal.exists() and journal.read_bytes().count(b"\n") >= 1):
+                time.sleep(0.02)
+            time.sleep(generator.uniform(0.0, 2.0))  # somewhere inside a later kernel call
+            sent = time.monotonic()
+            process.send_signal(signal.SIGINT)
+            try:
+                _, stderr = process.communicate(timeout=STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+                elapsed.append(None)  # not stopped within STOP_TIMEOUT
+                continue
+            elapsed.append(round(time.monotonic() - sent, 2))
+            if process.returncode != 130:
+                raise SystemExit(f"simulate exited {process.returncode}, not 130 (interrupted): {stderr.strip()}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=40, help="games per timed run of the defaults")
+    parser.add_argument("--repeats", type=int, default=3, help="alternating runs of pimc and mc")
+    parser.add_argument("--largest-games", type=int, default=4, help="games per timed run at the largest setting")
+    parser.add_argument("--trials", type=int, default=5, help="Ctrl-C trials")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--only", choices=("one_seat", "largest", "ctrl_c"), action="append",
+                        help="run only this measurement (repeatable)")
+    args = parser.parse_args()
+
+    only = args.only or ("one_seat", "largest", "ctrl_c")
+    figures: dict = {"largest": LARGEST}
+    if "ctrl_c" in only:
+        # First: measured after this process had run the kernels, every trial's child ran on
+        # past 60 s after its SIGINT (seen on 2026-12-01, not understood); from a fresh parent
+        # it stops (docs/pimc.md).
+        figures["ctrl_c_s"] = stops = ctrl_c_seconds(args.trials)
+        if not args.json:
+            print(f"Ctrl-C at that setting (4 players, 2 threads): stopped after {stops} s "
+                  f"(None: not within {STOP_TIMEOUT:g} s)", flush=True)  # fmt: skip
+    if "one_seat" in only:
+        figures["one_seat_cpu_s_per_game"] = costs = one_seat_costs(args.games, args.repeats)
+        if not args.json:
+            for name, runs in costs.items():
+                print(f"{name},{','.join(OPPONENTS)}: {min(runs):.3f}-{max(runs):.3f} s of one core per 4-player game "
+                      f"({runs})", flush=True)  # fmt: skip
+    if "largest" in only:
+        figures["every_seat_largest_cpu_s_per_game"] = costs = largest_setting_costs(args.largest_games)
+        if not args.json:
+            for players, cost in costs.items():
+                print(f"every seat {LARGEST}, {players} players: {cost:.2f} s of one core per game", flush=True)
+    if args.json:
+        print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()

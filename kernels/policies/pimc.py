@@ -1,0 +1,219 @@
+"""`pimc`: perfect-information Monte Carlo (docs/pimc.md).
+
+Card play: flat Monte Carlo over the distinct legal cards on `play_samples` sampled deals of
+the unseen cards (the same deals for every card), each deal evaluated with the cards face up:
+the last `depth` tricks by the max^n solver (kernels.solver), the tricks before them by a
+playout that reads the sampled hands (kernels.policies.faceup, or the heuristic). Bidding:
+`mc`'s rollouts (heuristic play, expected score) or the same face-up evaluation, by the
+`bidding` parameter.
+
+It reads only its own seat record (hand, bid) and the public table: the deals are mc's
+(uniform given the voids shown, or with `infer=1` from the posterior given the bids and
+trump choice of the seats playing the heuristic), bids the mode hides are mc's estimates.
+Its random numbers all come from the generator it is given (the round's DECISIONS stream).
+"""
+import numpy as np
+from numba import njit
+
+from kernels.bits import at, lowest_bit, popcount
+from kernels.equivalence import distinct_cards, in_play_for_seat, representative
+from kernels.policies import faceup, heuristic, mc
+from kernels.policies.ids import POLICY_MC, POLICY_PIMC
+from kernels.posterior import OPPONENT_HEURISTIC, prepare
+from kernels.records import DECIDE_BID, DECIDE_CARD, PHASE_PLAY
+from kernels.round_state import NO_PLAY_LOG, apply_card, play_until, restart_bidding
+from kernels.rules import round_score
+from kernels import solver
+
+# Parameter vector layout. The first four are mc's (samples, play_samples, infer, spread), so
+# mc's sampling and rollout bidding read them for a pimc seat as for an mc seat.
+P_SAMPLES = mc.P_SAMPLES  # sampled deals per bid decision (0: the heuristic's bid)
+P_PLAY_SAMPLES = mc.P_PLAY_SAMPLES  # sampled deals per card decision (0: the heuristic's card)
+P_INFER = mc.P_INFER  # 1: deals from the posterior given the bids and trump choice shown
+P_SPREAD = mc.P_SPREAD  # the posterior's model of a heuristic seat: its bids with this noise
+P_DEPTH = 4  # tricks left at which the solver takes over from the playout
+P_PLAYOUT = 5  # PLAYOUT_*: how the tricks before the solver's are played in a sample
+P_BIDDING = 6  # BIDDING_*: how a bid is chosen
+P_MC_SPREAD = 7  # infer=1: mc and pimc seats bid like the heuristic (MC_MODEL_PARAMS) with this noise; 0: say nothing
+
+PLAYOUT_FACEUP = 1  # kernels.policies.faceup: every seat plays to its bid seeing every hand
+PLAYOUT_HEURISTIC = 0  # the heuristic at every seat (what mc's rollouts play)
+BIDDING_ROLLOUTS = 0  # mc's bid: heuristic rollouts of sampled deals, the best mean score
+BIDDING_FACEUP = 1  # the best mean score of the face-up evaluation (playout and solver)
+
+NAME = "pimc"
+SUMMARY = "perfect-information Monte Carlo: sampled deals played face up, the last tricks solved exactly"
+# The defaults: the strongest setting of the tuning runs (docs/pimc.md, benchmarks/tune_pimc.py)
+# that costs well under a second per 4-player game (about 0.08 s of one core).
+PARAMETERS = (
+    ("samples", 16.0),
+    ("play_samples", 96.0),
+    ("infer", 0.0),
+    ("spread", 0.0),
+    ("depth", 3.0),
+    ("playout", float(PLAYOUT_HEURISTIC)),
+    ("bidding", float(BIDDING_FACEUP)),
+    ("mc_spread", 0.0),
+)
+# The caps keep one game with every seat pimc at the largest setting (inference and the
+# face-up playout on) under about a second of one core (measured, docs/pimc.md "Costs"), so a
+# run sees Ctrl-C promptly: a kernel call holds at least one game. Card samples cost the most;
+# a deeper solve grows fast (depth 5 with 256 samples: 14 s a game with one pimc seat).
+MAX_SAMPLES = 64  # bid samples
+MAX_PLAY_SAMPLES = 96  # card samples (the default)
+MAX_DEPTH = 3
+COUNTS = ("samples", "play_samples", "infer", "depth", "playout", "bidding")
+RANGES = {
+    "samples": (0.0, float(MAX_SAMPLES)),
+    "play_samples": (0.0, float(MAX_PLAY_SAMPLES)),
+    "infer": (0.0, 1.0),
+    "spread": (0.0, 10.0),
+    "depth": (1.0, float(MAX_DEPTH)),
+    "playout": (0.0, 1.0),
+    "bidding": (0.0, 1.0),
+    "mc_spread": (0.0, 10.0),
+}
+
+# How an mc or pimc seat's bid is modelled with mc_spread > 0: the heuristic with aggression
+# 1.2 (over the bids of 60 mc self-play games that has no mean offset from mc's bid, where the
+# default 1.0 bids 0.1-0.45 tricks lower; the spread of mc's bid around it is 0.5 tricks in
+# rounds of 1-3 cards, 0.85 in 4-8 and 1.3 in 9-15). Their trump choice is the heuristic's.
+MC_MODEL_PARAMS = np.array([1.2 if name == "aggression" else default for name, default in heuristic.PARAMETERS])
+
+# Working memory of one decision: mc's (sampled deals, rollout state, totals, posterior) and
+# the solver's.
+MEMORY_DTYPE = np.dtype([("deals", mc.DECISION_DTYPE), ("solver", solver.SOLVER_DTYPE)])
+
+
+@njit(cache=True)
+def new_memory():
+    """A one-record MEMORY_DTYPE array; keep it referenced while its record is used."""
+    return np.zeros(1, dtype=MEMORY_DTYPE)
+
+
+@njit(cache=True)
+def start_sampling(policies, me, table, deals, generator):
+    """Prepare the decision's deals: with inference, the posterior sampler given what mc's
+    table model explains (mc.table_model: heuristic seats by their parameters) and, with
+    mc_spread > 0, the bids of the mc and pimc seats as the heuristic's (MC_MODEL_PARAMS) with
+    that much noise."""
+    policy_ids, params = policies
+    if params[at(me.seat), P_INFER] == 0:
+        return
+    model = deals.model
+    mc.table_model(policies, me, table, model)
+    spread = params[at(me.seat), P_MC_SPREAD]
+    if spread > 0.0:
+        for seat in range(table.n_players):
+            if seat != me.seat and (policy_ids[seat] == POLICY_MC or policy_ids[seat] == POLICY_PIMC):
+                model.kind[seat] = OPPONENT_HEURISTIC
+                model.seat_spread[seat] = spread
+                for k in range(MC_MODEL_PARAMS.shape[0]):
+                    model.params[seat, k] = MC_MODEL_PARAMS[k]
+    prepare(me, table, model, deals.posterior, generator)
+
+
+@njit(cache=True, inline="always")
+def play_to(playout, table, seats, generator, fixed_bids, end_trick):
+    """Play a sample's round on (bidding first, if it is still bidding) until trick
+    `end_trick` starts or the round ends: the playout at every card, heuristic bids except
+    the fixed ones."""
+    play_until(mc.rollout_decide, mc.ROLLOUT_PARAMS, table, seats, generator, fixed_bids, NO_PLAY_LOG, 0)
+    if playout == PLAYOUT_FACEUP:
+        play_until(faceup.decide, seats, table, seats, generator, fixed_bids, NO_PLAY_LOG, end_trick)
+    else:
+        play_until(mc.rollout_decide, mc.ROLLOUT_PARAMS, table, seats, generator, fixed_bids, NO_PLAY_LOG, end_trick)
+
+
+@njit(cache=True)
+def faceup_score(memory, me_seat, playout, depth, generator):
+    """The pimc seat's round score on the rollout state: played on by the playout until
+    `depth` tricks are left, then solved."""
+    deals = memory.deals
+    table = deals.rollout_table[0]
+    seats = deals.rollout_seats
+    play_to(playout, table, seats, generator, deals.fixed_bids, table.round_size - depth)
+    if table.phase != PHASE_PLAY:
+        return round_score(seats[me_seat].bid, table.tricks[me_seat])
+    work = memory.solver
+    solver.set_position(work, table, seats)
+    return round_score(seats[me_seat].bid, solver.tricks_of(solver.solve(work), me_seat))
+
+
+@njit(cache=True)
+def choose_bid(policies, me, table, legal, generator):
+    _, params = policies
+    if params[at(me.seat), P_BIDDING] == BIDDING_ROLLOUTS:
+        return mc.choose_bid(policies, me, table, legal, generator)
+    preferred = heuristic.choose_bid(mc.ROLLOUT_PARAMS, me, table, legal)
+    samples = int(params[at(me.seat), P_SAMPLES])
+    if samples == 0 or popcount(legal) == 1:
+        return preferred
+    depth = int(params[at(me.seat), P_DEPTH])
+    playout = int(params[at(me.seat), P_PLAYOUT])
+    storage = new_memory()
+    memory = storage[0]
+    deals = memory.deals
+    start_sampling(policies, me, table, deals, generator)
+    for _ in range(samples):
+        weight = mc.sample_base(params, me, table, deals, generator)
+        if weight == 0.0:
+            continue
+        rest = legal
+        while rest:
+            bid = lowest_bit(rest)
+            rest &= rest - 1
+            rollout_table = mc.reset_rollout(deals, table.n_players)
+            restart_bidding(rollout_table, deals.rollout_seats)
+            mc.rollout_bidding(deals, me.seat, bid)
+            deals.totals[bid] += weight * faceup_score(memory, me.seat, playout, depth, generator)
+    return mc.best_choice(storage[0].deals.totals, legal, preferred)  # (storage stays alive until here)
+
+
+@njit(cache=True)
+def choose_card(policies, me, table, legal, generator):
+    _, params = policies
+    preferred = heuristic.choose_card(me, table, legal)
+    samples = int(params[at(me.seat), P_PLAY_SAMPLES])
+    choices = distinct_cards(legal, in_play_for_seat(me, table))
+    if samples == 0 or popcount(choices) == 1:
+        return preferred
+    depth = int(params[at(me.seat), P_DEPTH])
+    playout = int(params[at(me.seat), P_PLAYOUT])
+    storage = new_memory()
+    memory = storage[0]
+    deals = memory.deals
+    work = memory.solver
+    start_sampling(policies, me, table, deals, generator)
+    solved_now = table.round_size - table.trick <= depth
+    for _ in range(samples):
+        weight = mc.sample_base(params, me, table, deals, generator)
+        if weight == 0.0:
+            continue
+        if solved_now:
+            # One position for every card: the solver's value of each.
+            solver.set_position(work, deals.base_table[0], deals.base_seats)
+        rest = choices
+        while rest:
+            card = lowest_bit(rest)
+            rest &= rest - 1
+            if solved_now:
+                score = round_score(me.bid, solver.tricks_of(solver.final_after(work, card), me.seat))
+            else:
+                rollout_table = mc.reset_rollout(deals, table.n_players)
+                apply_card(rollout_table, deals.rollout_seats, card)
+                score = faceup_score(memory, me.seat, playout, depth, generator)
+            deals.totals[card] += weight * score
+    preferred_choice = representative(preferred, choices)
+    best = mc.best_choice(storage[0].deals.totals, choices, preferred_choice)  # (storage stays alive until here)
+    return preferred if best == preferred_choice else best
+
+
+@njit(cache=True, inline="always")
+def decide(decision, policies, me, table, legal, generator):
+    """policies = (policy id per seat, parameter row per seat), as the dispatch has them."""
+    if decision == DECIDE_BID:
+        return choose_bid(policies, me, table, legal, generator)
+    if decision == DECIDE_CARD:
+        return choose_card(policies, me, table, legal, generator)
+    return heuristic.choose_trump(me.hand)

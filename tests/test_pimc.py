@@ -1,0 +1,103 @@
+"""The `pimc` policy: legal play in every variant, reproducibility across threads and chunks,
+its parameters, the face-up playout, and a tournament through the command line. The
+information it may use is tested in tests/test_information.py, the solver in
+tests/test_solver.py. Small sample counts keep the file fast."""
+import json
+
+import numpy as np
+import pytest
+
+import sim
+import test_invariants
+from helpers import invoke, make_table
+from test_determinism import assert_same_games
+from kernels import records as st
+from kernels.policies import faceup, pimc
+from sim.config.errors import ConfigError
+from sim.config.policies import parse_policy
+
+FAST_PIMC = "pimc:samples=2,play_samples=2"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", list(test_invariants.VARIANTS))
+@pytest.mark.parametrize("players", [3, 6])
+def test_pimc_games_satisfy_the_invariants(players, variant):
+    """The round and play invariants of tests/test_invariants.py on full games of pimc seats."""
+    test_invariants.test_round_invariants(players, FAST_PIMC, variant)
+    test_invariants.test_play_invariants(players, FAST_PIMC, variant)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["pimc:samples=2,play_samples=2,bidding=0,depth=1", "pimc:samples=2,play_samples=2,playout=1,infer=1"])
+def test_pimc_settings_satisfy_the_invariants_under_delayed_bidding(monkeypatch, spec):
+    """Delayed bidding (bids hidden during play, estimated), mc's rollout bidding, the face-up
+    playout and inference, through the same harness."""
+    monkeypatch.setitem(test_invariants.VARIANTS, "delayed", {"bidding": "delayed"})
+    test_invariants.test_round_invariants(4, spec, "delayed")
+    test_invariants.test_play_invariants(4, spec, "delayed")
+
+
+def test_pimc_without_samples_is_the_heuristic():
+    """samples=0 and play_samples=0 fall back to the heuristic's bid and card: same games."""
+    rules = sim.Rules(players=4, even_bids="forbidden")
+    as_pimc = sim.run_games(rules, "pimc:samples=0,play_samples=0,random,heuristic,random", seed=4, games=100, log_plays=True)
+    heuristic = sim.run_games(rules, "heuristic,random,heuristic,random", seed=4, games=100, log_plays=True)
+    assert_same_games(as_pimc, heuristic)
+
+
+def test_pimc_parameters_parse_with_defaults_and_ranges():
+    defaults = dict(pimc.PARAMETERS)
+    policy = parse_policy("pimc:depth=2")
+    assert policy.params == tuple(defaults[key] if key != "depth" else 2.0 for key, _ in pimc.PARAMETERS)
+    assert policy.label == "pimc:depth=2" and parse_policy("pimc").label == "pimc"
+    for bad in ("pimc:depth=0", f"pimc:depth={pimc.MAX_DEPTH + 1}", f"pimc:play_samples={pimc.MAX_PLAY_SAMPLES + 1}",
+                f"pimc:samples={pimc.MAX_SAMPLES + 1}",
+                "pimc:samples=1.5", "pimc:infer=2", "pimc:bidding=2", "pimc:playout=-1"):  # fmt: skip
+        with pytest.raises(ConfigError):
+            parse_policy(bad)
+
+
+MIXED = f"{FAST_PIMC},heuristic,mc:samples=2,play_samples=2,pimc:samples=1,play_samples=3,depth=2,playout=1"
+
+
+def test_same_seed_same_games_across_threads_and_batches():
+    rules = sim.Rules(players=4, rounds=(1, 3, 7, 15))
+    one = sim.run_games(rules, MIXED, seed=11, games=64, log_plays=True, threads=1)
+    two = sim.run_games(rules, MIXED, seed=11, games=64, log_plays=True, threads=2)
+    assert_same_games(one, two)
+    second_half = sim.run_games(rules, MIXED, seed=11, first_game=32, games=32, log_plays=True, threads=2)
+    assert_same_games(one, second_half, rows_a=slice(32, None))
+    other_seed = sim.run_games(rules, MIXED, seed=12, games=64)
+    assert not np.array_equal(one.games, other_seed.games)
+
+
+def test_faceup_playout_takes_a_sure_trick_and_ducks_a_made_bid():
+    """Seat 1 follows a led 10 of clubs holding the King and the 2: needing a trick it plays
+    the King (no later seat can beat it); with its bid made it plays the 2."""
+    storage, seats, table = make_table(players=3, round_size=2, trump=-1)
+    table["phase"] = st.PHASE_PLAY
+    table["n_bids"] = 3
+    table["leader"] = 0
+    seats[0]["hand"] = 1 << 8 | 1 << 20  # 10C, 9D
+    seats[1]["hand"] = 1 << 11 | 1 << 0  # KC, 2C
+    seats[2]["hand"] = 1 << 5 | 1 << 30  # 7C, 6H
+    from kernels import rules as K
+
+    K.play_card(table, seats, 0, 8)
+    legal = K.legal_cards(seats[1]["hand"], table["led_suit"])
+    seats[1]["bid"] = 1
+    assert faceup.choose_card(seats, seats[1], table, legal) == 11
+    seats[1]["bid"] = 0
+    assert faceup.choose_card(seats, seats[1], table, legal) == 0
+
+
+def test_pimc_tournament_on_the_command_line(tmp_path):
+    """A duplicate tournament with a pimc seat through `wizard-sim tournament`: the summary
+    names pimc with a mean score and the pair verdicts."""
+    out = tmp_path / "t"
+    result = invoke("tournament", "--players", 4, "--policies", f"{FAST_PIMC},mc:samples=2,play_samples=2,heuristic,random",
+                    "--games", 4, "--rounds", "1-4", "--seed", 3, "--out", out, "--quiet")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert FAST_PIMC in json.dumps(summary)
