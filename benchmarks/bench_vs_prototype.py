@@ -39,8 +39,11 @@ PROTOTYPE_POLICY = {"random": 0, "heuristic": 1}
 
 
 def load_prototype(path: Path):
+    """The prototype, compiled afresh: it lives in a shared directory (its numba cache would be
+    written there), and its parallel kernel's cache does not load back when imported by path."""
     if not path.is_file():
         raise SystemExit(f"no prototype at {path} (--prototype PATH)")
+    os.environ["PROTO_CACHE"] = "0"
     spec = importlib.util.spec_from_file_location("proto_wizard", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
