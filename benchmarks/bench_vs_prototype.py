@@ -105,13 +105,14 @@ def main() -> None:
     if arguments.json:
         print(json.dumps({"players": PLAYERS, "threads": all_threads, "runs": figures}))
         return
-    print(f"{PLAYERS} players, full games; best of {arguments.repeats} alternating timings per run, {arguments.runs} runs")
+    print(f"{PLAYERS} players, full games; best of {arguments.repeats} alternating timings per run, "
+          f"{arguments.runs} runs")  # fmt: skip
     for key, runs in figures.items():
         ratios = [run["ratio"] for run in runs]
-        rate = {name: (min(run[name] for run in runs), max(run[name] for run in runs)) for name in ("ours", "prototype")}
+        ranges = {name: f"{min(run[name] for run in runs):,}-{max(run[name] for run in runs):,}"
+                  for name in ("ours", "prototype")}  # fmt: skip
         print(f"{key:>20}: {min(ratios):.2f}x-{max(ratios):.2f}x the prototype "
-              f"(ours {rate['ours'][0]:,}-{rate['ours'][1]:,}, prototype {rate['prototype'][0]:,}-{rate['prototype'][1]:,} games/s)")  # fmt: skip
-
+              f"(ours {ranges['ours']}, prototype {ranges['prototype']} games/s)")  # fmt: skip
 
 if __name__ == "__main__":
     main()
