@@ -9,6 +9,7 @@ from kernels.bits import at
 from kernels.cards import (
     FULL_DECK,
     N_CARDS,
+    N_SUITS,
     NO_CARD,
     NO_SUIT,
     SPECIAL_MASK,
@@ -251,18 +252,19 @@ def reveals_bids_after_play(bidding):
 # --- play -------------------------------------------------------------------------------
 
 
+# The cards that must follow, by led suit + 1: none under LED_NONE (index 0) and LED_FREE (5).
+FOLLOW_MASKS = np.array([0] + [suit_mask.py_func(suit) for suit in range(N_SUITS)] + [0], dtype=np.int64)
+
+
 @njit(cache=True)
 def legal_cards(hand, led_suit):
     """Cards of `hand` that may be played to a trick whose led suit is `led_suit` (docs/rules.md §5).
 
     Follow suit if able; Wizards and Jesters may always be played. LED_NONE (nothing or only
-    Jesters played) and LED_FREE (a Wizard set the trick) allow any card."""
-    if led_suit == LED_NONE or led_suit == LED_FREE:
-        return hand
-    following = hand & suit_mask(led_suit)
-    if following == 0:
-        return hand
-    return following | (hand & SPECIAL_MASK)
+    Jesters played) and LED_FREE (a Wizard set the trick) allow any card. Written as a select,
+    not branches: whether a seat can follow is a coin flip to the branch predictor."""
+    following = hand & FOLLOW_MASKS[at(led_suit + 1)]
+    return hand if following == 0 else following | (hand & SPECIAL_MASK)
 
 
 # Trick power (docs/rules.md §6) once the led suit is known: the first Wizard beats everything, then
@@ -285,6 +287,18 @@ def trick_power(card, led_suit, trump):
     return POWER_WIZARD if is_wizard(card) else power
 
 
+# trick_power of every card id (64 columns: the ids past the deck have none) by trump + 1
+# (NO_SUIT..3) and led suit + 1 (LED_NONE..LED_FREE): the play loop looks a card's power up,
+# a few instructions less per card than computing it.
+TRICK_POWERS = np.array(
+    [
+        [[trick_power.py_func(card, led, trump) for card in range(64)] for led in range(LED_NONE, LED_FREE + 1)]
+        for trump in range(NO_SUIT, N_SUITS)
+    ],
+    dtype=np.int8,
+)
+
+
 @njit(cache=True)
 def led_suit_after(led_suit, card):
     """The trick's led suit after `card` is played to it (docs/rules.md §5): the first non-Jester
@@ -294,7 +308,7 @@ def led_suit_after(led_suit, card):
     return LED_FREE if is_wizard(card) else card_suit(card)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_card(table, seats, seat, card):
     """Move `card` from the seat's hand to the current trick and update the public state."""
     bit = card_bit(card)
@@ -305,15 +319,19 @@ def play_card(table, seats, seat, card):
     table.trick_cards[at(position)] = card
     led = table.led_suit
     suit = card_suit(card)
-    if 0 <= led < LED_FREE and suit != NO_SUIT and suit != led:
-        table.voids[at(seat)] |= 1 << led
+    # Selects rather than branches (random play makes both outcomes common): a suited card off
+    # a led suit shows the seat void in it; a card with more power takes the lead.
+    shows_void = (0 <= led) & (led < LED_FREE) & (suit != NO_SUIT) & (suit != led)
+    table.voids[at(seat)] |= np.int64(shows_void) << (led & 3)
     led = led_suit_after(led, card)
     table.led_suit = led
-    power = trick_power(card, led, table.trump)
+    power = np.int64(TRICK_POWERS[at(table.trump + 1), at(led + 1), at(card)])
     # Cards before the first suited card are Jesters (power 0), so the stored power stays right.
-    if power > table.winning_power:
-        table.winning_power = power
-        table.winning_position = position
+    # (As arithmetic: LLVM turns a select between a load and a register back into a branch.)
+    best = table.winning_power
+    takes_lead = np.int64(power > best)
+    table.winning_power = max(power, best)
+    table.winning_position += takes_lead * (position - table.winning_position)
     table.n_in_trick = position + 1
 
 

@@ -147,6 +147,15 @@ def test_hand_of_only_specials_plays_anything():
     assert cards_of(K.legal_cards(mask([W1, J2]), S)) == [W1, J2]
 
 
+def test_play_loops_power_table_is_trick_power():
+    """play_card looks powers up in TRICK_POWERS; the rule itself is trick_power."""
+    for trump in range(NO_SUIT, 4):
+        for led in range(LED_NONE, LED_FREE + 1):
+            looked_up = K.TRICK_POWERS[trump + 1, led + 1]
+            assert [looked_up[c] for c in range(60)] == [K.trick_power(c, led, trump) for c in range(60)]
+            assert not looked_up[60:].any()
+
+
 def _trick_table(hands, trump=NO_SUIT):
     """A table whose seat 0 leads, with the given hands (one list per seat)."""
     storage, seats, table = make_table(players=len(hands), round_size=len(hands[0]), trump=trump)
