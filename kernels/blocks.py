@@ -1,7 +1,7 @@
 """Work split into blocks for a parallel loop, and the first failure among them.
 
 A parallel kernel hands each thread a block of items (games, samples, rollouts) with one
-working memory; the blocking never changes a result, since items are independent. numba drops
+working memory (at most 64 items, fewer when a call has too few to give every thread one); the blocking never changes a result, since items are independent. numba drops
 an exception raised in a parallel loop by any thread but the calling one, so a block catches
 its first failure and the kernel returns the earliest (NO_FAILURE: none).
 
@@ -16,21 +16,35 @@ tests/test_python_policies.py compare parallel kernels with serial ones and catc
 import types
 
 import numpy as np
-from numba import njit
+from numba import config, njit
 
 NO_FAILURE = -1
 ITEMS_PER_BLOCK = 64
+# The threads a call's blocks are shared among, frozen when a kernel is compiled (a global int
+# is a constant that numba can cache; numba.get_num_threads() in a kernel is not): another
+# machine loading the cache may block differently, which changes no result.
+THREADS = config.NUMBA_NUM_THREADS
+
+
+@njit(cache=True, inline="always")
+def items_per_block(n):
+    """ITEMS_PER_BLOCK, or fewer when n items would leave a thread without a block: a short
+    call of costly items (games of mc or pimc, estimate's samples: calls sliced so that Ctrl-C
+    is seen within a quarter of a second) still keeps every thread busy."""
+    return min(ITEMS_PER_BLOCK, max(1, (n + THREADS - 1) // THREADS))
 
 
 @njit(cache=True, inline="always")
 def n_blocks(n):
-    return (n + ITEMS_PER_BLOCK - 1) // ITEMS_PER_BLOCK
+    size = items_per_block(n)
+    return (n + size - 1) // size
 
 
 @njit(cache=True, inline="always")
 def block_rows(block, n):
     """(first, stop) of block `block` of n items."""
-    return block * ITEMS_PER_BLOCK, min(n, (block + 1) * ITEMS_PER_BLOCK)
+    size = items_per_block(n)
+    return block * size, min(n, (block + 1) * size)
 
 
 @njit(cache=True)

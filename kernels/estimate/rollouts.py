@@ -7,20 +7,15 @@ the decisions stream (common random numbers): a sample's decisions come from the
 """
 from collections import namedtuple
 
-import numpy as np
-from numba import config, njit, prange
+from numba import njit, prange
 
 from kernels.batch import seated_policies
-from kernels.blocks import ITEMS_PER_BLOCK, NO_FAILURE, first_failure
+from kernels.blocks import NO_FAILURE, block_rows, first_failure, n_blocks, new_failures
 from kernels.estimate.situation import Sampling, deal_sample, new_estimate_memory, start_sample_round
 from kernels.policies.dispatch import decide
 from kernels.rng import STREAM_DECISIONS, seed_stream
 from kernels.round_state import play_out
 
-# The threads a call's blocks are shared among, frozen when the kernel is compiled (a global
-# int is a constant that numba can cache; numba.get_num_threads() in a kernel is not):
-# another machine loading the cache may block differently, which changes no result.
-THREADS = config.NUMBA_NUM_THREADS
 # The samples of a call: samples first, first + 1, ... of the estimate seeded `seed`.
 Samples = namedtuple("Samples", ("seed", "first"))
 # Per sample i of a call: the estimating seat's tricks for every candidate bid [n, candidates],
@@ -75,18 +70,14 @@ def estimate_tricks(samples, known, policies, candidates, inference, results):
     rules, situation = known
     models, infer = inference
     n_samples = results.tricks.shape[0]
-    # Fewer samples a block when a call has too few to give every thread one (a short call of
-    # costly samples: sim.analysis.estimate_slices slices them so that Ctrl-C is seen).
-    per_block = min(ITEMS_PER_BLOCK, max(1, (n_samples + THREADS - 1) // THREADS))
-    blocks = (n_samples + per_block - 1) // per_block
-    failures = np.full(blocks, NO_FAILURE, dtype=np.int64)
-    for block in prange(blocks):
+    failures = new_failures(n_samples)
+    for block in prange(n_blocks(n_samples)):
         block_situation = situation[0]
         sampling = Sampling(models[0], infer)
         memory = new_estimate_memory(samples.seed, rules[0], block_situation, policies, sampling)
         # A thread-local copy: shared arrays would make every reference count contended.
         block_candidates = candidates.copy()
-        rows = (block * per_block, min(n_samples, (block + 1) * per_block))
+        rows = block_rows(block, n_samples)
         failures[block] = estimate_block(samples, rows, block_candidates, block_situation, sampling, memory, results)
     return first_failure(failures)
 
