@@ -33,6 +33,7 @@ def line_of(text: str) -> int:
     return found[0]
 
 
+@pytest.mark.slow
 def test_an_illegal_card_names_the_bot_seat_decision_game_round_answer_and_legal_set():
     with pytest.raises(BotError) as caught:
         run_games(Rules(players=3, rounds=(5,)), "random,broken_bots:IllegalPlayer,random", seed=1, games=20)
@@ -46,6 +47,7 @@ def test_an_illegal_card_names_the_bot_seat_decision_game_round_answer_and_legal
     assert "2C" not in match["legal"].split(", ")
 
 
+@pytest.mark.slow
 def test_a_failure_in_a_worker_thread_is_reported_the_same_for_any_thread_count():
     # RarelyIllegal bids 21 in a few games only. With 2 threads, most of those games were
     # played by the worker thread, whose exception numba dropped: the run "succeeded" with
@@ -68,6 +70,7 @@ def test_a_failure_in_a_worker_thread_is_reported_the_same_for_any_thread_count(
         run_games(rules, policies, seed=3, game_ids=[game])
 
 
+@pytest.mark.slow
 def test_an_exception_names_the_bot_its_function_and_the_decision():
     with pytest.raises(BotError) as caught:
         run_games(Rules(players=3, rounds=(1, 2, 3)), "random,random,broken_bots:Raises", seed=2, games=200)
@@ -89,6 +92,7 @@ def test_a_bot_that_does_not_compile_names_its_file_and_line(tmp_path):
     assert not (tmp_path / "run").exists()  # the failed run removed what it wrote
 
 
+@pytest.mark.slow
 def test_tournament_names_its_game_and_deal(tmp_path):
     result = invoke("tournament", "--players", "3", "--policies", "broken_bots:IllegalPlayer,random,random", "--games", "6",
                     "--rounds", "3", "--seed", "1", "--out", tmp_path / "run", "--quiet")  # fmt: skip

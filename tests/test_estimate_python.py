@@ -190,6 +190,7 @@ def test_a_bot_asked_for_bids_only_is_modelled_by_its_bids():
 # --- reproducibility ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_same_estimate_whatever_threads_and_batches(monkeypatch):
     assert numba.config.NUMBA_NUM_THREADS >= 2, "the machine runs only one numba thread"
     options = dict(trump="3H", position=2, bids="1,0", spread=0.7, seed=5,
@@ -270,6 +271,7 @@ def test_a_failing_bot_is_one_line_and_exit_1(opponents, message):
         run_estimate("AS KS", trump="2H", players=3, opponents=opponents, samples=50, position=1, bids="1")
 
 
+@pytest.mark.slow
 def test_a_failing_built_in_seat_among_bots_is_one_line_and_exit_1(monkeypatch):
     """A numba bot next to a Python policy answers illegally inside the rollout kernels: the
     failure is reported from whichever thread met it, naming the policy, seat and decision."""

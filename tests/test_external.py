@@ -38,6 +38,7 @@ def test_example_bot_plays_a_tournament(tmp_path):
     assert (rounds.groupby(["game_id", "round"])["tricks"].sum() == rounds.groupby(["game_id", "round"])["round"].first()).all()
 
 
+@pytest.mark.slow
 def test_parameters_and_reproducibility():
     rules = Rules(players=3, rounds=(3, 4, 5))
     policies = "greedy_bot:GreedyBot:margin=1,heuristic,greedy_bot:GreedyBot"
@@ -81,6 +82,7 @@ def test_illegal_action_is_reported(tmp_path):
         run_games(Rules(players=3, rounds=(5,)), "broken_bots:IllegalPlayer,random,random", seed=1, games=20)
 
 
+@pytest.mark.slow
 def test_estimate_with_an_external_bot():
     import sim
 
