@@ -11,7 +11,7 @@ brute-force enumeration reproduces it exactly (tests/reference.py), and it lets 
 stop at a seat's first card that reaches the best score the seat could still make. An
 indifferent seat therefore plays a low club before a Wizard: arbitrary, but fixed and said.
 
-The search: depth first over the cards (a recursion, one level per card), with
+The search: depth first over the cards, one level per card, with
 - card-equivalence pruning: of cards of one hand with no card still in play elsewhere (in
   another hand or the current trick) between them, only the lowest is tried (they play
   alike; kernels.equivalence, shared with mc);
@@ -23,6 +23,11 @@ The search: depth first over the cards (a recursion, one level per card), with
   position needs no clearing.
 
 Tricks are packed 5 bits per seat in an int64 (at most 20 tricks a round, 6 seats).
+
+The depth-first search keeps its own stack (the frame_* arrays of the working record) instead
+of recursing: numba's cache does not survive a recursive function (numba/numba#6061). A
+kernel that reached it through a cached caller loaded in another process segfaulted: the
+crash of `results/regenerate.py --quick` after the test suite had filled the cache.
 
 Usage (all compiled; one working record per thread):
 
@@ -39,7 +44,7 @@ from numba import njit
 from kernels.bits import at, lowest_bit, popcount
 from kernels.cards import card_bit
 from kernels.equivalence import distinct_cards
-from kernels.records import LED_NONE, MAX_PLAYERS
+from kernels.records import LED_NONE, MAX_PLAYERS, MAX_PLAYS_PER_ROUND
 from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK, led_suit_after, legal_cards, round_score, seat_after, trick_power
 
 TRICK_BITS = 5  # bits per seat in a packed trick vector (a round has at most 20 tricks)
@@ -47,6 +52,8 @@ TRICK_FIELD = (1 << TRICK_BITS) - 1
 TABLE_BITS = 12  # transposition table of 2**12 entries (128 KiB: a decision allocates it)
 TABLE_SIZE = 1 << TABLE_BITS
 NO_SCORE = -(1 << 30)
+OPEN = np.int64(-1)  # a node's value while its cards are being tried (packed tricks are >= 0)
+MAX_DEPTH = MAX_PLAYS_PER_ROUND  # one frame per card played below the root
 
 _i8 = np.int64
 
@@ -70,6 +77,25 @@ SOLVER_DTYPE = np.dtype(
         ("entry_cards", _i8, (TABLE_SIZE,)),
         ("entry_state", _i8, (TABLE_SIZE,)),  # leader | tricks so far << 3
         ("entry_final", _i8, (TABLE_SIZE,)),  # packed final tricks
+        # The search's stack, one frame per node on the path from the root: the seat to act,
+        # its bid and best possible score, its best so far, the cards it has still to try,
+        # the card being tried and the trick state that card's undo restores.
+        ("frame_seat", _i8, (MAX_DEPTH,)),
+        ("frame_bid", _i8, (MAX_DEPTH,)),
+        ("frame_bound", _i8, (MAX_DEPTH,)),
+        ("frame_best_score", _i8, (MAX_DEPTH,)),
+        ("frame_best_final", _i8, (MAX_DEPTH,)),
+        ("frame_rest", _i8, (MAX_DEPTH,)),
+        ("frame_card", _i8, (MAX_DEPTH,)),
+        ("frame_slot", _i8, (MAX_DEPTH,)),  # its transposition slot, or -1 inside a trick
+        ("frame_state", _i8, (MAX_DEPTH,)),
+        ("frame_leader", _i8, (MAX_DEPTH,)),
+        ("frame_n_in_trick", _i8, (MAX_DEPTH,)),
+        ("frame_led_suit", _i8, (MAX_DEPTH,)),
+        ("frame_winning_position", _i8, (MAX_DEPTH,)),
+        ("frame_winning_power", _i8, (MAX_DEPTH,)),
+        ("frame_trick_cards", _i8, (MAX_DEPTH,)),
+        ("frame_tricks", _i8, (MAX_DEPTH,)),
     ]
 )
 
@@ -215,18 +241,38 @@ def table_slot(cards, state):
     return (mixed >> (64 - TABLE_BITS)) & (TABLE_SIZE - 1)
 
 
+@njit(cache=True, inline="always")
+def keep(work, depth, saved):
+    """Store what undo needs (play's return) in frame `depth`."""
+    leader, n_in_trick, led_suit, winning_position, winning_power, trick_cards, tricks = saved
+    work.frame_leader[depth] = leader
+    work.frame_n_in_trick[depth] = n_in_trick
+    work.frame_led_suit[depth] = led_suit
+    work.frame_winning_position[depth] = winning_position
+    work.frame_winning_power[depth] = winning_power
+    work.frame_trick_cards[depth] = trick_cards
+    work.frame_tricks[depth] = tricks
+
+
+@njit(cache=True, inline="always")
+def kept(work, depth):
+    """What keep stored in frame `depth`."""
+    return (work.frame_leader[depth], work.frame_n_in_trick[depth], work.frame_led_suit[depth],
+            work.frame_winning_position[depth], work.frame_winning_power[depth], work.frame_trick_cards[depth],
+            work.frame_tricks[depth])  # fmt: skip
+
+
 @njit(cache=True)
-def search(work):
-    """Packed final tricks of every seat under max^n play from the current position (the
-    position is restored on return)."""
+def open_node(work, depth):
+    """The current position's packed final tricks when they need no search (the round is
+    over, the last trick, a transposition hit); otherwise OPEN, with frame `depth` set up to
+    try the seat's cards."""
     seat = seat_to_play(work)
     hand = work.hands[at(seat)]
     if hand == 0:
         return work.tricks
-    at_boundary = work.n_in_trick == 0
-    slot = 0
-    state = 0
-    if at_boundary:
+    slot = -1
+    if work.n_in_trick == 0:
         if popcount(hand) == 1:
             return last_trick(work)
         state = work.leader | (work.tricks << 3)
@@ -237,30 +283,57 @@ def search(work):
             and work.entry_state[slot] == state
         ):
             return work.entry_final[slot]
+        work.frame_state[depth] = state
     bid = work.bids[at(seat)]
-    bound = best_possible(bid, tricks_of(work.tricks, seat), popcount(hand))
-    best_score = NO_SCORE
-    best_final = np.int64(0)
-    rest = candidates(work, seat)
-    while rest:
-        card = lowest_bit(rest)
-        rest &= rest - 1
-        work.nodes += 1
-        saved = play(work, seat, card)
-        final = search(work)
-        undo(work, seat, card, saved)
-        score = round_score(bid, tricks_of(final, seat))
-        if score > best_score:
-            best_score = score
-            best_final = final
-            if score == bound:
-                break
-    if at_boundary:
-        work.entry_stamp[slot] = work.stamp
-        work.entry_cards[slot] = work.in_play
-        work.entry_state[slot] = state
-        work.entry_final[slot] = best_final
-    return best_final
+    work.frame_seat[depth] = seat
+    work.frame_bid[depth] = bid
+    work.frame_bound[depth] = best_possible(bid, tricks_of(work.tricks, seat), popcount(hand))
+    work.frame_best_score[depth] = NO_SCORE
+    work.frame_best_final[depth] = 0
+    work.frame_rest[depth] = candidates(work, seat)
+    work.frame_slot[depth] = slot
+    return OPEN
+
+
+@njit(cache=True)
+def search(work):
+    """Packed final tricks of every seat under max^n play from the current position (the
+    position is restored on return). Each seat tries its candidate cards in ascending id and
+    keeps the first best-scoring one, stopping at its best possible score."""
+    depth = 0
+    value = open_node(work, depth)
+    while True:
+        if value == OPEN:  # try the next card of the node at `depth`
+            seat = work.frame_seat[depth]
+            rest = work.frame_rest[depth]
+            card = lowest_bit(rest)
+            work.frame_rest[depth] = rest & (rest - 1)
+            work.frame_card[depth] = card
+            work.nodes += 1
+            keep(work, depth, play(work, seat, card))
+            depth += 1
+            value = open_node(work, depth)
+            continue
+        # `value` is the node at `depth` decided: fold it into its parent.
+        if depth == 0:
+            return value
+        depth -= 1
+        seat = work.frame_seat[depth]
+        undo(work, seat, work.frame_card[depth], kept(work, depth))
+        score = round_score(work.frame_bid[depth], tricks_of(value, seat))
+        if score > work.frame_best_score[depth]:
+            work.frame_best_score[depth] = score
+            work.frame_best_final[depth] = value
+        if score != work.frame_bound[depth] and work.frame_rest[depth] != 0:
+            value = OPEN
+            continue
+        value = work.frame_best_final[depth]
+        slot = work.frame_slot[depth]
+        if slot >= 0:
+            work.entry_stamp[slot] = work.stamp
+            work.entry_cards[slot] = work.in_play
+            work.entry_state[slot] = work.frame_state[depth]
+            work.entry_final[slot] = value
 
 
 @njit(cache=True)

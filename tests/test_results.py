@@ -13,7 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.slow
 def test_regenerate_quick(tmp_path):
-    subprocess.run([sys.executable, str(ROOT / "results" / "regenerate.py"), "--quick", "--out", str(tmp_path)], check=True)
+    # -X faulthandler: a crash in a kernel prints its Python stack (it once was a segfault).
+    subprocess.run([sys.executable, "-X", "faulthandler", str(ROOT / "results" / "regenerate.py"), "--quick", "--out", str(tmp_path)],
+                   check=True)  # fmt: skip
     for name in ("README.md", "accuracy.json", "accuracy_vs_baseline.png", "tournament.json", "tournament.png",
                  "estimate.json", "estimate.png", "inference.json"):  # fmt: skip
         assert (tmp_path / name).stat().st_size > 0, name
