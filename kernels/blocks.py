@@ -12,6 +12,13 @@ body (also inside a function inlined there), and through arrays unpacked togethe
 (`a, b = out`, `a, b = out.a, out.b`); a called (not inlined) function may write through a
 field. tests/test_env.py and
 tests/test_python_policies.py compare parallel kernels with serial ones and catch it.
+
+Records do not keep their array alive: numba frees a local array right after its last use,
+even while a record taken from it (`memory = storage[0]`, `storage[0].totals`) is still read.
+So a record is taken from an array only in a function the array is passed to (the caller
+holds it), in the function that returns the array, or before a later use of the array;
+tests/test_record_lifetimes.py checks every kernel for it (reading freed memory once made
+pimc segfault and mc, rarely, choose from another thread's zeros).
 """
 import types
 

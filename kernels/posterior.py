@@ -615,7 +615,14 @@ def sample_deal(model, work, hands, generator):
 def sample_deals(me, table, model, generator, hands, weights):
     """Prepare and draw weights.shape[0] samples: hands[i, seat], weights[i]. Returns the
     total proposals. (A convenience loop for tests and benchmarks.)"""
-    storage = new_work()
+    return sample_deals_in(new_work(), me, table, model, generator, hands, weights)
+
+
+@njit(cache=True)
+def sample_deals_in(storage, me, table, model, generator, hands, weights):
+    """sample_deals in `storage` (a new_work array), whose record is taken here, where the
+    caller holds the array (numba frees a local array after its last use, even while a
+    record of it is read: kernels/blocks.py)."""
     work = storage[0]
     prepare(me, table, model, work, generator)
     total = 0
@@ -623,7 +630,7 @@ def sample_deals(me, table, model, generator, hands, weights):
         weight, proposals = sample_deal(model, work, hands[i], generator)
         weights[i] = weight
         total += proposals
-    return total  # (storage stays alive until here)
+    return total
 
 
 @njit(cache=True)

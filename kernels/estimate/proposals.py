@@ -15,10 +15,10 @@ from numba import njit, prange
 
 from kernels.blocks import NO_FAILURE, block_rows, first_failure, n_blocks, new_failures, parallel_and_serial
 from kernels.cards import N_CARDS
-from kernels.estimate.situation import Sampling, deal_sample, new_estimate_memory, new_known_memory
+from kernels.estimate.situation import Sampling, deal_sample, new_estimate_memory, new_known_memory, prepare_known
 from kernels.observation import encode_observation, flat_action, write_action_mask
 from kernels.policies.dispatch import decide
-from kernels.posterior import new_work, prepare, sample_deal
+from kernels.posterior import new_work, sample_deal
 from kernels.records import DECIDE_BID, MAX_PLAYERS, NO_BID, SEAT_DTYPE, TABLE_DTYPE
 from kernels.rng import STREAM_PILOT, next_u64, seed_stream, uniform
 from kernels.round_state import checked, trump_view
@@ -37,10 +37,12 @@ PROPOSAL_DTYPE = np.dtype(
 
 
 @njit(cache=True)
-def new_proposal_memory(known_table, evaluated, likelihood_work):
+def new_proposal_memory(known_storage, evaluated, likelihood_work):
     """The views of the evaluated seats (evaluated = (seats [m], decisions [m])): a bidder's
     is the one the posterior rebuilds for its likelihood (prepared in likelihood_work), the
-    dealer's trump choice's is trump_view."""
+    dealer's trump choice's is trump_view of the known round (known_storage, a
+    new_known_memory array)."""
+    known_table = known_storage[0].known_table
     seats, decisions = evaluated
     storage = np.zeros(1, dtype=PROPOSAL_DTYPE)
     memory = storage[0]
@@ -60,11 +62,10 @@ def likelihood_work(seed, rules, situation, model):
     arrays; the pilot from (seed, 0, round size, PILOT)): its bid_weight and trump_weight
     tables hold the posterior's acceptance of every answer a seat modelled as
     OPPONENT_HEURISTIC could give, and its views each bidder's table when it bid."""
-    memory = new_known_memory(rules[0], situation[0])[0]
     work_storage = new_work()
     generator = np.empty(1, dtype=np.uint64)
     seed_stream(generator, seed, 0, situation[0].round_size, STREAM_PILOT)
-    prepare(memory.known_seats[situation[0].seat], memory.known_table, model[0], work_storage[0], generator)
+    prepare_known(new_known_memory(rules[0], situation[0]), situation[0].seat, model[0], work_storage, generator)
     return work_storage
 
 
@@ -139,9 +140,16 @@ def propose_deals(seed, known, proposing, pending, out):
 def observe_block(known, likelihood, answering, evaluated, questions, answers, rows):
     """observe_decisions for the questions of rows = (first, stop)."""
     rules, situation = known
+    evaluated_seats = (np.full(1, evaluated.seat), np.full(1, evaluated.kind))
+    proposal_storage = new_proposal_memory(new_known_memory(rules[0], situation[0]), evaluated_seats, likelihood[0])
+    return observe_rows(proposal_storage, answering, evaluated, questions, answers, rows)
+
+
+@njit(cache=True)
+def observe_rows(proposal_storage, answering, evaluated, questions, answers, rows):
+    """observe_block's loop on its proposal memory (a new_proposal_memory array, whose
+    records are taken here, where the caller holds it: kernels.estimate.situation.known_legal_actions)."""
     seat, decision = evaluated.seat, evaluated.kind
-    known_memory = new_known_memory(rules[0], situation[0])[0]
-    proposal_storage = new_proposal_memory(known_memory.known_table, (np.full(1, seat), np.full(1, decision)), likelihood[0])
     proposal = proposal_storage[0]
     record = proposal.record[0]
     view = proposal.views[seat]

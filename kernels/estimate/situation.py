@@ -169,18 +169,30 @@ def deal_sample(sample_key, situation, sampling, memory):
 def seat_legal_bids(rules, situation):
     """Mask of the bids the estimating seat may make (the even-bids restriction of the
     dealer depends only on the earlier bids and the score pad, which are known)."""
-    memory_storage = new_known_memory(rules, situation)
-    memory = memory_storage[0]
+    return known_legal_actions(new_known_memory(rules, situation))
+
+
+@njit(cache=True)
+def known_legal_actions(known_storage):
+    """The legal actions at the known round's turn (known_storage: a new_known_memory array,
+    whose record is taken here, where the caller holds the array: numba frees a local array
+    after its last use even while a record of it is read, kernels/blocks.py)."""
+    memory = known_storage[0]
     return legal_actions(memory.known_table, memory.known_seats)
+
+
+@njit(cache=True)
+def prepare_known(known_storage, seat, model, work_storage, generator):
+    """kernels.posterior.prepare for `seat` of the known round (a new_known_memory array)
+    into work_storage (a posterior new_work array); returns prepare's count of observed seats."""
+    memory = known_storage[0]
+    return prepare(memory.known_seats[seat], memory.known_table, model, work_storage[0], generator)
 
 
 @njit(cache=True)
 def observed_seats(rules, situation, models):
     """How many other seats' bids or trump choice the posterior sampler conditions on in
     this situation (rules, situation, models: one-record arrays)."""
-    memory_storage = new_known_memory(rules[0], situation[0])
-    memory = memory_storage[0]
-    me = memory.known_seats[situation[0].seat]
     generator = np.zeros(1, dtype=np.uint64)  # the pilot's draws do not change the count
-    return prepare(me, memory.known_table, models[0], new_work()[0], generator)
+    return prepare_known(new_known_memory(rules[0], situation[0]), situation[0].seat, models[0], new_work(), generator)
 

@@ -97,7 +97,8 @@ DECISION_DTYPE = np.dtype(
 @njit(cache=True)
 def new_decision_memory():
     """Working memory of one decision (one allocation, docs/mc.md): a one-record
-    DECISION_DTYPE array. Keep the array referenced while its record is used."""
+    DECISION_DTYPE array. Its record is taken only in a function the array is passed to
+    (kernels/blocks.py: numba frees a local array after its last use, records or not)."""
     return np.zeros(1, dtype=DECISION_DTYPE)
 
 
@@ -233,7 +234,16 @@ def choose_bid(policies, me, table, legal, generator):
     samples = int(params[me.seat, P_SAMPLES])
     if samples == 0 or popcount(legal) == 1:
         return preferred
-    storage = new_decision_memory()
+    return sampled_bid(new_decision_memory(), policies, me, table, legal, preferred, generator)
+
+
+@njit(cache=True)
+def sampled_bid(storage, policies, me, table, legal, preferred, generator):
+    """choose_bid's rollouts in `storage` (a new_decision_memory array). Its record is taken
+    here, where the caller holds the array: numba frees a local array right after its last
+    use, even while a record taken from it is still read (kernels/blocks.py)."""
+    _, params = policies
+    samples = int(params[me.seat, P_SAMPLES])
     scratch = storage[0]
     rollout_seats = scratch.rollout_seats
     start_sampling(policies, me, table, scratch, generator)
@@ -250,7 +260,7 @@ def choose_bid(policies, me, table, legal, generator):
             fixed_bids = rollout_bidding(scratch, me.seat, bid)
             play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, fixed_bids, NO_PLAY_LOG)
             scratch.totals[bid] += weight * outcome(rollout_table, rollout_seats, me.seat)
-    return best_choice(storage[0].totals, legal, preferred)  # (storage stays alive until here)
+    return best_choice(scratch.totals, legal, preferred)
 
 
 @njit(cache=True)
@@ -261,7 +271,16 @@ def choose_card(policies, me, table, legal, generator):
     choices = distinct_cards(legal, in_play_for_seat(me, table))
     if samples == 0 or popcount(choices) == 1:
         return preferred
-    storage = new_decision_memory()
+    preferred_choice = representative(preferred, choices)
+    best = sampled_card(new_decision_memory(), policies, me, table, choices, preferred_choice, generator)
+    return preferred if best == preferred_choice else best
+
+
+@njit(cache=True)
+def sampled_card(storage, policies, me, table, choices, preferred_choice, generator):
+    """choose_card's rollouts over `choices` in `storage` (as sampled_bid)."""
+    _, params = policies
+    samples = int(params[me.seat, P_PLAY_SAMPLES])
     scratch = storage[0]
     rollout_seats = scratch.rollout_seats
     start_sampling(policies, me, table, scratch, generator)
@@ -277,9 +296,7 @@ def choose_card(policies, me, table, legal, generator):
             apply_card(rollout_table, rollout_seats, card)
             play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, scratch.fixed_bids, NO_PLAY_LOG)
             scratch.totals[card] += weight * outcome(rollout_table, rollout_seats, me.seat)
-    preferred_choice = representative(preferred, choices)
-    best = best_choice(storage[0].totals, choices, preferred_choice)  # (storage stays alive until here)
-    return preferred if best == preferred_choice else best
+    return best_choice(scratch.totals, choices, preferred_choice)
 
 
 @njit(cache=True, inline="always")

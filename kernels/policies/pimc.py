@@ -87,7 +87,7 @@ MEMORY_DTYPE = np.dtype([("deals", mc.DECISION_DTYPE), ("solver", solver.SOLVER_
 
 @njit(cache=True)
 def new_memory():
-    """A one-record MEMORY_DTYPE array; keep it referenced while its record is used."""
+    """A one-record MEMORY_DTYPE array (its record is taken only where it is passed in)."""
     return np.zeros(1, dtype=MEMORY_DTYPE)
 
 
@@ -149,9 +149,17 @@ def choose_bid(policies, me, table, legal, generator):
     samples = int(params[at(me.seat), P_SAMPLES])
     if samples == 0 or popcount(legal) == 1:
         return preferred
+    return sampled_bid(new_memory(), policies, me, table, legal, preferred, generator)
+
+
+@njit(cache=True)
+def sampled_bid(storage, policies, me, table, legal, preferred, generator):
+    """choose_bid's samples in `storage` (a new_memory array), whose record is taken here,
+    where the caller holds the array (mc.sampled_bid: why)."""
+    _, params = policies
+    samples = int(params[at(me.seat), P_SAMPLES])
     depth = int(params[at(me.seat), P_DEPTH])
     playout = int(params[at(me.seat), P_PLAYOUT])
-    storage = new_memory()
     memory = storage[0]
     deals = memory.deals
     start_sampling(policies, me, table, deals, generator)
@@ -167,7 +175,7 @@ def choose_bid(policies, me, table, legal, generator):
             restart_bidding(rollout_table, deals.rollout_seats)
             mc.rollout_bidding(deals, me.seat, bid)
             deals.totals[bid] += weight * faceup_score(memory, me.seat, playout, depth, generator)
-    return mc.best_choice(storage[0].deals.totals, legal, preferred)  # (storage stays alive until here)
+    return mc.best_choice(deals.totals, legal, preferred)
 
 
 @njit(cache=True)
@@ -178,9 +186,18 @@ def choose_card(policies, me, table, legal, generator):
     choices = distinct_cards(legal, in_play_for_seat(me, table))
     if samples == 0 or popcount(choices) == 1:
         return preferred
+    preferred_choice = representative(preferred, choices)
+    best = sampled_card(new_memory(), policies, me, table, choices, preferred_choice, generator)
+    return preferred if best == preferred_choice else best
+
+
+@njit(cache=True)
+def sampled_card(storage, policies, me, table, choices, preferred_choice, generator):
+    """choose_card's samples over `choices` in `storage` (as sampled_bid)."""
+    _, params = policies
+    samples = int(params[at(me.seat), P_PLAY_SAMPLES])
     depth = int(params[at(me.seat), P_DEPTH])
     playout = int(params[at(me.seat), P_PLAYOUT])
-    storage = new_memory()
     memory = storage[0]
     deals = memory.deals
     work = memory.solver
@@ -204,9 +221,7 @@ def choose_card(policies, me, table, legal, generator):
                 apply_card(rollout_table, deals.rollout_seats, card)
                 score = faceup_score(memory, me.seat, playout, depth, generator)
             deals.totals[card] += weight * score
-    preferred_choice = representative(preferred, choices)
-    best = mc.best_choice(storage[0].deals.totals, choices, preferred_choice)  # (storage stays alive until here)
-    return preferred if best == preferred_choice else best
+    return mc.best_choice(deals.totals, choices, preferred_choice)
 
 
 @njit(cache=True, inline="always")
