@@ -25,9 +25,7 @@ The search: depth first over the cards, one level per card, with
 Tricks are packed 5 bits per seat in an int64 (at most 20 tricks a round, 6 seats).
 
 The depth-first search keeps its own stack (the frame_* arrays of the working record) instead
-of recursing: numba's cache does not survive a recursive function (numba/numba#6061). A
-kernel that reached it through a cached caller loaded in another process segfaulted: the
-crash of `results/regenerate.py --quick` after the test suite had filled the cache.
+of recursing: numba's cache is known to crash on recursive functions (numba/numba#6061).
 
 Usage (all compiled; one working record per thread):
 
