@@ -188,7 +188,10 @@ FIRST_SLICE_BLOCKS = 1  # games per thread in the first call (then sized by meas
 def in_slices(total: int, first_size: int, run_slice: Callable[[int, int], None]) -> None:
     """run_slice(start, stop) over successive slices of range(total), each sized by the
     measured cost of an item to take about SLICE_SECONDS, so that Python sees a Ctrl-C
-    (KeyboardInterrupt) within about that long plus one item."""
+    (KeyboardInterrupt) within about that long plus one item. No slice after the first is
+    smaller than the first (callers pass an item per kernel thread): items that cost more than
+    a slice (a game with pimc at every seat, 0.4 s) would otherwise go one per call, on one
+    thread."""
     start, size = 0, first_size
     while start < total:
         stop = min(total, start + size)
@@ -198,7 +201,7 @@ def in_slices(total: int, first_size: int, run_slice: Callable[[int, int], None]
         start = stop
         # Straight to the measured size: items cost alike (whole games, or estimate's samples),
         # and every extra call costs a parallel region's start and join.
-        size = int(max(1, SLICE_SECONDS / max(per_item, 1e-9)))
+        size = max(first_size, int(SLICE_SECONDS / max(per_item, 1e-9)))
 
 
 def play_in_slices(
