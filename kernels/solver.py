@@ -76,17 +76,15 @@ SOLVER_DTYPE = np.dtype(
         ("entry_state", _i8, (TABLE_SIZE,)),  # leader | tricks so far << 3
         ("entry_final", _i8, (TABLE_SIZE,)),  # packed final tricks
         # The search's stack, one frame per node on the path from the root: the seat to act,
-        # its bid and best possible score, its best so far, the cards it has still to try,
-        # the card being tried and the trick state that card's undo restores.
+        # its best possible score, its best so far, the cards it has still to try, the card
+        # being tried and the trick state that card's undo restores. (Its bid and
+        # transposition slot follow from the node's position, which undo restores.)
         ("frame_seat", _i8, (MAX_DEPTH,)),
-        ("frame_bid", _i8, (MAX_DEPTH,)),
         ("frame_bound", _i8, (MAX_DEPTH,)),
         ("frame_best_score", _i8, (MAX_DEPTH,)),
         ("frame_best_final", _i8, (MAX_DEPTH,)),
         ("frame_rest", _i8, (MAX_DEPTH,)),
         ("frame_card", _i8, (MAX_DEPTH,)),
-        ("frame_slot", _i8, (MAX_DEPTH,)),  # its transposition slot, or -1 inside a trick
-        ("frame_state", _i8, (MAX_DEPTH,)),
         ("frame_leader", _i8, (MAX_DEPTH,)),
         ("frame_n_in_trick", _i8, (MAX_DEPTH,)),
         ("frame_led_suit", _i8, (MAX_DEPTH,)),
@@ -234,6 +232,13 @@ def last_trick(work):
 
 
 @njit(cache=True, inline="always")
+def boundary_state(work):
+    """What decides the rest at a trick boundary besides the cards in play: the leader and the
+    tricks taken so far."""
+    return work.leader | (work.tricks << 3)
+
+
+@njit(cache=True, inline="always")
 def table_slot(cards, state):
     mixed = (cards ^ (state * np.int64(0x9E3779B97F4A7C15))) * np.int64(0xBF58476D1CE4E5B9)
     return (mixed >> (64 - TABLE_BITS)) & (TABLE_SIZE - 1)
@@ -269,11 +274,10 @@ def open_node(work, depth):
     hand = work.hands[at(seat)]
     if hand == 0:
         return work.tricks
-    slot = -1
     if work.n_in_trick == 0:
         if popcount(hand) == 1:
             return last_trick(work)
-        state = work.leader | (work.tricks << 3)
+        state = boundary_state(work)
         slot = table_slot(work.in_play, state)
         if (
             work.entry_stamp[slot] == work.stamp
@@ -281,15 +285,12 @@ def open_node(work, depth):
             and work.entry_state[slot] == state
         ):
             return work.entry_final[slot]
-        work.frame_state[depth] = state
     bid = work.bids[at(seat)]
     work.frame_seat[depth] = seat
-    work.frame_bid[depth] = bid
     work.frame_bound[depth] = best_possible(bid, tricks_of(work.tricks, seat), popcount(hand))
     work.frame_best_score[depth] = NO_SCORE
     work.frame_best_final[depth] = 0
     work.frame_rest[depth] = candidates(work, seat)
-    work.frame_slot[depth] = slot
     return OPEN
 
 
@@ -318,7 +319,7 @@ def search(work):
         depth -= 1
         seat = work.frame_seat[depth]
         undo(work, seat, work.frame_card[depth], kept(work, depth))
-        score = round_score(work.frame_bid[depth], tricks_of(value, seat))
+        score = round_score(work.bids[at(seat)], tricks_of(value, seat))
         if score > work.frame_best_score[depth]:
             work.frame_best_score[depth] = score
             work.frame_best_final[depth] = value
@@ -326,11 +327,12 @@ def search(work):
             value = OPEN
             continue
         value = work.frame_best_final[depth]
-        slot = work.frame_slot[depth]
-        if slot >= 0:
+        if work.n_in_trick == 0:  # a node at a trick boundary: remember its value
+            state = boundary_state(work)
+            slot = table_slot(work.in_play, state)
             work.entry_stamp[slot] = work.stamp
             work.entry_cards[slot] = work.in_play
-            work.entry_state[slot] = work.frame_state[depth]
+            work.entry_state[slot] = state
             work.entry_final[slot] = value
 
 
