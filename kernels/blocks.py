@@ -1,9 +1,10 @@
 """Work split into blocks for a parallel loop, and the first failure among them.
 
 A parallel kernel hands each thread a block of items (games, samples, rollouts) with one
-working memory (at most 64 items, fewer when a call has too few to give every thread one); the blocking never changes a result, since items are independent. numba drops
-an exception raised in a parallel loop by any thread but the calling one, so a block catches
-its first failure and the kernel returns the earliest (NO_FAILURE: none).
+working memory (at most 64 items, fewer when a call has too few to give every thread one);
+the blocking never changes a result, since items are independent. numba drops an exception
+raised in a parallel loop by any thread but the calling one, so a block catches its first
+failure and the kernel returns the earliest (NO_FAILURE: none).
 
 Named tuples of arrays cross into parallel kernels, with one rule: an array the loop body
 writes is taken out of its tuple before the loop, in a statement of its own
