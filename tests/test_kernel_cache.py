@@ -40,6 +40,8 @@ def test_caches_are_cleared_when_a_source_changes_and_kept_otherwise(tmp_path):
     assert not clear_stale_caches(kernels)
     (kernels / "new_module.py").write_text("C = 4\n")  # a new file counts too
     assert clear_stale_caches(kernels)
+    (kernels / "__pycache__" / STAMP_NAME).write_bytes(b"\xff\xfe not a digest")  # garbled: cleared, no error
+    assert clear_stale_caches(kernels) and not clear_stale_caches(kernels)
 
 
 def test_an_unwritable_or_missing_directory_is_left_alone(tmp_path):

@@ -35,7 +35,7 @@ def clear_stale_caches(kernels: Path = KERNELS) -> bool:
             return False
         digest = sources_digest(kernels)
         stamp = kernels / "__pycache__" / STAMP_NAME
-        if stamp.is_file() and stamp.read_text() == digest:
+        if stamp.is_file() and stamp.read_bytes() == digest.encode():  # bytes: a garbled stamp is no error
             return False
         for directory in kernels.rglob("__pycache__"):
             for path in directory.iterdir():
