@@ -25,12 +25,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.runs.games import run_games
 from sim.config.rules import Rules
 from sim.runs.simulation import SimulationConfig, simulate
-from sim.runs.tables import plays_table, rounds_table
+from sim.runs.tables import batch_tables
 
 
 def kernel_only(config: SimulationConfig) -> tuple[float, float]:
@@ -120,20 +121,69 @@ def checksum_cost(games: int, repeats: int) -> dict[str, dict[str, float]]:
     return figures
 
 
-def compare_encodings(games: int) -> None:
-    import sim.storage.parts as dataset
+CANDIDATE_ENCODINGS = ("PLAIN", "DELTA_BINARY_PACKED", "BYTE_STREAM_SPLIT", "DICTIONARY")
+CANDIDATE_CODECS = ("NONE", "LZ4", "SNAPPY", "ZSTD")
+
+
+def formats_before(name: str, table: pa.Table) -> dict:
+    """The formats of every part before the column-by-column choice: nullable columns, the
+    plays table plain, the others' integers delta bit-packed, all lz4 but the hand masks."""
+    import sim.storage.parts as parts
+
+    formats = {}
+    for column in table.column_names:
+        if column == "policy":
+            formats[column] = parts.LABELS
+        elif column == "hand":
+            formats[column] = parts.ColumnFormat("PLAIN", "NONE")
+        elif name != "plays" and pa.types.is_integer(table.schema.field(column).type):
+            formats[column] = parts.ColumnFormat("DELTA_BINARY_PACKED", "LZ4")
+    return formats
+
+
+def compare_encodings(games: int, repeats: int = 5) -> None:
+    """Every column of every table alone, in every encoding and codec: CPU microseconds per
+    game of writing it (the second best of `repeats`) and bytes per row; `*` marks the format
+    sim.storage.parts.PART_FORMATS chose. Then each whole part as written, and as it would be
+    with nullable columns (definition levels), and as it was before (formats_before)."""
+    import sim.storage.parts as parts
 
     batch = run_games(Rules(players=4), "random", seed=1, games=games, log_plays=True)
-    for name, table in (("rounds", rounds_table(batch)), ("plays", plays_table(batch))):
-        for compression in ("none", "snappy", "lz4", "zstd"):
-            dataset.COMPRESSION = compression
-            path = Path(tempfile.mkdtemp()) / "part.parquet"
-            start = time.perf_counter()
-            dataset.write_parquet(path, table, {}, plain=name in dataset.PLAIN_TABLES)
-            seconds = time.perf_counter() - start
-            print(f"{name:6} {compression:6}: {table.num_rows / seconds / 1e6:6.1f}M rows/s, "
-                  f"{path.stat().st_size / table.num_rows:5.2f} bytes/row")  # fmt: skip
-            shutil.rmtree(path.parent)
+    out = Path(tempfile.mkdtemp(prefix="bench-encodings-"))
+    path = out / "part.parquet"
+
+    def cost(table, formats) -> tuple[float, float]:
+        times = []
+        for _ in range(repeats):
+            start = time.process_time()
+            parts.write_parquet(path, table, {}, formats)
+            times.append(time.process_time() - start)
+        return 1e6 * sorted(times)[min(1, repeats - 1)] / games, path.stat().st_size / table.num_rows
+
+    try:
+        for name, table in batch_tables(batch, log_plays=True).items():
+            chosen = parts.PART_FORMATS[name]
+            print(f"{name} ({table.num_rows / games:.0f} rows a game): us/game, bytes/row")
+            for column in table.column_names:
+                alone = table.select([column])
+                cells = []
+                for encoding in CANDIDATE_ENCODINGS:
+                    for codec in CANDIDATE_CODECS:
+                        form = parts.ColumnFormat(encoding, codec)
+                        try:
+                            seconds, size = cost(alone, {column: form})
+                        except (pa.ArrowException, ValueError, OSError):  # not defined for this type
+                            continue
+                        mark = "*" if form == chosen.get(column) else " "
+                        cells.append(f"{mark}{encoding[:5]}/{codec[:4]} {seconds:5.2f} {size:5.2f}")
+                print(f"  {column:10} " + " |".join(cells))
+            nullable = table.cast(pa.schema([field.with_nullable(True) for field in table.schema]))
+            for label, whole, formats in (("as written", table, chosen), ("nullable", nullable, chosen),
+                                          ("before (f2e1b27)", nullable, formats_before(name, table))):  # fmt: skip
+                seconds, size = cost(whole, formats)
+                print(f"  whole part, {label:16}: {seconds:6.2f} us/game, {size:5.2f} bytes/row")
+    finally:
+        shutil.rmtree(out)
 
 
 def main() -> None:
@@ -147,7 +197,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="kernel / end-to-end pairs, alternating")
     arguments = parser.parse_args()
     if arguments.encodings:
-        compare_encodings(min(arguments.games, 50_000))
+        compare_encodings(min(arguments.games, 50_000), arguments.repeats)
         return
     if arguments.checksums:
         print(json.dumps(checksum_cost(arguments.games, arguments.repeats)))

@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 import sim.storage.parts
+from sim.storage.parts import PART_FORMATS
 from sim.cli import app
 from sim.storage import read_config, read_run
 from sim.runs.games import run_games
@@ -66,24 +67,36 @@ def test_writes_the_data_contract(tmp_path):
 
 
 def test_parts_physical_layout(tmp_path):
-    """Encodings and compression as sim.storage chooses them: delta-packed integers (plain in
-    the plays table), an uncompressed plain hand column, a policy dictionary, and min/max
-    statistics on game_id only."""
+    """Every column of every table in the format sim.storage.parts.PART_FORMATS chose for it
+    (encoding and codec), required (no definition levels), min/max statistics on game_id only."""
     out = tmp_path / "run"
     assert simulate(*SMALL, "--log-plays", "--out", str(out)).exit_code == 0
     for table in ("rounds", "games", "plays"):
-        row_group = pq.ParquetFile(out / table / "part-00000.parquet").metadata.row_group(0)
+        part = pq.ParquetFile(out / table / "part-00000.parquet")
+        assert set(part.schema_arrow.names) == set(PART_FORMATS[table]) - {"deal_id", "rotation", "table_id"}
+        row_group = part.metadata.row_group(0)
         for index in range(row_group.num_columns):
             column = row_group.column(index)
             name = column.path_in_schema
-            assert column.compression == ("UNCOMPRESSED" if name == "hand" else "LZ4")
+            chosen = PART_FORMATS[table][name]
+            assert part.schema.column(index).max_definition_level == 0, name
+            assert column.compression == {"NONE": "UNCOMPRESSED"}.get(chosen.compression, chosen.compression), name
             assert column.is_stats_set == (name == "game_id"), name
-            if name == "policy":
-                assert "RLE_DICTIONARY" in column.encodings
-            elif name in ("hand", "winner") or table == "plays":
-                assert "DELTA_BINARY_PACKED" not in column.encodings, name
-            else:
-                assert "DELTA_BINARY_PACKED" in column.encodings, name
+            expected = {"DICTIONARY": "RLE_DICTIONARY", "PLAIN": None}.get(chosen.encoding, chosen.encoding)
+            assert {"DELTA_BINARY_PACKED", "BYTE_STREAM_SPLIT", "RLE_DICTIONARY"} & set(column.encodings) == {expected} - {None}, name
+
+
+def test_tournament_parts_have_a_format_for_every_column(tmp_path):
+    """A tournament's deal_id and rotation columns are in PART_FORMATS too, and required."""
+    out = tmp_path / "t"
+    result = CliRunner().invoke(app, ["tournament", "--players", "3", "--rounds", "1-2", "--games", "4", "--policies",
+                                      "random,heuristic,heuristic", "--seed", "1", "--quiet", "--out", str(out)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    for table in ("rounds", "games"):
+        part = pq.ParquetFile(out / table / "part-00000.parquet")
+        assert set(part.schema_arrow.names) <= set(PART_FORMATS[table])
+        assert {"deal_id", "rotation"} <= set(part.schema_arrow.names)
+        assert all(part.schema.column(index).max_definition_level == 0 for index in range(len(part.schema)))
 
 
 def test_dataset_obeys_the_rules(tmp_path):

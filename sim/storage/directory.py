@@ -43,7 +43,7 @@ from sim.storage.parts import (
     DIGEST_KEY,
     KNOWN_TABLES,
     PART_NAME,
-    PLAIN_TABLES,
+    PART_FORMATS,
     TEMPORARY_NAME,
     check_part,
     is_temporary_part,
@@ -380,7 +380,7 @@ class RunDirectory:
         """Write one part atomically; its [size in bytes, rows] and its checksum (file_digest)."""
         path = self.path / table_name / part_name(index)
         try:
-            digest = write_parquet(path, table, part_metadata(metadata, index, table.num_rows), plain=table_name in PLAIN_TABLES)
+            digest = write_parquet(path, table, part_metadata(metadata, index, table.num_rows), PART_FORMATS[table_name])
             return [path.stat().st_size, table.num_rows], digest
         except OSError as error:
             raise RunError(f"writing {table_name}/{part_name(index)} failed: {error.strerror or error}") from None

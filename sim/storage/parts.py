@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -28,18 +29,51 @@ PART_DIGITS = 5
 PART_NAME = re.compile(r"part-([0-9]{5,})\.parquet")
 TEMPORARY_NAME = re.compile(r"\..+\.tmp")
 
-# Encodings and compression chosen by measurement (benchmarks/bench_simulate.py --encodings):
-# delta bit-packing writes the small-range integer columns two to three times faster than
-# dictionaries at a similar size after lz4 and reads fastest; the random 60-bit hand masks
-# gain nothing from any encoding; policy labels repeat, so they keep a dictionary. The plays
-# table, eight times the rows of rounds, is written plain: 30% faster to encode than delta
-# (19M vs 14M rows/s) for 3.0 instead of 1.5 bytes a row, which keeps --log-plays runs fast.
-PLAIN_COLUMNS = {"hand"}
-DICTIONARY_COLUMNS = {"policy"}
-PLAIN_TABLES = {"plays"}
-COMPRESSION = "lz4"
-# lz4 saved only 13% of the random hand masks, for 8% of the time spent writing a rounds part.
-UNCOMPRESSED_COLUMNS = {"hand"}
+
+@dataclass(frozen=True)
+class ColumnFormat:
+    """How one column of a part is stored: a Parquet encoding (or "DICTIONARY") and a codec."""
+
+    encoding: str = "PLAIN"
+    compression: str = "LZ4"
+
+
+# Chosen by measurement, column by column (`benchmarks/bench_simulate.py --encodings`; the
+# figures and the trade-off are in README "Performance"). The columns are written without nulls
+# (their schemas say so, sim/runs/tables.py): definition levels cost more than the values.
+# - Plain values with lz4 for the columns that repeat in runs (a game's id, a round's size, a
+#   seat's number in the rounds table...): lz4 takes the runs down to a few hundredths of a byte
+#   per row, two to three times faster than delta bit-packing.
+# - Delta bit-packing, uncompressed, for the rounds' small varying values (bid, tricks, scores):
+#   half the size of plain with lz4 at the same speed.
+# - Byte stream split with lz4 for the plays' varying values (seat, card, winner): 3 to 4 times
+#   faster than plain with lz4 and smaller.
+# - The hand masks are random bits: plain and uncompressed (lz4 saved 13% for 5 times the time).
+# - Policy labels repeat: a dictionary.
+REPEATING = ColumnFormat("PLAIN", "LZ4")
+VARYING = ColumnFormat("DELTA_BINARY_PACKED", "NONE")
+SPLIT = ColumnFormat("BYTE_STREAM_SPLIT", "LZ4")
+LABELS = ColumnFormat("DICTIONARY", "LZ4")
+DEAL_COLUMNS = {"deal_id": REPEATING, "rotation": REPEATING, "table_id": REPEATING}  # tournaments, leagues
+PART_FORMATS: dict[str, dict[str, ColumnFormat]] = {
+    "rounds": {
+        **{name: REPEATING for name in ("game_id", "round", "seat", "dealer", "trump_card", "trump", "bid_order")},
+        **{name: VARYING for name in ("bid", "tricks", "score", "total")},
+        "hand": ColumnFormat("PLAIN", "NONE"),
+        "policy": LABELS,
+        **DEAL_COLUMNS,
+    },
+    "games": {
+        **{name: REPEATING for name in ("seat", "winner")},
+        **{name: VARYING for name in ("game_id", "total")},  # a game's id repeats only 4 to 6 times
+        "policy": LABELS,
+        **DEAL_COLUMNS,
+    },
+    "plays": {
+        **{name: REPEATING for name in ("game_id", "round", "trick", "position")},
+        **{name: SPLIT for name in ("seat", "card", "winner")},
+    },
+}
 # Min/max statistics only on the sorted columns, where they let readers skip row groups by
 # game or deal: every row group spans the whole range of the other columns, and computing
 # their statistics cost 7% of writing.
@@ -75,20 +109,17 @@ def is_temporary_part(name: str) -> bool:
     return name.startswith(".part-") and name.endswith(".tmp")
 
 
-def write_parquet(path: Path, table: pa.Table, metadata: dict[bytes, bytes], plain: bool = False) -> str:
-    """Write `table` with `metadata` atomically; `plain`: no delta encoding (PLAIN_TABLES).
-    Returns the file's digest (file_digest), taken before it became visible."""
+def write_parquet(path: Path, table: pa.Table, metadata: dict[bytes, bytes], formats: dict[str, ColumnFormat] | None = None) -> str:
+    """Write `table` with `metadata` atomically, each column in its format (PART_FORMATS; a
+    column not in `formats` plain with lz4). Returns the file's digest (file_digest), taken
+    before it became visible."""
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
-    columns = table.column_names
+    column_formats = {name: (formats or {}).get(name, ColumnFormat()) for name in table.column_names}
     options = {
-        "compression": {name: "NONE" if name in UNCOMPRESSED_COLUMNS else COMPRESSION for name in columns},
-        "write_statistics": [name for name in STATISTICS_COLUMNS if name in columns],
-        "use_dictionary": [name for name in columns if name in DICTIONARY_COLUMNS],
-        "column_encoding": {
-            name: "PLAIN" if plain or name in PLAIN_COLUMNS else "DELTA_BINARY_PACKED"
-            for name in columns
-            if name not in DICTIONARY_COLUMNS and pa.types.is_integer(table.schema.field(name).type)
-        },
+        "compression": {name: form.compression for name, form in column_formats.items()},
+        "write_statistics": [name for name in STATISTICS_COLUMNS if name in column_formats],
+        "use_dictionary": [name for name, form in column_formats.items() if form.encoding == "DICTIONARY"],
+        "column_encoding": {name: form.encoding for name, form in column_formats.items() if form.encoding != "DICTIONARY"},
     }
     digest = ""
 
