@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 
 import numba
-import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
