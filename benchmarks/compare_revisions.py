@@ -7,7 +7,8 @@
 On a shared machine, runs minutes apart differ by more than most optimisations. Here the
 baseline (checked out into a temporary git worktree) and the working tree run at the same
 time, one thread each, pinned to different cores, then with the cores swapped; two-thread
-runs alternate. Each figure is the best of 3 runs of `run_games` (4 players, full games).
+runs alternate. Each figure is the best of 3 runs of `run_games` (4 players, full games), and
+each pair's ratio (working tree / baseline) is printed: both saw the same moments of the machine.
 
 --instructions counts instead of timing: each tree plays the games on one thread under
 valgrind's callgrind, once with `--games` games and once with none (the same start-up), and
@@ -128,7 +129,10 @@ def main() -> None:
                 figures = compare(trees, policy, arguments.games)
                 for threads in ("1 thread", "2 threads"):
                     cells = "  ".join(f"{name}: {min(runs):>7,}–{max(runs):>7,}" for name, runs in ((n, figures[n][threads]) for n in trees))
-                    print(f"{policy:>10}, {threads:9} games/s  {cells}")
+                    # each pair ran side by side (or back to back): its ratio is the figure to trust
+                    ratios = [now / base for base, now in zip(figures[arguments.revision][threads], figures["working tree"][threads])]
+                    print(f"{policy:>10}, {threads:9} games/s  {cells}  ratio per pair: "
+                          f"{', '.join(f'{ratio:.2f}x' for ratio in ratios)}")  # fmt: skip
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(baseline)], check=True)
 
