@@ -1,0 +1,38 @@
+"""sim's import lets numba's OpenMP threads sleep between parallel loops, unless the user chose."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+PROBE = """
+import os, sys
+import sim
+from sim import Rules, run_games
+run_games(Rules(players=3), "random", seed=1, games=64, threads=2)
+import numba
+print(os.environ.get("OMP_WAIT_POLICY"), numba.threading_layer())
+"""
+
+
+@pytest.mark.parametrize("given,expected", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE"), ("passive", "passive")])
+def test_wait_policy_set_on_import_unless_given(given, expected):
+    environment = {key: value for key, value in os.environ.items() if key != "OMP_WAIT_POLICY"}
+    if given is not None:
+        environment["OMP_WAIT_POLICY"] = given
+    environment.setdefault("NUMBA_NUM_THREADS", "2")
+    probe = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=environment, timeout=300)
+    assert probe.returncode == 0, probe.stderr
+    policy, _layer = probe.stdout.split()
+    assert policy == expected
+
+
+def test_libgomp_is_not_loaded_by_the_import():
+    """libgomp reads OMP_WAIT_POLICY once, when loaded: importing sim must not load it before
+    the variable is set (numba loads it when it first starts its threads)."""
+    probe = subprocess.run([sys.executable, "-c", "import sim; print(any('libgomp' in line for line in open('/proc/self/maps')))"],
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.strip() == "False"
