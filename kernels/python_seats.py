@@ -15,10 +15,13 @@ the records kernels.batch.play_games fills (kernels.results).
 """
 from collections import namedtuple
 
+import numpy as np
 from numba import njit, prange
 
 from kernels.batch import seat_listed
+from kernels.blocks import parallel_and_serial
 from kernels.game_state import advance, apply_caller_answer, next_round, observe, start_game
+from kernels.observation import N_ACTIONS, OBSERVATION_SIZE
 from kernels.records import NO_SEAT
 from kernels.results import record_game, record_plays, record_round
 
@@ -35,6 +38,13 @@ Schedule = namedtuple("Schedule", ("rows", "stride"))
 # DELEGATE), and the seat asked next (NO_SEAT: none), its decision kind, round size,
 # observation and mask.
 Exchange = namedtuple("Exchange", ("answers", "seats", "kinds", "round_sizes", "observations", "masks"))
+# An env's observation and mask, each held in a record: the step writes them through the
+# record's nested array, which carries no reference count (a row view of a 2-D array costs two
+# atomic updates a decision). The field of an array of them, observations["values"], is the
+# C-contiguous float32 [n, OBSERVATION_SIZE] array the bots get; a mask is held as uint8 (numba
+# nests no bool arrays in records) and the bots get masks["legal"].view(bool).
+OBSERVATION_DTYPE = np.dtype([("values", np.float32, (OBSERVATION_SIZE,))])
+MASK_DTYPE = np.dtype([("legal", np.uint8, (N_ACTIONS,))])
 
 
 @njit(cache=True)
@@ -77,7 +87,6 @@ def finish_round(state, row, schedule, rows, listed, results):
     return row
 
 
-@njit(cache=True, parallel=True, nogil=True)
 def run_envs(states, starting, schedule, rows, listed, results, exchange):
     """For every env, in parallel: start its first row (`starting`) or apply its answer if it
     was asked; then play until one of its Python seats must decide (written to `exchange`) or
@@ -117,4 +126,7 @@ def run_envs(states, starting, schedule, rows, listed, results, exchange):
             # parallel loop lost these two writes (tests/test_python_policies.py caught it).
             kinds[i] = state.workspace.table.phase
             round_sizes[i] = state.workspace.table.round_size
-            observe(state, seat, observations[i], masks[i])
+            observe(state, seat, observations[i].values, masks[i].legal)
+
+
+run_envs, run_envs_serial = parallel_and_serial(run_envs, nogil=True)
