@@ -70,12 +70,11 @@ def first_failure(failures):
     return NO_FAILURE
 
 
-def parallel_and_serial(body, nogil=False):
+def parallel_and_serial(body):
     """Two kernels from one loop body written with prange: in parallel over threads, and on the
     calling thread (for a few items, waking the thread pool costs more than the work). The
-    serial copy has a name of its own, so numba's cache files them apart. nogil: both release
-    the GIL (for kernels called from Python threads side by side)."""
+    serial copy has a name of its own, so numba's cache files them apart."""
     serial = types.FunctionType(body.__code__, body.__globals__, body.__name__ + "_serial", body.__defaults__, body.__closure__)
     serial.__qualname__ = body.__qualname__ + "_serial"
     serial.__doc__ = body.__doc__
-    return njit(cache=True, parallel=True, nogil=nogil)(body), njit(cache=True, nogil=nogil)(serial)
+    return njit(cache=True, parallel=True)(body), njit(cache=True)(serial)

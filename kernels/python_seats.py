@@ -1,5 +1,6 @@
 """The Python-seat driver's kernels: a pool of B games, each a GAME_STATE_DTYPE record, played
-in parallel until some Python seat must decide (sim.runs.python_seats asks the bots).
+part by part (each part by one thread; the parts side by side) until some Python seat must
+decide (sim.runs.python_seats asks the bots).
 
 A batch of n games (Rows: each row's game, a pure function of (seed, game id), and the index
 of the listed policy at each seat) is played by the listed policies (Listed). A Python seat is
@@ -16,10 +17,9 @@ the records kernels.batch.play_games fills (kernels.results).
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from kernels.batch import seat_listed
-from kernels.blocks import parallel_and_serial
 from kernels.game_state import advance, apply_caller_answer, next_round, observe, start_game
 from kernels.observation import N_ACTIONS, OBSERVATION_SIZE
 from kernels.records import NO_SEAT
@@ -87,15 +87,19 @@ def finish_round(state, row, schedule, rows, listed, results):
     return row
 
 
+@njit(cache=True, nogil=True)
 def run_envs(states, starting, schedule, rows, listed, results, exchange):
-    """For every env, in parallel: start its first row (`starting`) or apply its answer if it
-    was asked; then play until one of its Python seats must decide (written to `exchange`) or
-    its rows are done (asked: NO_SEAT). Envs play distinct rows: the thread count never
-    changes a result. nogil: the driver's other thread asks the bots meanwhile.
+    """For every env of a part of the pool: start its first row (`starting`) or apply its
+    answer if it was asked; then play until one of its Python seats must decide (written to
+    `exchange`) or its rows are done (asked: NO_SEAT). One thread steps a part (no parallel
+    loop, so no thread waits at its barrier); nogil: the run's other threads step other parts
+    and the driver asks the bots for another meanwhile. Parts play distinct rows: neither
+    their number nor the thread count changes a result.
 
     Every call a step makes takes game records only, never arrays: an array crossing a call
-    costs two atomic reference-count updates, on a cache line every thread writes."""
-    # Written in the loop: each taken out of its tuple first, one statement each (kernels.blocks).
+    costs two atomic reference-count updates, on a cache line every thread writes (the
+    observation and mask too are written through records: OBSERVATION_DTYPE)."""
+    # Written in the loop: each taken out of its tuple once, before it.
     env_rows = schedule.rows
     answers = exchange.answers
     seats = exchange.seats
@@ -103,7 +107,7 @@ def run_envs(states, starting, schedule, rows, listed, results, exchange):
     round_sizes = exchange.round_sizes
     observations = exchange.observations
     masks = exchange.masks
-    for i in prange(states.shape[0]):
+    for i in range(states.shape[0]):
         row = env_rows[i]
         if row == NO_ROW:
             seats[i] = NO_SEAT
@@ -122,11 +126,8 @@ def run_envs(states, starting, schedule, rows, listed, results, exchange):
         env_rows[i] = row
         seats[i] = seat
         if seat != NO_SEAT:
-            # Read through `state`: with a record variable for the table assigned here, numba's
-            # parallel loop lost these two writes (tests/test_python_policies.py caught it).
+            # Read through `state` (with a record variable for the table assigned here, numba's
+            # parallel loop, when this was one, lost these two writes).
             kinds[i] = state.workspace.table.phase
             round_sizes[i] = state.workspace.table.round_size
             observe(state, seat, observations[i].values, masks[i].legal)
-
-
-run_envs, run_envs_serial = parallel_and_serial(run_envs, nogil=True)

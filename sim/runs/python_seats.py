@@ -152,7 +152,7 @@ class Part:
         """One kernel step: start the games, or apply the answers; play until asked."""
         shared = self.shared
         self.before[:] = self.rows
-        shared.call(seat_driver.run_envs_serial, shared.listed, self.states, not self.started, self.schedule,
+        shared.call(seat_driver.run_envs, shared.listed, self.states, not self.started, self.schedule,
                     shared.games, shared.arrays, shared.results, self.exchange)  # fmt: skip
         self.started = True
 
