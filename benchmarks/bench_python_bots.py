@@ -9,10 +9,12 @@ where the numpy policy sits: a tournament compares two policies at least).
 
 Every figure is a whole tournament written to a temporary directory (rounds + games, kernels
 warm), like benchmarks/bench_tournament.py. --profile splits the Python seat's steps: the
-kernel thread's time (the built-in seats' decisions, applying answers, recording, and
-encoding observations and masks), of which the encoding alone (timed again on a snapshot of
-the pool), and the main thread's (asking the bot): its act (numpy), checking its answers and
-the rest of the driver's Python.
+kernel threads' time (the built-in seats' decisions, applying answers, recording, and
+encoding observations and masks; wall time of the part steps, summed over the threads), of
+which the encoding alone (timed again on one thread on a snapshot of a part), and the main
+thread's (asking the bot): its act (numpy), checking its answers and the rest of the driver's
+Python. Every figure also comes per second of the process's CPU time (all threads), which a
+busy machine distorts less than the wall clock.
 """
 from __future__ import annotations
 
@@ -66,9 +68,9 @@ def observe_all(states, seats, observations, masks):
 
 
 class Profile:
-    """Seconds per part of the Python seat's steps. The pool's two halves overlap (the kernel
-    thread steps one while the main thread asks the bot for the other), so the kernel's time
-    and the main thread's are each a total of their own thread."""
+    """Seconds per part of the Python seat's steps. The pool's parts overlap (the run's threads
+    step parts while the main thread asks the bot for another), so the kernels' time (summed
+    over their threads) and the main thread's are each a total of their own."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = defaultdict(float)

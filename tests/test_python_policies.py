@@ -112,7 +112,7 @@ def test_a_deterministic_bot_gives_the_same_games_for_any_batch_and_threads():
     reference, _ = lowest_run(batch=1, threads=1)
     for batch, threads in ((7, 2), (64, 1), (64, 2), (23, 2)):
         assert_same_games(lowest_run(batch, threads)[0], reference)
-    # A pool played as two halves whose kernel steps run in parallel (64 games per thread).
+    # A pool played in four parts stepped side by side, games finishing at many steps.
     reference, _ = lowest_run(batch=1, threads=1, games=300)
     assert_same_games(lowest_run(batch=300, threads=2, games=300)[0], reference)
 

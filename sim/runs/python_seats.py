@@ -125,8 +125,9 @@ class RowsToPlay:
 
 
 class Part:
-    """Envs first .. first + size - 1 of a pool of `stride` envs (env k plays rows k, k + stride,
-    ...): their game states, their rows and the buffers of the decisions they wait for."""
+    """Envs `envs` of a pool of `stride` envs (env k plays rows k, k + stride, ...), less those
+    whose rows are all played (drop_finished): their game states, their rows and the buffers
+    of the decisions they wait for."""
 
     def __init__(self, shared: RowsToPlay, rules: Rules, seed: int, envs: range, stride: int) -> None:
         self.shared = shared
