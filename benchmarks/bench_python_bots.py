@@ -9,10 +9,12 @@ where the numpy policy sits: a tournament compares two policies at least).
 
 Every figure is a whole tournament written to a temporary directory (rounds + games, kernels
 warm), like benchmarks/bench_tournament.py. --profile splits the Python seat's steps: the
-kernel thread's time (the built-in seats' decisions, applying answers, recording, and
-encoding observations and masks), of which the encoding alone (timed again on a snapshot of
-the pool), and the main thread's (asking the bot): its act (numpy), checking its answers and
-the rest of the driver's Python.
+kernel threads' time (the built-in seats' decisions, applying answers, recording, and
+encoding observations and masks; wall time of the part steps, summed over the threads), of
+which the encoding alone (timed again on one thread on a snapshot of a part), and the main
+thread's (asking the bot): its act (numpy), checking its answers and the rest of the driver's
+Python. Every figure also comes per second of the process's CPU time (all threads), which a
+busy machine distorts less than the wall clock.
 """
 from __future__ import annotations
 
@@ -45,12 +47,15 @@ class PreferenceBot:
         return np.where(masks, self.preference, -1.0).argmax(axis=1)
 
 
-def run(rules: Rules, policies: list, deals: int, batch: int | None) -> float:
-    """games/s of a whole duplicate tournament written to a temporary directory."""
+def run(rules: Rules, policies: list, deals: int, batch: int | None) -> tuple[float, float]:
+    """games/s of a whole duplicate tournament written to a temporary directory, and games per
+    second of this process's CPU time (every thread's; a busy machine slows it less)."""
     out = tempfile.mkdtemp(prefix="bench-python-bots-")
     try:
         config = TournamentConfig.build(rules, policies, seed=1, deals=deals)
-        return tournament(config, f"{out}/t", overwrite=True, batch=batch).games_per_second
+        began = time.process_time()
+        result = tournament(config, f"{out}/t", overwrite=True, batch=batch)
+        return result.games_per_second, result.games_computed / (time.process_time() - began)
     finally:
         shutil.rmtree(out)
 
@@ -63,9 +68,9 @@ def observe_all(states, seats, observations, masks):
 
 
 class Profile:
-    """Seconds per part of the Python seat's steps. The pool's two halves overlap (the kernel
-    thread steps one while the main thread asks the bot for the other), so the kernel's time
-    and the main thread's are each a total of their own thread."""
+    """Seconds per part of the Python seat's steps. The pool's parts overlap (the run's threads
+    step parts while the main thread asks the bot for another), so the kernels' time (summed
+    over their threads) and the main thread's are each a total of their own."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = defaultdict(float)
@@ -91,8 +96,9 @@ class Profile:
 
     def _after_step(self, part) -> None:
         self.steps += 1
-        if self.snapshot is None and (part.asked >= 0).all() and part.asked.shape[0] > 1:
-            self.snapshot = (part.states.copy(), part.asked.copy())
+        asked = part.exchange.seats
+        if self.snapshot is None and (asked >= 0).all() and asked.shape[0] > 1:
+            self.snapshot = (part.states.copy(), asked.copy())
 
     def _after_ask(self, caller, observations, masks, context) -> None:
         self.decisions += observations.shape[0]
@@ -156,15 +162,19 @@ def main() -> None:
     for batch in (int(b) for b in arguments.batches.split(",")):
         # Side by side, alternating: the all-heuristic tournament right before each Python-seat
         # run; the best of --repeat runs of each (a busy machine only ever slows a run down).
-        baselines, bots = [], []
+        baselines, bots, baseline_cpu, bot_cpu = [], [], [], []
         for _ in range(arguments.repeat):
-            baselines.append(run(rules, heuristic, arguments.deals, None))
-            bots.append(run(rules, with_bot, arguments.deals, batch))
+            for rates, cpu_rates, policies, size in ((baselines, baseline_cpu, heuristic, None), (bots, bot_cpu, with_bot, batch)):
+                wall, cpu = run(rules, policies, arguments.deals, size)
+                rates.append(wall)
+                cpu_rates.append(cpu)
         baseline, bot = max(baselines), max(bots)
         entry = {"numpy_seat_games_per_s": round(bot), "heuristic_games_per_s": round(baseline),
                  "ratio": round(bot / baseline, 3),
                  "numpy_seat_range": [round(min(bots)), round(bot)],
-                 "heuristic_range": [round(min(baselines)), round(baseline)]}  # fmt: skip
+                 "heuristic_range": [round(min(baselines)), round(baseline)],
+                 "per_cpu_second": {"numpy_seat": round(max(bot_cpu)), "heuristic": round(max(baseline_cpu)),
+                                    "ratio": round(max(bot_cpu) / max(baseline_cpu), 3)}}  # fmt: skip
         if arguments.profile:
             with Profile() as profile:
                 run(rules, with_bot, arguments.deals, batch)
@@ -173,7 +183,9 @@ def main() -> None:
         if not arguments.json:
             print(f"batch {batch:>6,}: numpy seat {entry['numpy_seat_games_per_s']:>7,} games/s, all heuristic "
                   f"{entry['heuristic_games_per_s']:>7,} games/s ({entry['ratio']:.0%}; ranges "
-                  f"{entry['numpy_seat_range']} and {entry['heuristic_range']})"
+                  f"{entry['numpy_seat_range']} and {entry['heuristic_range']}; per CPU second "
+                  f"{entry['per_cpu_second']['numpy_seat']:,} and {entry['per_cpu_second']['heuristic']:,}, "
+                  f"{entry['per_cpu_second']['ratio']:.0%})"
                   + (f"  profile {entry['profile']}" if arguments.profile else ""))  # fmt: skip
     if arguments.json:
         print(json.dumps(figures))

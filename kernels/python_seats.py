@@ -1,5 +1,6 @@
 """The Python-seat driver's kernels: a pool of B games, each a GAME_STATE_DTYPE record, played
-in parallel until some Python seat must decide (sim.runs.python_seats asks the bots).
+part by part (each part by one thread; the parts side by side) until some Python seat must
+decide (sim.runs.python_seats asks the bots).
 
 A batch of n games (Rows: each row's game, a pure function of (seed, game id), and the index
 of the listed policy at each seat) is played by the listed policies (Listed). A Python seat is
@@ -15,10 +16,12 @@ the records kernels.batch.play_games fills (kernels.results).
 """
 from collections import namedtuple
 
-from numba import njit, prange
+import numpy as np
+from numba import njit
 
 from kernels.batch import seat_listed
 from kernels.game_state import advance, apply_caller_answer, next_round, observe, start_game
+from kernels.observation import N_ACTIONS, OBSERVATION_SIZE
 from kernels.records import NO_SEAT
 from kernels.results import record_game, record_plays, record_round
 
@@ -35,6 +38,13 @@ Schedule = namedtuple("Schedule", ("rows", "stride"))
 # DELEGATE), and the seat asked next (NO_SEAT: none), its decision kind, round size,
 # observation and mask.
 Exchange = namedtuple("Exchange", ("answers", "seats", "kinds", "round_sizes", "observations", "masks"))
+# An env's observation and mask, each held in a record: the step writes them through the
+# record's nested array, which carries no reference count (a row view of a 2-D array costs two
+# atomic updates a decision). The field of an array of them, observations["values"], is the
+# C-contiguous float32 [n, OBSERVATION_SIZE] array the bots get; a mask is held as uint8 (numba
+# nests no bool arrays in records) and the bots get masks["legal"].view(bool).
+OBSERVATION_DTYPE = np.dtype([("values", np.float32, (OBSERVATION_SIZE,))])
+MASK_DTYPE = np.dtype([("legal", np.uint8, (N_ACTIONS,))])
 
 
 @njit(cache=True)
@@ -77,16 +87,19 @@ def finish_round(state, row, schedule, rows, listed, results):
     return row
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, nogil=True)
 def run_envs(states, starting, schedule, rows, listed, results, exchange):
-    """For every env, in parallel: start its first row (`starting`) or apply its answer if it
-    was asked; then play until one of its Python seats must decide (written to `exchange`) or
-    its rows are done (asked: NO_SEAT). Envs play distinct rows: the thread count never
-    changes a result. nogil: the driver's other thread asks the bots meanwhile.
+    """For every env of a part of the pool: start its first row (`starting`) or apply its
+    answer if it was asked; then play until one of its Python seats must decide (written to
+    `exchange`) or its rows are done (asked: NO_SEAT). One thread steps a part (no parallel
+    loop, so no thread waits at its barrier); nogil: the run's other threads step other parts
+    and the driver asks the bots for another meanwhile. Parts play distinct rows: neither
+    their number nor the thread count changes a result.
 
     Every call a step makes takes game records only, never arrays: an array crossing a call
-    costs two atomic reference-count updates, on a cache line every thread writes."""
-    # Written in the loop: each taken out of its tuple first, one statement each (kernels.blocks).
+    costs two atomic reference-count updates, on a cache line every thread writes (the
+    observation and mask too are written through records: OBSERVATION_DTYPE)."""
+    # Written in the loop: each taken out of its tuple once, before it.
     env_rows = schedule.rows
     answers = exchange.answers
     seats = exchange.seats
@@ -94,7 +107,7 @@ def run_envs(states, starting, schedule, rows, listed, results, exchange):
     round_sizes = exchange.round_sizes
     observations = exchange.observations
     masks = exchange.masks
-    for i in prange(states.shape[0]):
+    for i in range(states.shape[0]):
         row = env_rows[i]
         if row == NO_ROW:
             seats[i] = NO_SEAT
@@ -113,8 +126,8 @@ def run_envs(states, starting, schedule, rows, listed, results, exchange):
         env_rows[i] = row
         seats[i] = seat
         if seat != NO_SEAT:
-            # Read through `state`: with a record variable for the table assigned here, numba's
-            # parallel loop lost these two writes (tests/test_python_policies.py caught it).
+            # Read through `state` (with a record variable for the table assigned here, numba's
+            # parallel loop, when this was one, lost these two writes).
             kinds[i] = state.workspace.table.phase
             round_sizes[i] = state.workspace.table.round_size
-            observe(state, seat, observations[i], masks[i])
+            observe(state, seat, observations[i].values, masks[i].legal)

@@ -21,7 +21,9 @@ from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.config.errors import BotError, ConfigError
 from sim.config.policies import parse_policy
 from sim.runs.games import run_games
-from sim.runs.python_seats import finished_rows
+from sim import env
+from sim.runs import python_seats
+from sim.runs.python_seats import finished_rows, pipeline_parts
 from sim.runs.tournament import TournamentConfig, play_chunk
 from sim.storage import read_run
 
@@ -110,9 +112,56 @@ def test_a_deterministic_bot_gives_the_same_games_for_any_batch_and_threads():
     reference, _ = lowest_run(batch=1, threads=1)
     for batch, threads in ((7, 2), (64, 1), (64, 2), (23, 2)):
         assert_same_games(lowest_run(batch, threads)[0], reference)
-    # A pool played as two halves whose kernel steps run in parallel (64 games per thread).
+    # A pool played in four parts stepped side by side, games finishing at many steps.
     reference, _ = lowest_run(batch=1, threads=1, games=300)
     assert_same_games(lowest_run(batch=300, threads=2, games=300)[0], reference)
+
+
+def test_a_pool_in_parts_covers_its_envs_once():
+    assert pipeline_parts(1000, 1) == [range(0, 1000)]
+    assert pipeline_parts(63, 2) == [range(0, 63)]  # too small to split
+    assert pipeline_parts(64, 2) == [range(0, 32), range(32, 64)]
+    for pool, threads in ((8192, 2), (1001, 2), (300, 4), (97, 3)):
+        parts = pipeline_parts(pool, threads)
+        assert len(parts) == min(max(python_seats.PIPELINE_PARTS, threads + 1), pool // python_seats.PIPELINE_MIN_ENVS)
+        assert [env for part in parts for env in part] == list(range(pool))
+        assert min(len(part) for part in parts) >= python_seats.PIPELINE_MIN_ENVS
+
+
+@pytest.mark.parametrize("parts, min_envs", [(3, 4), (7, 2)])
+def test_a_pool_in_any_number_of_parts_plays_the_same_games(monkeypatch, parts, min_envs):
+    # Parts of a few games each: envs finish (and leave their part) at many different steps.
+    reference, _ = lowest_run(batch=1, threads=1)
+    monkeypatch.setattr(python_seats, "PIPELINE_PARTS", parts)
+    monkeypatch.setattr(python_seats, "PIPELINE_MIN_ENVS", min_envs)
+    for batch in (9, 16):
+        played, bot = lowest_run(batch=batch, threads=2)
+        assert_same_games(played, reference)
+        assert len(bot.ended) == 2 * played.game_ids.shape[0]  # game_over once per game and seat
+
+
+def test_a_bot_sees_the_observations_and_masks_of_the_environment(monkeypatch):
+    # The observation and mask of every decision, as the pool's parts hand them to the bot,
+    # are the state API's for the same game (the lowest legal action everywhere).
+    from python_bots import Recording
+
+    monkeypatch.setattr(python_seats, "PIPELINE_MIN_ENVS", 2)
+    bot = Recording()
+    rules = sim.Rules(players=3, rounds=(1, 3, 20))
+    games = 7
+    run_games(rules, [bot, bot, bot], seed=3, games=games, batch=6, threads=2)
+    game = env.WizardGame(rules)
+    for g in range(games):
+        state = game.new_state(3, g)
+        seen = {seat: iter(bot.seen[(g, seat)]) for seat in range(3)}
+        while not state.is_terminal():
+            seat = state.current_player()
+            observation, mask = next(seen[seat])
+            assert observation.dtype == np.float32 and mask.dtype == np.bool_
+            assert (observation == state.observation(seat)).all()
+            assert (mask == state.legal_action_mask()).all()
+            state.apply_action(int(mask.argmax()))
+        assert all(next(rest, None) is None for rest in seen.values())
 
 
 def test_what_a_bot_answered_is_what_the_records_hold():

@@ -19,7 +19,6 @@ import numpy as np
 
 from kernels import python_seats as seat_driver
 from kernels.game_state import GAME_STATE_DTYPE
-from kernels.observation import N_ACTIONS, OBSERVATION_SIZE
 from kernels.records import MAX_PLAYERS, NO_SEAT
 from kernels.results import GameResults
 from kernels.vector_env import init_states
@@ -30,11 +29,11 @@ from sim.config.rules import Rules
 
 DEFAULT_BATCH = 8192  # games in play at once (measured: benchmarks/bench_python_bots.py --deals 8000)
 MAX_BATCH = 2**15  # about 7 KB of state, observation and mask per game in play: 230 MB
-# Below this many games in play per thread a step runs on the calling thread: waking the
-# thread pool costs more than the step (as sim.env.vector.VectorEnv).
-PARALLEL_MIN_ENVS_PER_THREAD = 32
-PIPELINE_MIN_ENVS = 32  # games per half of a pool played as two halves side by side
-PARALLEL_CHUNK = 32  # envs a kernel thread takes at a time
+# On more than one thread the pool is played as PIPELINE_PARTS parts (at least
+# PIPELINE_MIN_ENVS games each), each stepped by a single-threaded kernel on one of the run's
+# threads while this thread asks the bots for another part.
+PIPELINE_PARTS = 4
+PIPELINE_MIN_ENVS = 32
 
 KernelCall = Callable[..., None]  # sim.runs.games.call_kernel(kernel, policies, *arguments)
 
@@ -126,15 +125,13 @@ class RowsToPlay:
 
 
 class Part:
-    """Envs first .. first + size - 1 of a pool of `stride` envs (env k plays rows k, k + stride,
-    ...): their game states, their rows and the buffers of the decisions they wait for."""
+    """Envs `envs` of a pool of `stride` envs (env k plays rows k, k + stride, ...), less those
+    whose rows are all played (drop_finished): their game states, their rows and the buffers
+    of the decisions they wait for."""
 
-    def __init__(self, shared: RowsToPlay, rules: Rules, seed: int, envs: range, stride: int, threads: int) -> None:
+    def __init__(self, shared: RowsToPlay, rules: Rules, seed: int, envs: range, stride: int) -> None:
         self.shared = shared
         size = len(envs)
-        # Below PARALLEL_MIN_ENVS_PER_THREAD games a thread, waking the thread pool costs more
-        # than the step.
-        self.threads = threads if size >= PARALLEL_MIN_ENVS_PER_THREAD * threads else 1
         self.states = np.zeros(size, dtype=GAME_STATE_DTYPE)
         init_states(self.states, rules.to_record(), policy_arrays(shared.listed), seed, rules.round_sizes_array(),
                     np.zeros(MAX_PLAYERS, dtype=np.int64), stride)  # fmt: skip
@@ -146,8 +143,8 @@ class Part:
             seats=np.full(size, NO_SEAT, dtype=np.int64),
             kinds=np.zeros(size, dtype=np.int64),
             round_sizes=np.zeros(size, dtype=np.int64),
-            observations=np.zeros((size, OBSERVATION_SIZE), dtype=np.float32),
-            masks=np.zeros((size, N_ACTIONS), dtype=np.bool_),
+            observations=np.zeros(size, dtype=seat_driver.OBSERVATION_DTYPE),
+            masks=np.zeros(size, dtype=seat_driver.MASK_DTYPE),
         )
         self.started = False
         self.before = self.rows.copy()
@@ -156,13 +153,8 @@ class Part:
         """One kernel step: start the games, or apply the answers; play until asked."""
         shared = self.shared
         self.before[:] = self.rows
-        previous = numba.get_num_threads()
-        numba.set_num_threads(self.threads)
-        try:
-            shared.call(seat_driver.run_envs, shared.listed, self.states, not self.started, self.schedule, shared.games,
-                        shared.arrays, shared.results, self.exchange, chunksize=PARALLEL_CHUNK)  # fmt: skip
-        finally:
-            numba.set_num_threads(previous)
+        shared.call(seat_driver.run_envs, shared.listed, self.states, not self.started, self.schedule,
+                    shared.games, shared.arrays, shared.results, self.exchange)  # fmt: skip
         self.started = True
 
     def ask(self) -> bool:
@@ -175,16 +167,36 @@ class Part:
                 for number, bot in enumerate(shared.bots):
                     if bot.caller.has_game_over:
                         notify_game_over(bot.caller, done, shared.seat_bot[done] == number, shared.seen_ids, shared.results)
+        if (self.rows == seat_driver.NO_ROW).any():
+            self.drop_finished()
         exchange = self.exchange
-        waiting = np.flatnonzero(exchange.seats != NO_SEAT)
-        if waiting.size == 0:
+        if exchange.seats.shape[0] == 0:
             return False
-        bot_of_env = np.full(exchange.seats.shape[0], -1, dtype=np.int64)
-        bot_of_env[waiting] = shared.seat_bot[self.rows[waiting], exchange.seats[waiting]]
+        bot_of_env = shared.seat_bot[self.rows, exchange.seats]
         context = Decisions(shared.seen_ids[self.rows], exchange.seats, exchange.kinds, exchange.round_sizes)
-        batch = (exchange.observations, exchange.masks, context)
+        batch = (exchange.observations["values"], exchange.masks["legal"].view(np.bool_), context)
         ask_each_bot([bot.caller for bot in shared.bots], bot_of_env, batch, exchange.answers)
         return True
+
+    def drop_finished(self) -> None:
+        """Keep only the envs with rows left to play (every one of them waits for a decision),
+        so that a bot holding every seat asked gets the buffers themselves, never a copy of
+        the rows still in play, and no step visits a finished env again."""
+        live = self.rows != seat_driver.NO_ROW
+        size = int(live.sum())
+        self.states = self.states[live]
+        self.rows = self.rows[live]
+        self.before = self.rows.copy()
+        self.schedule = seat_driver.Schedule(self.rows, self.schedule.stride)
+        exchange = self.exchange
+        self.exchange = seat_driver.Exchange(
+            answers=np.zeros(size, dtype=np.int64),
+            seats=exchange.seats[live],
+            kinds=exchange.kinds[live],
+            round_sizes=exchange.round_sizes[live],
+            observations=exchange.observations[live],
+            masks=exchange.masks[live],
+        )
 
 
 def ask_each_bot(callers: list[BotCaller], bot_of_row: np.ndarray, batch: tuple, answers: np.ndarray) -> None:
@@ -213,9 +225,10 @@ def play_with_bots(
     """Play every row of `games` (seatings: indices into `listed`) into `results` (the
     records play_games fills, indexed by row) with at most `batch` games in play at once.
 
-    On more than one thread the pool is played as two halves: while the bots decide for one,
-    the kernel steps the other (it releases the GIL), so the bots' Python and the kernels run
-    side by side."""
+    On more than one thread the pool is played in parts (pipeline_parts): the run's threads
+    each step a part at a time (a single-threaded kernel that releases the GIL) while this
+    thread asks the bots for a part already stepped, so the bots' Python and the kernels run
+    side by side, with no thread waiting at a parallel loop's barrier."""
     game_ids, seatings, seen_ids = games.game_ids, games.seatings, games.seen_ids
     n_rows = game_ids.shape[0]
     pool = min(check_batch(batch), n_rows)
@@ -226,16 +239,16 @@ def play_with_bots(
     rows = seat_driver.Rows(game_ids, np.ascontiguousarray(seatings, dtype=np.int64))
     shared = RowsToPlay(listed, rows, seen_ids, results, call, bots, bot_of_listed[seatings], listed_arrays(listed))
     threads = numba.get_num_threads()
-    if threads == 1 or pool < 2 * PIPELINE_MIN_ENVS:
-        part = Part(shared, rules, seed, range(pool), pool, threads)
+    parts = [Part(shared, rules, seed, envs, pool) for envs in pipeline_parts(pool, threads)]
+    if len(parts) == 1:
+        part = parts[0]
         part.advance()
         while part.ask():
             part.advance()
         return
-    half = pool // 2
-    parts = [Part(shared, rules, seed, envs, pool, threads) for envs in (range(half), range(half, pool))]
-    # A kernel thread steps one half while this thread asks the bots for the other.
-    with ThreadPoolExecutor(1, "wizard-sim-pool") as kernels:
+    kernels = ThreadPoolExecutor(threads, "wizard-sim-pool")
+    try:
+        # Round robin: while this thread asks for part k, the kernel threads step the others.
         stepped = [kernels.submit(part.advance) for part in parts]
         while parts:
             for index, part in enumerate(parts):
@@ -243,6 +256,19 @@ def play_with_bots(
                 stepped[index] = kernels.submit(part.advance) if part.ask() else None
             parts = [part for part, step in zip(parts, stepped) if step is not None]
             stepped = [step for step in stepped if step is not None]
+    finally:
+        # On an error or Ctrl-C: no queued step starts; the running ones (milliseconds) end.
+        kernels.shutdown(wait=True, cancel_futures=True)
+
+
+def pipeline_parts(pool: int, threads: int) -> list[range]:
+    """The envs of each part of a pool of `pool` games on `threads` threads: one part on one
+    thread (or for a small pool), else PIPELINE_PARTS (one more than the threads at least,
+    so that one is asked while every thread steps another) of at least PIPELINE_MIN_ENVS."""
+    wanted = 1 if threads == 1 else max(PIPELINE_PARTS, threads + 1)
+    count = max(1, min(wanted, pool // PIPELINE_MIN_ENVS))
+    bounds = [pool * k // count for k in range(count + 1)]
+    return [range(bounds[k], bounds[k + 1]) for k in range(count)]
 
 
 def notify_game_over(caller: BotCaller, rows: np.ndarray, seated: np.ndarray, seen_ids: np.ndarray, results: GameResults) -> None:

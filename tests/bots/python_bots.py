@@ -148,3 +148,16 @@ class Flaky(Lowest):
         if Flaky.calls == Flaky.fail_at:
             raise RuntimeError("failing as asked")
         return super().act(observations, masks, context)
+
+
+class Recording:
+    """Deterministic: the lowest legal action, like Lowest; it keeps a copy of every
+    observation and mask it is given per (game, seat), in order."""
+
+    def __init__(self):
+        self.seen = {}  # (game, seat) -> [(observation, mask), ...]
+
+    def act(self, observations, masks, context):
+        for row, (game, seat) in enumerate(zip(context.games, context.seats)):
+            self.seen.setdefault((int(game), int(seat)), []).append((observations[row].copy(), masks[row].copy()))
+        return masks.argmax(axis=1)
