@@ -22,7 +22,7 @@ from kernels.policies.dispatch import decide
 from kernels.posterior import sample_deal
 from kernels.round_state import begin_round, play_out
 from kernels.rules import dealer_of_round
-from kernels.records import DECIDE_BID, PLAY_DTYPE
+from kernels.records import DECIDE_BID, DECIDE_CARD, PLAY_DTYPE
 from sim.config.policies import parse_policies, policy_arrays
 from sim.config.rules import Rules
 
@@ -32,35 +32,48 @@ STAT_DECISIONS, STAT_ESS, STAT_GIVEN_UP, STAT_CANDIDATES = range(4)
 
 
 @njit(cache=True)
+def measure_in(storage, sampler_policies, samples, stats, decision, me, table, generator):
+    """mc's sampler statistics at one decision, in `storage` (a new_decision_memory array):
+    its record is taken here, where the caller holds the array (numba frees a local array
+    after its last use, even while a record of it is read: kernels/blocks.py)."""
+    scratch = storage[0]
+    mc.start_sampling(sampler_policies, me, table, scratch, generator)
+    if scratch.posterior.n_constrained == 0:
+        return
+    total = 0.0
+    squares = 0.0
+    given_up = 0
+    candidates = 0
+    for _ in range(samples):
+        weight, proposals = sample_deal(scratch.model, scratch.posterior, scratch.hands, generator)
+        candidates += proposals
+        total += weight
+        squares += weight * weight
+        given_up += weight == 0.0
+    row = 0 if decision == DECIDE_BID else 1 + min(table.trick, 3)
+    stats[row, STAT_DECISIONS] += 1
+    stats[row, STAT_ESS] += total * total / squares if squares > 0.0 else 0.0
+    stats[row, STAT_GIVEN_UP] += given_up
+    stats[row, STAT_CANDIDATES] += candidates
+
+
+@njit(cache=True)
 def measuring_decide(policies, decision, me, table, legal, generator):
     """The seated policy's decision; before it, at seat 0, mc's sampler statistics."""
     policy_ids, params, sampler_policies, samples, stats = policies
-    if me.seat == 0 and decision != 0:
-        storage = mc.new_decision_memory()
-        scratch = storage[0]
-        mc.start_sampling(sampler_policies, me, table, scratch, generator)
-        if scratch.posterior.n_constrained > 0:
-            total = 0.0
-            squares = 0.0
-            given_up = 0
-            candidates = 0
-            for _ in range(samples):
-                weight, proposals = sample_deal(scratch.model, scratch.posterior, scratch.hands, generator)
-                candidates += proposals
-                total += weight
-                squares += weight * weight
-                given_up += weight == 0.0
-            row = 0 if decision == DECIDE_BID else 1 + min(table.trick, 3)
-            stats[row, STAT_DECISIONS] += 1
-            stats[row, STAT_ESS] += total * total / squares if squares > 0.0 else 0.0
-            stats[row, STAT_GIVEN_UP] += given_up
-            stats[row, STAT_CANDIDATES] += candidates
+    if me.seat == 0 and (decision == DECIDE_BID or decision == DECIDE_CARD):
+        measure_in(mc.new_decision_memory(), sampler_policies, samples, stats, decision, me, table, generator)
     return decide((policy_ids, params), decision, me, table, legal, generator)
 
 
 @njit(cache=True)
 def play(seed, games, rules, round_sizes, policies):
-    storage = new_workspace(rules, (policies[0], policies[1]))
+    play_in(new_workspace(rules, (policies[0], policies[1])), seed, games, rules, round_sizes, policies)
+
+
+@njit(cache=True)
+def play_in(storage, seed, games, rules, round_sizes, policies):
+    """play's games in `storage` (a new_workspace array), its record taken here (measure_in: why)."""
     workspace = storage[0]
     for game in range(games):
         first = begin_game((seed, game), rules, workspace)
@@ -79,7 +92,7 @@ def main() -> None:
     args = parser.parse_args()
     rules = Rules(players=4)
     ids, params = policy_arrays(parse_policies("heuristic", 4))
-    sampler = policy_arrays(parse_policies(f"mc:spread={args.spread},heuristic,heuristic,heuristic", 4))
+    sampler = policy_arrays(parse_policies(f"mc:infer=1,spread={args.spread},heuristic,heuristic,heuristic", 4))
     samples = int(sampler[1][0, mc.P_SAMPLES])
     stats = np.zeros((len(ROWS), 4))
     began = time.perf_counter()
