@@ -684,6 +684,16 @@ def test_parameters_split_from_policy_list():
     assert policies[0].label == "heuristic:aggression=1.2" and policies[3].label == "heuristic"
 
 
+def test_a_label_reads_back_as_the_same_policy():
+    """run.json records policies by label: a value with more than 6 significant digits is
+    written in full (it was once written `0.15` for 0.1500001, another policy on resume)."""
+    for text in ("heuristic:crowding=0.1500001", "heuristic:aggression=2", "heuristic:aggression=1.25", "mc:samples=24",
+                 "heuristic:wizard_win=0.123456789"):  # fmt: skip
+        policy = parse_policy(text)
+        assert policy.label == text
+        assert parse_policy(policy.label).params == policy.params
+
+
 def test_one_policy_with_parameters_fills_every_seat():
     policies = parse_policies("heuristic:aggression=1.2,crowding=0.3", 5)
     assert len(policies) == 5 and len({p.params for p in policies}) == 1

@@ -17,7 +17,8 @@ from sim.cli.progress import GameProgress
 from sim.config.rules import Rules
 from sim.runs.games import run_games
 from sim.runs.tables import rounds_table
-from sim.runs.tournament import TournamentConfig
+from sim.runs.deals import rotation_slots
+from sim.runs.tournament import TournamentConfig, deal_rows
 from sim.runs.tournament import tournament as run_tournament
 
 runner = CliRunner()
@@ -230,3 +231,82 @@ def test_bad_input(tmp_path, arguments, message):
 def test_missing_policies(tmp_path):
     result = tournament("--games", "5", "--out", str(tmp_path / "run"))
     assert result.exit_code == 2 and "--policies is required" in result.stderr
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_mirrored_rotations_put_each_neighbour_on_both_sides(players):
+    """With the mirror images every table position has each other one as often at clockwise
+    distance d as at -d; the plain rotations keep every distance fixed."""
+    slots = rotation_slots(players, mirrored=True)
+    assert slots.shape == (2 * players, players)
+    assert (slots[:players] == rotation_slots(players)).all()
+    seat_of = np.argsort(slots, axis=1)  # [rotation, position] -> the seat holding it
+    assert all(sorted(row) == list(range(players)) for row in slots.tolist())
+    for first, second in itertools.permutations(range(players), 2):
+        distances = (seat_of[:, second] - seat_of[:, first]) % players
+        counts = np.bincount(distances, minlength=players)
+        assert (counts == np.roll(counts[::-1], 1)).all(), (first, second, counts)  # count(d) == count(-d)
+        plain = (seat_of[:players, second] - seat_of[:players, first]) % players
+        assert len(set(plain.tolist())) == 1
+
+
+def test_mirror_swaps_two_policies_listed_next_to_each_other():
+    """At A,B,H,H each rotation's mirror image (or another rotation of it) is the same seating
+    with A and B swapped: two identical players listed next to each other then see exactly the
+    same games, so the seating no longer favours either."""
+    config = TournamentConfig.build(Rules(players=4), "heuristic,random,mc,mc", seed=1, deals=2, mirrored=True)
+    seatings = deal_rows(config, np.array([0]))
+    assert seatings.seatings.shape == (8, 4)
+    labels = np.array(["A", "B", "H", "H"])  # the listed positions; the two H seats play alike
+    rows = {tuple(row) for row in labels[seatings.seatings].tolist()}
+    swap = {"A": "B", "B": "A", "H": "H"}
+    assert all(tuple(swap[label] for label in row) in rows for row in rows)
+    plain = deal_rows(TournamentConfig.build(Rules(players=4), "heuristic,random,mc,mc", seed=1, deals=2), np.array([0]))
+    plain_rows = {tuple(row) for row in labels[plain.seatings].tolist()}
+    assert not any(tuple(swap[label] for label in row) in plain_rows for row in plain_rows)
+
+
+def test_mirrored_tournament(tmp_path, duplicate_run):
+    out = tmp_path / "mirrored"
+    result = tournament(*BASE, "--mirror", "--chunk-games", "7", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    rounds = read(out, "rounds")
+    listed = POLICIES.split(",")
+    assert (rounds["game_id"] == rounds["deal_id"] * 8 + rounds["rotation"]).all()
+    assert sorted(rounds["rotation"].unique()) == list(range(8)) and rounds["deal_id"].nunique() == 30
+    expected_policy = [listed[(s + k) % 4] if k < 4 else listed[(k - 4 - s) % 4]
+                       for s, k in zip(rounds["seat"], rounds["rotation"])]  # fmt: skip
+    assert (rounds["policy"].astype(str).to_numpy() == np.array(expected_policy)).all()
+    for _, deal in rounds.groupby("deal_id"):  # every one of the 8 seatings holds the same cards
+        cards = deal.pivot_table(index=["round", "seat"], columns="rotation", values=["hand", "trump_card", "dealer"])
+        for column in ("hand", "trump_card", "dealer"):
+            values = cards[column].to_numpy()
+            assert (values == values[:, :1]).all(), column
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["config"]["mirrored"] is True
+    assert all(row["seat_games"] == 30 * 8 for row in summary["policies"] if row["policy"] == "heuristic")
+    # without --mirror the recorded configuration (and so the fingerprint) is as before
+    assert "mirrored" not in json.loads((duplicate_run / "summary.json").read_text())["config"]
+    again = tournament("--resume", "--no-duplicate", "--out", str(out))
+    assert again.exit_code == 2
+    refused = tournament(*BASE, "--mirror", "--no-duplicate", "--out", str(tmp_path / "refused"))
+    assert refused.exit_code == 2 and "mirrored seatings need duplicate deals" in refused.stderr
+    assert not (tmp_path / "refused").exists()
+
+
+def test_mirror_removes_the_seating_bias_of_identical_players(tmp_path):
+    """Two players that play alike (`heuristic:crowding=0.1500001` is `heuristic` to every
+    decision here), listed next to each other among two others: the plain rotations give them
+    different scores (the seating, README: tournament); with the mirror images every deal's
+    games are the same with the two swapped, so the difference is exactly zero."""
+    policies = "heuristic:crowding=0.1500001,heuristic,heuristic:aggression=1.3,heuristic:aggression=1.3"
+    pairs = {}
+    for flag in ([], ["--mirror"]):
+        out = tmp_path / ("mirror" if flag else "plain")
+        arguments = ["--policies", policies, "--games", "300", "--rounds", "1-6", "--seed", "7", "-q", *flag, "--out", str(out)]
+        assert tournament(*arguments).exit_code == 0
+        summary = json.loads((out / "summary.json").read_text())
+        pairs[bool(flag)] = next(pair for pair in summary["pairs"] if {pair["policy_a"], pair["policy_b"]} ==
+                                 {"heuristic:crowding=0.1500001", "heuristic"})  # fmt: skip
+    assert pairs[True]["difference"] == 0.0 and pairs[True]["ci_low"] == 0.0 == pairs[True]["ci_high"]
+    assert pairs[False]["difference"] != 0.0

@@ -136,6 +136,7 @@ def stored_options(config) -> dict:
         "policy": [policy.label for policy in config.policies],
         "policies": [policy.label for policy in config.policies],
         "no-duplicate": not getattr(config, "duplicate", True),
+        "mirror": bool(getattr(config, "mirrored", None)),
         "sprt": None if sprt is None else f"{sprt.low:g},{sprt.high:g}",
         "alpha": None if sprt is None else sprt.alpha,
         "beta": None if sprt is None else sprt.beta,
@@ -505,7 +506,13 @@ def print_tournament(result: TournamentResult) -> None:
     config = result.record["config"]
     policies, pairs = result.summary
     deals = policies[0]["deals"]
-    mode = f"duplicate, {config['rules']['players']} rotations per deal" if config["duplicate"] else "random seating"
+    players = config["rules"]["players"]
+    if not config["duplicate"]:
+        mode = "random seating"
+    elif config.get("mirrored"):
+        mode = f"duplicate, {players} rotations and their {players} mirror images per deal"
+    else:
+        mode = f"duplicate, {players} rotations per deal"
     title = (
         f"{deals:,} deals ({mode}), {config['rules']['players']} players, seed {config['seed']}"
         f" — {result.games_per_second:,.0f} games/s this session"
@@ -556,7 +563,10 @@ TOURNAMENT_EPILOG = """Examples:
   wizard-sim tournament --out DIR --resume      (finish an interrupted tournament)
 
 Duplicate deals (default): every deal is played once per seat rotation; in rotation k seat s is
-played by the policy listed at (s + k) mod N. --games counts deals."""
+played by the policy listed at (s + k) mod N. --games counts deals. The rotations keep each
+seat's neighbours: to compare two policies at a table of other ones, add --mirror (the mirror
+images too: each policy then has every other one as often on its left as on its right) or
+list the two opposite each other (README: tournament)."""
 
 TOURNAMENT = RunCommand(
     "tournament",
@@ -565,6 +575,7 @@ TOURNAMENT = RunCommand(
     lambda rules, given: TournamentConfig.build(
         rules, given["policies"], seed=given["seed"], deals=given["games"], chunk_deals=given["chunk-games"],
         duplicate=not given["no-duplicate"], log_plays=bool(given["log-plays"]), sprt=sprt_of(given),
+        mirrored=bool(given["mirror"]),
     ),  # fmt: skip
     tournament,
     resume_tournament,
@@ -592,6 +603,11 @@ def tournament_command(
     no_duplicate: Annotated[
         Optional[bool], typer.Option("--no-duplicate", help="Plain random seating instead of duplicate deals.", show_default=False)
     ] = None,
+    mirror: Annotated[
+        Optional[bool],
+        typer.Option("--mirror", help="Also play each rotation's mirror image (2N games per deal): every policy has each other "
+                     "one as often on its left as on its right.", show_default=False),
+    ] = None,  # fmt: skip
     log_plays: LogPlaysOption = None,
     sprt: SprtOption = None,
     alpha: AlphaOption = None,
@@ -611,7 +627,8 @@ def tournament_command(
     given = {
         "players": players, "games": games, "rounds": rounds, "policies": policies, "bidding": bidding,
         "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
-        "log-plays": log_plays, "no-duplicate": no_duplicate, "sprt": sprt, "alpha": alpha, "beta": beta,
+        "log-plays": log_plays, "no-duplicate": no_duplicate, "mirror": mirror, "sprt": sprt, "alpha": alpha,
+        "beta": beta,
     }  # fmt: skip
     run_command(TOURNAMENT, given, HowToRun(out, threads, batch_games, overwrite, resume_run, quiet, engine, scheduler, workers))
 

@@ -71,11 +71,19 @@ class Policy:
     def label(self) -> str:
         """Canonical text: the name plus every parameter that differs from its default."""
         changed = [
-            f"{key}={value:g}"
+            f"{key}={parameter_text(value)}"
             for (key, default), value in zip(self.kind.parameters, self.params)
             if value != default
         ]
         return self.kind.name + (":" + ",".join(changed) if changed else "")
+
+
+def parameter_text(value: float) -> str:
+    """A parameter value as a label writes it: short (`1.2`, `16`) when that reads back as the
+    same number, else every digit it needs (`0.1500001`): run.json records policies by label,
+    and a resumed run or a cluster worker rebuilds them from it."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
 
 
 def _external_kind(path: str) -> PolicyKind:

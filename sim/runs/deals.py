@@ -4,7 +4,10 @@ and the per-policy figures both report.
 A deal (every card of every round, a pure function of (seed, deal id)) is played at a table,
 an ordered list of N of the listed policies. With duplicate deals it is played once per seat
 rotation: in rotation k seat s is held by the table's policy at (s + k) mod N and is dealt the
-same cards, trump card and dealer in every rotation; row (deal, k) is game deal * N + k.
+same cards, trump card and dealer in every rotation; row (deal, k) is game deal * R + k, R the
+rotations per deal. Mirrored (a tournament's --mirror), the N rotations are followed by their
+mirror images: in rotation N + k seat s is held by the policy at (k - s) mod N, so that every
+policy has each other one as often on its left as on its right (R = 2N).
 Without duplicates (a tournament's --no-duplicate) each deal is played once, as game `deal`
 with rotation -1, by a seating of its own.
 """
@@ -40,20 +43,28 @@ class DealRows:
         return f"game {game} (deal {deal})" if self.rotations[row] != NO_ROTATION else f"game {game}"
 
 
-def rotation_slots(players: int) -> np.ndarray:
-    """[rotation, seat]: the table position whose policy holds the seat, (seat + rotation) mod N."""
-    return (np.arange(players)[None, :] + np.arange(players)[:, None]) % players
+def rotation_slots(players: int, mirrored: bool = False) -> np.ndarray:
+    """[rotation, seat]: the table position whose policy holds the seat, (seat + rotation) mod N,
+    and when `mirrored` then (rotation - N - seat) mod N for rotations N..2N-1."""
+    seats, rotations = np.arange(players)[None, :], np.arange(players)[:, None]
+    cyclic = (seats + rotations) % players
+    return np.concatenate([cyclic, (rotations - seats) % players]) if mirrored else cyclic
 
 
-def duplicate_rows(deal_ids: np.ndarray, tables: np.ndarray, table_ids: np.ndarray | None = None) -> DealRows:
-    """Every rotation of every deal: deal_ids[d] is played at the table tables[d] (the listed
-    policy at each table position), rows ordered (deal, rotation)."""
+def duplicate_rows(
+    deal_ids: np.ndarray, tables: np.ndarray, table_ids: np.ndarray | None = None, mirrored: bool = False
+) -> DealRows:
+    """Every rotation of every deal (and its mirror image when `mirrored`): deal_ids[d] is
+    played at the table tables[d] (the listed policy at each table position), rows ordered
+    (deal, rotation)."""
     deals, players = tables.shape
-    seatings = tables[:, rotation_slots(players)].reshape(deals * players, players)
-    deal_of_row = np.repeat(deal_ids, players)
-    rotations = np.tile(np.arange(players, dtype=np.int8), deals)
-    rows_table = None if table_ids is None else np.repeat(table_ids.astype(np.int32), players)
-    return DealRows(deal_of_row, rotations, deal_of_row * players + rotations, seatings, rows_table)
+    slots = rotation_slots(players, mirrored)
+    per_deal = slots.shape[0]
+    seatings = tables[:, slots].reshape(deals * per_deal, players)
+    deal_of_row = np.repeat(deal_ids, per_deal)
+    rotations = np.tile(np.arange(per_deal, dtype=np.int8), deals)
+    rows_table = None if table_ids is None else np.repeat(table_ids.astype(np.int32), per_deal)
+    return DealRows(deal_of_row, rotations, deal_of_row * per_deal + rotations, seatings, rows_table)
 
 
 def single_rows(deal_ids: np.ndarray, seatings: np.ndarray) -> DealRows:

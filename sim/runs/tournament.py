@@ -3,10 +3,13 @@
 Duplicate format (default): every deal (all the cards of every round of a game, which depend
 only on (seed, deal)) is played once per seat rotation. In rotation k seat s is played by the
 policy listed at (s + k) mod N, so every listed policy holds every seat's cards of every deal,
-cancelling the luck of the deal. Without duplicates each game is a fresh deal with a uniformly
-random seating (kernels/seating.py).
+cancelling the luck of the deal. The rotations keep each seat's neighbours: with --mirror
+their mirror images follow (rotation N + k: seat s plays (k - s) mod N), so that each policy
+has every other one as often on its left as on its right (sim.runs.deals). Without duplicates
+each game is a fresh deal with a uniformly random seating (kernels/seating.py).
 
-Rows: game_id = deal_id * N + rotation (duplicate) or deal_id (no duplicate, rotation -1).
+Rows: game_id = deal_id * R + rotation (duplicate; R = N, or 2N mirrored) or deal_id (no
+duplicate, rotation -1).
 
 Statistics, per deal d and policy P: x[d, P] = mean final score of P's seats in the games of
 deal d. Deals are independent, so the mean over deals of x[., P] and of the paired
@@ -89,6 +92,9 @@ class TournamentConfig(RecordedConfig):
     duplicate: bool = True
     log_plays: bool = False
     sprt: Sprt | None = None  # stop when the first listed policy's edge over the second is known
+    # True: the rotations and their mirror images (sim.runs.deals); None, not False, when off,
+    # so that the runs without it keep their recorded configuration and fingerprint.
+    mirrored: bool | None = None
 
     @classmethod
     def build(
@@ -102,15 +108,19 @@ class TournamentConfig(RecordedConfig):
         duplicate: bool = True,
         log_plays: bool = False,
         sprt: Sprt | tuple | dict | None = None,
+        mirrored: bool | None = None,
     ) -> "TournamentConfig":
         names = split_policy_list(policies) if isinstance(policies, str) else list(policies)
         if len(names) != rules.players:
             raise ConfigError(f"got {len(names)} policies for {rules.players} players: list one per seat")
-        for name, flag in (("duplicate", duplicate), ("log_plays", log_plays)):
+        mirrored = bool(mirrored) if mirrored is None else mirrored
+        for name, flag in (("duplicate", duplicate), ("log_plays", log_plays), ("mirrored", mirrored)):
             if not isinstance(flag, bool):
                 raise ConfigError(f"{name} must be true or false, got {flag!r}")
+        if mirrored and not duplicate:
+            raise ConfigError("mirrored seatings need duplicate deals: drop --no-duplicate or --mirror")
         sprt = Sprt.of(sprt)
-        rotations = rules.players if duplicate else 1
+        rotations = rotations_per_deal(rules.players, duplicate, mirrored)
         if sprt is not None and chunk_deals is None:
             chunk_deals = LOOK_DEALS  # the test looks after every chunk
         deals, chunk_deals = check_run_size(rules, log_plays, deals, chunk_deals, rotations)
@@ -118,11 +128,11 @@ class TournamentConfig(RecordedConfig):
         parsed = tuple(parse_policies(names, rules.players))
         if len({policy.label for policy in parsed}) < 2:
             raise ConfigError("a tournament needs at least two different policies")
-        return cls(rules, parsed, seed, deals, chunk_deals, duplicate, log_plays, sprt)
+        return cls(rules, parsed, seed, deals, chunk_deals, duplicate, log_plays, sprt, True if mirrored else None)
 
     @property
     def rotations(self) -> int:
-        return self.rules.players if self.duplicate else 1
+        return rotations_per_deal(self.rules.players, self.duplicate, bool(self.mirrored))
 
     @property
     def labels(self) -> list[str]:
@@ -138,12 +148,17 @@ class TournamentConfig(RecordedConfig):
         return FinishedChunk(batch_tables(batch, self.log_plays), chunk_stats(self, batch))
 
 
+def rotations_per_deal(players: int, duplicate: bool, mirrored: bool) -> int:
+    """Games per deal: one per rotation (and its mirror image), or one without duplicates."""
+    return (2 * players if mirrored else players) if duplicate else 1
+
+
 def deal_rows(config: TournamentConfig, deal_ids: np.ndarray) -> DealRows:
     """The games of deals `deal_ids`: every rotation of the listed order, or (without
     duplicates) one game per deal with a uniformly random seating."""
     n = config.rules.players
     if config.duplicate:
-        return duplicate_rows(deal_ids, np.broadcast_to(np.arange(n), (deal_ids.shape[0], n)))
+        return duplicate_rows(deal_ids, np.broadcast_to(np.arange(n), (deal_ids.shape[0], n)), mirrored=bool(config.mirrored))
     seatings = np.zeros((deal_ids.shape[0], n), dtype=np.int64)
     random_seatings(config.seed, deal_ids, seatings)
     return single_rows(deal_ids, seatings)
