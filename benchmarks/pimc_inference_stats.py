@@ -183,13 +183,20 @@ def continue_round(tables, seats_copy, table, seats, choice, policies, generator
 
 
 @njit(cache=True)
-def tied_at_best(totals, choices):
+def best_of(values, choices):
+    """The largest of values[c] over the choices c (bits of `choices`)."""
     best = -1e300
     rest = choices
     while rest:
         choice = lowest_bit(rest)
         rest &= rest - 1
-        best = max(best, totals[choice])
+        best = max(best, values[choice])
+    return best
+
+
+@njit(cache=True)
+def tied_at_best(totals, choices):
+    best = best_of(totals, choices)
     ties = 0
     rest = choices
     while rest:
@@ -272,12 +279,7 @@ def compare_choices(policy_ids, params, decision, me, table, seats, legal, phase
     generator[0] = advanced
     values = np.zeros(N_CARDS)
     true_values_in(pimc.new_memory(), decision, me, table, seats, choices, params, values)
-    best_value = -1e300
-    rest = choices
-    while rest:
-        choice = lowest_bit(rest)
-        rest &= rest - 1
-        best_value = max(best_value, values[choice])
+    best_value = best_of(values, choices)
     choice_stats[phase, C_DECISIONS] += 1
     choice_stats[phase, C_DIFFER] += best_1 != best_0
     choice_stats[phase, C_TIED_1] += tied_in(storage_1, choices)

@@ -113,7 +113,7 @@ class TournamentConfig(RecordedConfig):
         names = split_policy_list(policies) if isinstance(policies, str) else list(policies)
         if len(names) != rules.players:
             raise ConfigError(f"got {len(names)} policies for {rules.players} players: list one per seat")
-        mirrored = bool(mirrored) if mirrored is None else mirrored
+        mirrored = False if mirrored is None else mirrored  # None: as recorded by runs without it
         for name, flag in (("duplicate", duplicate), ("log_plays", log_plays), ("mirrored", mirrored)):
             if not isinstance(flag, bool):
                 raise ConfigError(f"{name} must be true or false, got {flag!r}")
