@@ -42,11 +42,15 @@ HERE = Path(__file__).resolve().parent
 # Schumacher & Pleines, "Improving Bidding and Playing Strategies in the Trick-Taking game
 # Wizard using Deep Q-Networks", IEEE CoG 2022: rule-based agent, 4 players, rounds 1..15.
 BASELINE = (0.84, 0.71, 0.59, 0.51, 0.48, 0.46, 0.44, 0.43, 0.42, 0.41, 0.41, 0.41, 0.41, 0.41, 0.40)
-# mc at a cheaper setting than its default (samples=16, play_samples=16): 100k deals x 4
-# rotations at the default would take hours on 2 cores; this setting takes about 15 minutes.
+# mc at a cheaper setting than its default (samples=16, play_samples=16): 50k deals x 8 seatings
+# (the 4 rotations and their mirror images) at the default would take hours on 2 cores; this
+# setting takes about 15 minutes.
 TOURNAMENT_POLICIES = "mc:samples=8,play_samples=4,heuristic,heuristic,random"
-# Issue #14's test of mc's inference: 20,000 deals take about 26 minutes on 2 cores.
-INFERENCE_POLICIES = "mc:infer=1,mc,heuristic,heuristic"
+# Issue #14's test of mc's inference: 20,000 deals take about 26 minutes on 2 cores. The two
+# compared players sit opposite each other: rotation k+2 swaps them on the same cards, and each
+# has a heuristic seat on either side (listed next to each other, one would always play right
+# after the other: a seating bias, README "Neighbours and mirror images").
+INFERENCE_POLICIES = "mc:infer=1,heuristic,mc,heuristic"
 # Issue #26's tournaments of pimc (docs/pimc.md), 4 players, duplicate: each table's policies
 # and the most deals it plays (None: sizes.pimc_deals). pimc against mc at equal time
 # (mc:samples=128,play_samples=256 costs per game what pimc does, benchmarks/bench_pimc.py) was
@@ -55,7 +59,7 @@ PIMC = "pimc"
 PIMC_TABLES = {
     "pimc_vs_mc": (f"{PIMC},mc,mc,mc", None),
     "pimc_vs_heuristic": (f"{PIMC},heuristic,heuristic,heuristic", None),
-    "pimc_inference": ("pimc:infer=1,pimc:infer=0,heuristic,heuristic", None),
+    "pimc_inference": ("pimc:infer=1,heuristic,pimc:infer=0,heuristic", None),  # opposite, as INFERENCE_POLICIES
 }
 EXAMPLE_HAND = {"hand": "W AS KH 7H J", "trump": "3H", "players": 4, "position": 2, "bids": (1, 0)}
 
@@ -71,7 +75,7 @@ class Sizes:
     pimc_deals: int
 
 
-FULL = Sizes(accuracy_games=200_000, tournament_deals=100_000, estimate_samples=200_000,
+FULL = Sizes(accuracy_games=200_000, tournament_deals=50_000, estimate_samples=200_000,
              calibration_games=4_000_000, calibration_samples=200_000, inference_deals=20_000, pimc_deals=2_000)
 QUICK = Sizes(accuracy_games=400, tournament_deals=30, estimate_samples=2_000,
               calibration_games=20_000, calibration_samples=2_000, inference_deals=10, pimc_deals=4)
@@ -129,7 +133,8 @@ def tournament_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     played = tournament(config, str(runs / "tournament"), overwrite=True)
     policies, pairs = played.summary
     result = {
-        **provenance(seed, deals=sizes.tournament_deals, players=4, policies=TOURNAMENT_POLICIES, duplicate=True),
+        **provenance(seed, deals=sizes.tournament_deals, players=4, policies=TOURNAMENT_POLICIES, duplicate=True,
+                     mirrored=bool(config.mirrored)),
         "games_per_s": round(played.games_per_second),
         "policies": policies,
         "pairs": pairs,
@@ -176,7 +181,8 @@ def inference_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     played = played_tournament(config, runs / "mc_inference")
     policies, pairs = played.summary
     result = {
-        **provenance(seed, deals=sizes.inference_deals, players=4, policies=INFERENCE_POLICIES, duplicate=True),
+        **provenance(seed, deals=sizes.inference_deals, players=4, policies=INFERENCE_POLICIES, duplicate=True,
+                     mirrored=bool(config.mirrored)),
         "policies": policies,
         "pairs": pairs,
     }
@@ -201,8 +207,8 @@ def pimc_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
         played = played_tournament(config, runs / name)
         policies, pairs = played.summary
         seconds = earlier if finished_before else round(time.perf_counter() - start)
-        tables[name] = {"policies_text": policies_text, "deals": deals, "policies": policies, "pairs": pairs,
-                        "seconds": seconds}  # fmt: skip
+        tables[name] = {"policies_text": policies_text, "deals": deals, "mirrored": bool(config.mirrored),
+                        "policies": policies, "pairs": pairs, "seconds": seconds}  # fmt: skip
     accuracy_rows = []
     for name in ("pimc_vs_mc", "pimc_vs_heuristic"):
         by_round = accuracy_tables(runs / name)["by_round"]
@@ -305,14 +311,15 @@ def pimc_section(result: dict) -> str:
     """The README's pimc section: each tournament's table and verdicts, then bid accuracy."""
     parts = [f"""## pimc: perfect-information Monte Carlo (issue #26)
 
-Seed {result['seed']}; each deal played in all 4 seat rotations. `pimc` at its defaults samples
+Seed {result['seed']}; each deal played {pimc_seatings(result)}. `pimc` at its defaults samples
 deals of the unseen cards, plays each out (the heuristic at every seat, then the last 3 tricks
 solved exactly by max^n) and takes the best mean score, for its cards and its bids
 ([docs/pimc.md](../docs/pimc.md), which also gives the wall times of runs read back here)."""]
     for name, table in result["tables"].items():
         verdicts = "\n".join(f"- {pair['verdict']}" for pair in table["pairs"])
         took = "wall time not recorded: read back" if table["seconds"] is None else f"{table['seconds']:,} s"
-        parts.append(f"""### {PIMC_TITLES[name]}: `{table['policies_text']}`, {table['deals']:,} deals ({took})
+        mirrored = ", with mirror images" if table.get("mirrored") else ""
+        parts.append(f"""### {PIMC_TITLES[name]}: `{table['policies_text']}`, {table['deals']:,} deals{mirrored} ({took})
 
 {markdown_table(policy_table(table["policies"]))}
 
@@ -325,6 +332,20 @@ solved exactly by max^n) and takes the best mean score, for its cards and its bi
 
 {markdown_table(wide.round(3))}""")
     return "\n\n".join(parts)
+
+
+def seatings(result: dict) -> str:
+    """How a published tournament seated each deal."""
+    if result.get("mirrored"):
+        return "in all 4 seat rotations and their 4 mirror images (README: tournament, \"Neighbours and mirror images\")"
+    return "in all 4 seat rotations"
+
+
+def pimc_seatings(result: dict) -> str:
+    if any(table.get("mirrored") for table in result["tables"].values()):
+        return "in all 4 seat rotations, and their mirror images at the tables that say so"
+    return ("in all 4 seat rotations (no table needs mirror images: one policy plays copies of another, or the two "
+            "compared sit opposite each other)")
 
 
 def write_readme(out: Path, results: dict[str, dict], command: str, notes: str = "") -> None:
@@ -372,9 +393,9 @@ Beats the baseline at every round size: **{all(row['beats_baseline'] for row in 
 
 ## Duplicate tournament: {tournament_result['deals']:,} deals of `{TOURNAMENT_POLICIES}`
 
-Seed {tournament_result['seed']}; each deal played in all 4 seat rotations ({tournament_result['games_per_s']:,} games/s).
+Seed {tournament_result['seed']}; each deal played {seatings(tournament_result)} ({tournament_result['games_per_s']:,} games/s).
 mc runs at `samples=8, play_samples=4`, cheaper than its default (16, 16), which is stronger
-still (docs/mc.md) but would take hours for 100,000 deals on 2 cores.
+still (docs/mc.md) but would take hours for {tournament_result['deals']:,} deals on 2 cores.
 
 {markdown_table(pol)}
 
@@ -407,7 +428,7 @@ z = (estimate - self-play) / sqrt(p(1-p)/games + SE(estimate)²), p the estimate
 
 ## mc with inference against mc without: {inference_result['deals']:,} deals of `{INFERENCE_POLICIES}`
 
-Seed {inference_result['seed']}; each deal played in all 4 seat rotations. `mc:infer=1` deals its samples
+Seed {inference_result['seed']}; each deal played {seatings(inference_result)}. `mc:infer=1` deals its samples
 from the posterior given the heuristic seats' bids (docs/mc.md, "Inference"); `mc` (infer=0)
 deals them uniformly. Issue #14 asks for mc with inference to win with its interval above zero.
 

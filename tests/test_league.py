@@ -4,6 +4,7 @@ from the written data by a slow reference, exactness across threads/chunks, resu
 Python and numba bots, and bad input."""
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import math
@@ -74,16 +75,24 @@ def test_each_deal_is_played_at_its_table_in_every_rotation(league_run):
     assert list(games.columns) == ["game_id", "deal_id", "rotation", "table_id", "seat", "policy", "total", "winner"]
     assert list(rounds.columns[:4]) == ["game_id", "deal_id", "rotation", "table_id"]
     assert str(rounds["table_id"].dtype) == "int32" and str(games["table_id"].dtype) == "int32"
-    assert (games["game_id"] == games["deal_id"] * 4 + games["rotation"]).all()
+    assert run["config"]["mirrored"] is True  # the default: each rotation and its mirror image
+    assert (games["game_id"] == games["deal_id"] * 8 + games["rotation"]).all()
+    assert sorted(games["rotation"].unique()) == list(range(8))
     assert (games["table_id"] == games["deal_id"] % len(design)).all()
-    expected = [design[t][(s + k) % 4] for t, s, k in zip(games["table_id"], games["seat"], games["rotation"])]
+    positions = table_positions(games["seat"].to_numpy(), games["rotation"].to_numpy(), 4)
+    expected = [design[t][j] for t, j in zip(games["table_id"], positions)]
     assert (games["policy"].astype(str).to_numpy() == np.array(expected)).all()
+    # every policy has each other one as often on its left as on its right, deal by deal
+    for _, deal in games.groupby("deal_id"):
+        by_seat = deal.pivot(index="rotation", columns="seat", values="policy").astype(str).to_numpy()
+        counts = collections.Counter(zip(by_seat.ravel(), np.roll(by_seat, -1, axis=1).ravel()))  # (seat s, seat s+1)
+        assert all(counts[(b, a)] == count for (a, b), count in counts.items())
     for _, deal in rounds.groupby("deal_id"):
         cards = deal.pivot_table(index=["round", "seat"], columns="rotation", values=["hand", "trump_card", "dealer"])
         for column in ("hand", "trump_card", "dealer"):
             values = cards[column].to_numpy()
             assert (values == values[:, :1]).all(), column
-    assert len(read(league_run, "plays")) == 23 * 4 * 4 * (1 + 2 + 3 + 4)
+    assert len(read(league_run, "plays")) == 23 * 8 * 4 * (1 + 2 + 3 + 4)
 
 
 # -- the ratings ------------------------------------------------------------------------------
@@ -114,12 +123,19 @@ def reference_fit(values: np.ndarray, table_of_deal: np.ndarray, design: tuple, 
     return ratings, inverse @ meat @ inverse * deals / (deals - 1)
 
 
+def table_positions(seats: np.ndarray, rotations: np.ndarray, n: int) -> np.ndarray:
+    """The table position each seat holds: (seat + k) mod N in rotation k < N, (k - N - seat)
+    mod N in its mirror image N + k."""
+    return np.where(rotations < n, (seats + rotations) % n, (rotations - n - seats) % n)
+
+
 def values_of(games: pd.DataFrame, design: list, n: int) -> tuple[np.ndarray, np.ndarray]:
     """y[d, j] from the games table: the mean total of table position j's seats over the rotations."""
     deals = games["deal_id"].nunique()
+    per_deal = games["rotation"].nunique()
     values = np.zeros((deals, n))
-    position = (games["seat"].to_numpy() + games["rotation"].to_numpy()) % n
-    np.add.at(values, (games["deal_id"].to_numpy(), position), games["total"].to_numpy() / n)
+    position = table_positions(games["seat"].to_numpy(), games["rotation"].to_numpy(), n)
+    np.add.at(values, (games["deal_id"].to_numpy(), position), games["total"].to_numpy() / per_deal)
     return values, games.groupby("deal_id")["table_id"].first().to_numpy()
 
 
@@ -210,6 +226,24 @@ def test_a_league_of_one_table_is_the_tournament_of_that_table(tmp_path):
 
 # -- a run ------------------------------------------------------------------------------------
 @pytest.mark.slow
+def test_without_mirror_images_a_league_plays_the_rotations_and_records_as_before(tmp_path, league_run):
+    rules = Rules(players=4, rounds=(1, 2))
+    plain = LeagueConfig.build(rules, POLICIES, seed=4, deals=6, mirrored=False)
+    assert plain.rotations == 4 and "mirrored" not in plain.to_dict()
+    assert LeagueConfig.from_dict(plain.to_dict()).mirrored is None  # run.json from before mirror images
+    assert LeagueConfig.build(rules, POLICIES, seed=4, deals=6).rotations == 8
+    assert LeagueConfig.build(Rules(players=4), "heuristic,random", seed=4, deals=6).mirrored is None  # A,B,A,B
+    played = league(plain, str(tmp_path / "plain"))
+    games = read(tmp_path / "plain", "games")
+    assert (games["game_id"] == games["deal_id"] * 4 + games["rotation"]).all() and games["rotation"].max() == 3
+    ratings, _ = played.summary
+    values, tables = values_of(games, plain.design, 4)
+    fitted, _ = reference_fit(values, tables, plain.design, 5)
+    by_label = {row["policy"]: row["rating"] for row in ratings}
+    assert [by_label[label] for label in LABELS] == pytest.approx(fitted, abs=1e-9)
+
+
+@pytest.mark.slow
 def test_identical_whatever_threads_and_chunks(tmp_path, league_run):
     out = tmp_path / "again"
     result = invoke("league", *BASE, "--chunk-games", "23", "--threads", "1", "--log-plays", "--out", out)
@@ -230,7 +264,7 @@ def test_verified_and_printed(tmp_path, league_run):
     shown = invoke("league", "--policies", "heuristic,random,heuristic:aggression=1.2,heuristic:crowding=0.3", "--players", "3",
                    "--games", "12", "--rounds", "1-2", "--seed", "1", "--out", tmp_path / "shown")  # fmt: skip
     assert shown.exit_code == 0, shown.output
-    for text in ("League of 4 policies: 12 deals x 3 rotations at 4 tables of 3", "rating", "95% CI", "head to head",
+    for text in ("League of 4 policies: 12 deals x 3 rotations and their 3 mirror images at 4 tables of 3", "rating", "95% CI", "head to head",
                  "ratings.parquet"):  # fmt: skip
         assert text in shown.stdout, text
 
@@ -300,7 +334,7 @@ def test_a_numba_bot_plays_in_a_league(tmp_path, monkeypatch):
                     "--games", "10", "--rounds", "1-3", "--seed", "2", "-q", "--out", tmp_path / "run")  # fmt: skip
     assert result.exit_code == 0, result.output
     games = read(tmp_path / "run", "games")
-    assert (games["policy"].astype(str) == "greedy_bot:GreedyBot").sum() == 10 * 4 * 4 // 5  # at 4 of the 5 tables, once per rotation
+    assert (games["policy"].astype(str) == "greedy_bot:GreedyBot").sum() == 10 * 8 * 4 // 5  # at 4 of the 5 tables, in 8 seatings
     assert invoke("verify", tmp_path / "run").exit_code == 0
 
 

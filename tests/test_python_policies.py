@@ -347,7 +347,7 @@ def test_a_tournament_with_python_bots_on_the_command_line(tmp_path):
     assert labels == ["python_bots:Lowest", "heuristic", "python_bots:DelegatingHeuristic", "random"]
     # The delegating bot is heuristic: its rows equal heuristic's on the same cards.
     rounds = pd.read_parquet(first / "rounds")
-    assert len(rounds) == 9 * 4 * 3 * 4
+    assert len(rounds) == 9 * 8 * 3 * 4  # 9 deals x 4 rotations and their mirror images x 3 rounds x 4 seats
 
 
 def test_policy_objects_in_simulate_and_tournament(tmp_path):

@@ -26,8 +26,8 @@ def test_regenerate_quick(tmp_path):
     estimate = json.loads((tmp_path / "estimate.json").read_text())
     assert estimate["recommended_bid"] in [row["bid"] for row in estimate["bids"] if row["legal"]]
     inference = json.loads((tmp_path / "inference.json").read_text())
-    assert [row["policy"] for row in inference["policies"]] == ["mc:infer=1", "mc", "heuristic"]
-    assert inference["pairs"][0]["policy_a"] == "mc:infer=1" and inference["pairs"][0]["policy_b"] == "mc"
+    assert [row["policy"] for row in inference["policies"]] == ["mc:infer=1", "heuristic", "mc"]  # listed opposite
+    assert ("mc:infer=1", "mc") in [(pair["policy_a"], pair["policy_b"]) for pair in inference["pairs"]]
     readme = (tmp_path / "README.md").read_text()
     assert "Schumacher" in readme and "Recommended bid" in readme and "--quick" in readme
     assert "mc with inference against mc without" in readme

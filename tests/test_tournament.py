@@ -17,7 +17,7 @@ from sim.cli.progress import GameProgress
 from sim.config.rules import Rules
 from sim.runs.games import run_games
 from sim.runs.tables import rounds_table
-from sim.runs.deals import rotation_slots
+from sim.runs.deals import mirror_balances, rotation_slots
 from sim.runs.tournament import TournamentConfig, deal_rows
 from sim.runs.tournament import tournament as run_tournament
 
@@ -261,9 +261,37 @@ def test_mirror_swaps_two_policies_listed_next_to_each_other():
     rows = {tuple(row) for row in labels[seatings.seatings].tolist()}
     swap = {"A": "B", "B": "A", "H": "H"}
     assert all(tuple(swap[label] for label in row) in rows for row in rows)
-    plain = deal_rows(TournamentConfig.build(Rules(players=4), "heuristic,random,mc,mc", seed=1, deals=2), np.array([0]))
+    plain = deal_rows(TournamentConfig.build(Rules(players=4), "heuristic,random,mc,mc", seed=1, deals=2, mirrored=False),
+                      np.array([0]))  # fmt: skip
     plain_rows = {tuple(row) for row in labels[plain.seatings].tolist()}
     assert not any(tuple(swap[label] for label in row) in plain_rows for row in plain_rows)
+
+
+@pytest.mark.parametrize(("policies", "balances"), [
+    ("A,H,H,H", False), ("A,H,B,H", False), ("A,B,H,H", True), ("A,B,C,D", True), ("A,B,A,B", False),
+    ("A,B,B", False), ("A,B,C", True), ("A,B", False), ("A,B,H,H,H", True), ("A,H,B,H,H", True), ("A,B,C,B,A", False),
+])  # fmt: skip
+def test_mirror_images_balance_where_the_reversed_list_is_no_rotation(policies, balances):
+    labels = policies.split(",")
+    assert mirror_balances(labels) is balances
+    # by brute force: the mirror images' seatings (by label) are the rotations' or add new ones
+    slots = rotation_slots(len(labels), mirrored=True)
+    seatings = [tuple(labels[position] for position in row) for row in slots.tolist()]
+    assert (set(seatings[len(labels):]) != set(seatings[: len(labels)])) is balances
+
+
+def test_mirror_images_are_the_default_where_they_balance():
+    rules = Rules(players=4)
+    assert TournamentConfig.build(rules, "heuristic,random,mc,mc", seed=1, deals=2).mirrored is True
+    assert TournamentConfig.build(rules, "heuristic,mc,random,mc", seed=1, deals=2).mirrored is None
+    assert TournamentConfig.build(rules, "heuristic,random,mc,mc", seed=1, deals=2, mirrored=False).mirrored is None
+    assert TournamentConfig.build(rules, "heuristic,mc,random,mc", seed=1, deals=2, mirrored=True).mirrored is True
+    assert TournamentConfig.build(rules, "heuristic,random,mc,mc", seed=1, deals=2, duplicate=False).mirrored is None
+    # a run.json written before the default (no "mirrored") is read as played: without them
+    recorded = TournamentConfig.build(rules, "heuristic,random,mc,mc", seed=1, deals=2, mirrored=False).to_dict()
+    assert "mirrored" not in recorded and TournamentConfig.from_dict(recorded).mirrored is None
+    mirrored = TournamentConfig.build(rules, "heuristic,random,mc,mc", seed=1, deals=2).to_dict()
+    assert mirrored["mirrored"] is True and TournamentConfig.from_dict(mirrored).mirrored is True
 
 
 def test_mirrored_tournament(tmp_path, duplicate_run):
@@ -285,7 +313,8 @@ def test_mirrored_tournament(tmp_path, duplicate_run):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["config"]["mirrored"] is True
     assert all(row["seat_games"] == 30 * 8 for row in summary["policies"] if row["policy"] == "heuristic")
-    # without --mirror the recorded configuration (and so the fingerprint) is as before
+    # unmirrored (here: the default, as the reversed list is a rotation of it) the recorded
+    # configuration, and so the fingerprint, is as before mirror images existed
     assert "mirrored" not in json.loads((duplicate_run / "summary.json").read_text())["config"]
     again = tournament("--resume", "--no-duplicate", "--out", str(out))
     assert again.exit_code == 2
@@ -301,12 +330,12 @@ def test_mirror_removes_the_seating_bias_of_identical_players(tmp_path):
     games are the same with the two swapped, so the difference is exactly zero."""
     policies = "heuristic:crowding=0.1500001,heuristic,heuristic:aggression=1.3,heuristic:aggression=1.3"
     pairs = {}
-    for flag in ([], ["--mirror"]):
-        out = tmp_path / ("mirror" if flag else "plain")
+    for flag in (["--no-mirror"], []):  # the default mirrors this table
+        out = tmp_path / ("plain" if flag else "mirror")
         arguments = ["--policies", policies, "--games", "300", "--rounds", "1-6", "--seed", "7", "-q", *flag, "--out", str(out)]
         assert tournament(*arguments).exit_code == 0
         summary = json.loads((out / "summary.json").read_text())
-        pairs[bool(flag)] = next(pair for pair in summary["pairs"] if {pair["policy_a"], pair["policy_b"]} ==
+        pairs[not flag] = next(pair for pair in summary["pairs"] if {pair["policy_a"], pair["policy_b"]} ==
                                  {"heuristic:crowding=0.1500001", "heuristic"})  # fmt: skip
     assert pairs[True]["difference"] == 0.0 and pairs[True]["ci_low"] == 0.0 == pairs[True]["ci_high"]
     assert pairs[False]["difference"] != 0.0

@@ -548,6 +548,14 @@ def print_tournament(result: TournamentResult) -> None:
     console.print(f"Data in {result.out}/ ({', '.join(f'{name}/' for name in table_names(config['log_plays']))}, summary.parquet, summary.json, run.json)")
 
 
+MirrorOption = Annotated[
+    Optional[bool],
+    typer.Option("--mirror/--no-mirror", help="Also play each rotation's mirror image (2N games per deal), so that every "
+                 "policy has each other one as often on its left as on its right. Default: wherever a table's mirror "
+                 "images seat the policies differently from its rotations (not at A,H,H,H or A,H,B,H).", show_default=False),
+]  # fmt: skip
+
+
 TOURNAMENT_EPILOG = """Examples:
 
   wizard-sim tournament --players 4 --policies mc,heuristic,heuristic,random --games 100000 --seed 1 --out DIR
@@ -564,9 +572,10 @@ TOURNAMENT_EPILOG = """Examples:
 
 Duplicate deals (default): every deal is played once per seat rotation; in rotation k seat s is
 played by the policy listed at (s + k) mod N. --games counts deals. The rotations keep each
-seat's neighbours: to compare two policies at a table of other ones, add --mirror (the mirror
-images too: each policy then has every other one as often on its left as on its right) or
-list the two opposite each other (README: tournament)."""
+seat's neighbours, so each rotation's mirror image is played too (2N games per deal: each
+policy then has every other one as often on its left as on its right), unless the mirror
+images seat the policies as the rotations do (A,H,H,H; A,H,B,H) or --no-mirror is given
+(README: tournament)."""
 
 TOURNAMENT = RunCommand(
     "tournament",
@@ -575,7 +584,7 @@ TOURNAMENT = RunCommand(
     lambda rules, given: TournamentConfig.build(
         rules, given["policies"], seed=given["seed"], deals=given["games"], chunk_deals=given["chunk-games"],
         duplicate=not given["no-duplicate"], log_plays=bool(given["log-plays"]), sprt=sprt_of(given),
-        mirrored=bool(given["mirror"]),
+        mirrored=given["mirror"],
     ),  # fmt: skip
     tournament,
     resume_tournament,
@@ -603,11 +612,7 @@ def tournament_command(
     no_duplicate: Annotated[
         Optional[bool], typer.Option("--no-duplicate", help="Plain random seating instead of duplicate deals.", show_default=False)
     ] = None,
-    mirror: Annotated[
-        Optional[bool],
-        typer.Option("--mirror", help="Also play each rotation's mirror image (2N games per deal): every policy has each other "
-                     "one as often on its left as on its right.", show_default=False),
-    ] = None,  # fmt: skip
+    mirror: MirrorOption = None,
     log_plays: LogPlaysOption = None,
     sprt: SprtOption = None,
     alpha: AlphaOption = None,
@@ -639,7 +644,8 @@ def print_league(result: LeagueResult) -> None:
     players = config["rules"]["players"]
     deals = sum(chunk["deals"] for chunk in result.record["chunks"]["complete"].values())
     title = (
-        f"League of {len(ratings)} policies: {deals:,} deals x {players} rotations at {len(config['design'])} tables"
+        f"League of {len(ratings)} policies: {deals:,} deals x {players} rotations"
+        f"{f' and their {players} mirror images' if config.get('mirrored') else ''} at {len(config['design'])} tables"
         f" of {players}, seed {config['seed']} — {result.games_per_second:,.0f} games/s this session"
     )
     table = Table(title=title)
@@ -682,7 +688,9 @@ LEAGUE_EPILOG = """Examples:
   wizard-sim league --out runs/league --resume      (finish an interrupted league)
 
 Every deal is played at one table of a balanced design (each policy in each seat equally often,
-every pair meeting nearly equally often), once per seat rotation. --games counts deals."""
+every pair meeting nearly equally often), once per seat rotation and once per rotation's
+mirror image (2N games: each policy has every other one as often on its left as on its right;
+--no-mirror for the rotations only). --games counts deals."""
 
 LEAGUE = RunCommand(
     "league",
@@ -690,7 +698,7 @@ LEAGUE = RunCommand(
     "policies",
     lambda rules, given: LeagueConfig.build(
         rules, given["policies"], seed=given["seed"], deals=given["games"], chunk_deals=given["chunk-games"],
-        log_plays=bool(given["log-plays"]), sprt=sprt_of(given),
+        log_plays=bool(given["log-plays"]), sprt=sprt_of(given), mirrored=given["mirror"],
     ),  # fmt: skip
     league,
     resume_league,
@@ -716,6 +724,7 @@ def league_command(
     threads: ThreadsOption = None,
     batch_games: BatchOption = None,
     chunk_games: DealChunkOption = None,
+    mirror: MirrorOption = None,
     log_plays: LogPlaysOption = None,
     sprt: SprtOption = None,
     alpha: AlphaOption = None,
@@ -735,7 +744,7 @@ def league_command(
     given = {
         "players": players, "games": games, "rounds": rounds, "policies": policies, "bidding": bidding,
         "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
-        "log-plays": log_plays, "sprt": sprt, "alpha": alpha, "beta": beta,
+        "log-plays": log_plays, "mirror": mirror, "sprt": sprt, "alpha": alpha, "beta": beta,
     }  # fmt: skip
     run_command(LEAGUE, given, HowToRun(out, threads, batch_games, overwrite, resume_run, quiet, engine, scheduler, workers))
 

@@ -7,7 +7,9 @@ rotation: in rotation k seat s is held by the table's policy at (s + k) mod N an
 same cards, trump card and dealer in every rotation; row (deal, k) is game deal * R + k, R the
 rotations per deal. Mirrored (a tournament's --mirror), the N rotations are followed by their
 mirror images: in rotation N + k seat s is held by the policy at (k - s) mod N, so that every
-policy has each other one as often on its left as on its right (R = 2N).
+policy has each other one as often on its left as on its right (R = 2N). The mirror images
+seat the policies as the rotations of the reversed list do; when that list is itself a
+rotation of the table (A,H,H,H or A,H,B,H: `mirror_balances` is False) they add nothing.
 Without duplicates (a tournament's --no-duplicate) each deal is played once, as game `deal`
 with rotation -1, by a seating of its own.
 """
@@ -49,6 +51,15 @@ def rotation_slots(players: int, mirrored: bool = False) -> np.ndarray:
     seats, rotations = np.arange(players)[None, :], np.arange(players)[:, None]
     cyclic = (seats + rotations) % players
     return np.concatenate([cyclic, (rotations - seats) % players]) if mirrored else cyclic
+
+
+def mirror_balances(labels: list[str]) -> bool:
+    """Whether a table's mirror images seat its policies in ways its rotations do not: False
+    when the reversed list of labels is one of the list's rotations (then each mirror image
+    repeats a rotation, policy for policy, and every policy already has each other one as
+    often on its left as on its right)."""
+    reversed_labels = labels[::-1]
+    return not any(reversed_labels == labels[k:] + labels[:k] for k in range(len(labels)))
 
 
 def duplicate_rows(

@@ -4,10 +4,14 @@ K >= 2 listed policies (built-in, parameterised, numba or Python bots) and N pla
 is played at table d mod T of a balanced design of T tables of N policies (sim.runs.design:
 over every T deals each policy sits in each seat equally often and every pair meets nearly
 equally often), in all N seat rotations (sim.runs.deals): in rotation k seat s is held by the
-table's policy at position (s + k) mod N, dealt the same cards.
+table's policy at position (s + k) mod N, dealt the same cards. The rotations keep each seat's
+neighbours, and the design puts two policies next to each other always in the same order, so
+by default each rotation's mirror image is played too (rotation N + k: seat s holds position
+(k - s) mod N), and every policy has each other one as often on its left as on its right;
+--no-mirror plays the rotations only (the default where no table's mirror image differs).
 
-Rows: game_id = deal_id * N + rotation, with deal_id, rotation and table_id columns (the
-design's tables, by id, are in run.json and summary.json under "design").
+Rows: game_id = deal_id * R + rotation, R = 2N mirrored or N, with deal_id, rotation and
+table_id columns (the design's tables, by id, are in run.json and summary.json under "design").
 
 Ratings (sim.runs.ratings): least squares over deal-and-table effects, in points per game
 relative to the pool's mean, with 95% intervals over deals; the pairwise table gives every
@@ -30,7 +34,15 @@ from sim.config.errors import ConfigError
 from sim.config.policies import Policy, as_policy, split_policy_list
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
-from sim.runs.deals import DealRows, duplicate_rows, label_seats, play_deal_rows, rotation_slots, seat_figures
+from sim.runs.deals import (
+    DealRows,
+    duplicate_rows,
+    label_seats,
+    mirror_balances,
+    play_deal_rows,
+    rotation_slots,
+    seat_figures,
+)
 from sim.runs.design import MAX_POLICIES, MIN_POLICIES, league_design
 from sim.runs.executors import (
     Executor,
@@ -114,6 +126,14 @@ class LeagueConfig(RecordedConfig):
     chunk_deals: int
     log_plays: bool = False
     sprt: Sprt | None = None  # stop when the first listed policy's edge over the second is known
+    # True: the rotations and their mirror images; None, not False, when off (as tournament's:
+    # runs recorded before it keep their configuration and fingerprint).
+    mirrored: bool | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "LeagueConfig":
+        # A run.json without "mirrored" was played without mirror images.
+        return super().from_dict({"mirrored": False, **data})
 
     @classmethod
     def build(
@@ -126,15 +146,28 @@ class LeagueConfig(RecordedConfig):
         chunk_deals: int | None = None,
         log_plays: bool = False,
         sprt: Sprt | tuple | dict | None = None,
+        mirrored: bool | None = None,
     ) -> "LeagueConfig":
-        if not isinstance(log_plays, bool):
-            raise ConfigError(f"log_plays must be true or false, got {log_plays!r}")
+        """mirrored=None: the default, mirror images wherever a table's differ from its rotations."""
+        for name, flag in (("log_plays", log_plays), ("mirrored", mirrored)):
+            if not isinstance(flag, bool) and not (name == "mirrored" and flag is None):
+                raise ConfigError(f"{name} must be true or false, got {flag!r}")
+        parsed = parse_league_policies(policies)
+        if mirrored is None:
+            labels = [policy.label for policy in parsed]
+            mirrored = any(mirror_balances(table) for table in design_labels(league_design(len(parsed), rules.players), labels))
         sprt = Sprt.of(sprt)
         if sprt is not None and chunk_deals is None:
             chunk_deals = LOOK_DEALS  # the test looks after every chunk
-        deals, chunk_deals = check_run_size(rules, log_plays, deals, chunk_deals, rules.players)
+        rotations = 2 * rules.players if mirrored else rules.players
+        deals, chunk_deals = check_run_size(rules, log_plays, deals, chunk_deals, rotations)
         seed = draw_seed() if seed is None else check_seed(seed)
-        return cls(rules, parse_league_policies(policies), seed, deals, chunk_deals, log_plays, sprt)
+        return cls(rules, parsed, seed, deals, chunk_deals, log_plays, sprt, True if mirrored else None)
+
+    @property
+    def rotations(self) -> int:
+        """Games per deal."""
+        return 2 * self.rules.players if self.mirrored else self.rules.players
 
     @property
     def labels(self) -> list[str]:
@@ -153,7 +186,7 @@ class LeagueConfig(RecordedConfig):
     def deal_rows(self, deal_ids: np.ndarray) -> DealRows:
         design = np.array(self.design, dtype=np.int64)
         table_ids = deal_ids % design.shape[0]
-        return duplicate_rows(deal_ids, design[table_ids], table_ids)
+        return duplicate_rows(deal_ids, design[table_ids], table_ids, mirrored=bool(self.mirrored))
 
     def compute_chunk(self, first_deal: int, deals: int, threads: int | None = None, batch: int | None = None) -> GameBatch:
         rows = self.deal_rows(np.arange(first_deal, first_deal + deals, dtype=np.int64))
@@ -168,21 +201,24 @@ def design_labels(design: tuple[tuple[int, ...], ...], labels: list[str]) -> lis
 
 
 # -- statistics -------------------------------------------------------------------------------
-def position_values(batch: GameBatch) -> np.ndarray:
-    """y[d, j]: the mean final score, over the deal's N rotations, of the seat that table
-    position j's policy holds (rows of a chunk are ordered deal, rotation)."""
+def position_values(batch: GameBatch, mirrored: bool) -> np.ndarray:
+    """y[d, j]: the mean final score, over the deal's rotations (and their mirror images when
+    `mirrored`), of the seat that table position j's policy holds (rows of a chunk are ordered
+    deal, rotation)."""
     n = batch.rules.players
-    totals = batch.games["total"].astype(np.float64).reshape(-1, n, n)  # [deal, rotation, seat]
+    slots = rotation_slots(n, mirrored)
+    totals = batch.games["total"].astype(np.float64).reshape(-1, slots.shape[0], n)  # [deal, rotation, seat]
     values = np.zeros((totals.shape[0], n))
-    for rotation, positions in enumerate(rotation_slots(n)):
+    for rotation, positions in enumerate(slots):
         values[:, positions] += totals[:, rotation, :]
-    return values / n
+    return values / slots.shape[0]
 
 
 def chunk_stats(config: LeagueConfig, batch: GameBatch) -> dict:
     """Additive sums for the summary: the ratings' (sim.runs.ratings.deal_stats) and per label."""
-    n = config.rules.players
-    ratings = deal_stats(position_values(batch), batch.table_ids[::n].astype(np.int64), config.design, len(config.labels))
+    mirrored = bool(config.mirrored)
+    table_ids = batch.table_ids[:: config.rotations].astype(np.int64)
+    ratings = deal_stats(position_values(batch, mirrored), table_ids, config.design, len(config.labels))
     figures = seat_figures(label_seats(list(config.policies), config.labels, batch), config.labels, batch)
     return {"deals": ratings["deals"], "ratings": ratings, "labels": figures}
 
@@ -304,7 +340,7 @@ class LeagueResult(RunResult):
 
 def _run(config: LeagueConfig, directory: RunDirectory, record: dict, options: RunOptions) -> LeagueResult:
     test = sequential_test(record["config"])
-    return LeagueResult(*run_to_end(config, directory, record, options, games_per_unit=config.rules.players, test=test,
+    return LeagueResult(*run_to_end(config, directory, record, options, games_per_unit=config.rotations, test=test,
                                     finish=write_outputs))  # fmt: skip
 
 

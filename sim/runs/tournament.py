@@ -3,9 +3,11 @@
 Duplicate format (default): every deal (all the cards of every round of a game, which depend
 only on (seed, deal)) is played once per seat rotation. In rotation k seat s is played by the
 policy listed at (s + k) mod N, so every listed policy holds every seat's cards of every deal,
-cancelling the luck of the deal. The rotations keep each seat's neighbours: with --mirror
-their mirror images follow (rotation N + k: seat s plays (k - s) mod N), so that each policy
-has every other one as often on its left as on its right (sim.runs.deals). Without duplicates
+cancelling the luck of the deal. The rotations keep each seat's neighbours, so their mirror
+images follow (rotation N + k: seat s plays (k - s) mod N) and each policy has every other one
+as often on its left as on its right (sim.runs.deals). That is the default wherever the mirror
+images seat the policies differently (not at A,H,H,H or A,H,B,H); --no-mirror drops them
+and --mirror asks for them at any table. Without duplicates
 each game is a fresh deal with a uniformly random seating (kernels/seating.py).
 
 Rows: game_id = deal_id * R + rotation (duplicate; R = N, or 2N mirrored) or deal_id (no
@@ -33,7 +35,15 @@ from sim.config.errors import ConfigError
 from sim.config.policies import Policy, parse_policies, split_policy_list
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
-from sim.runs.deals import DealRows, duplicate_rows, label_seats, play_deal_rows, seat_figures, single_rows
+from sim.runs.deals import (
+    DealRows,
+    duplicate_rows,
+    label_seats,
+    mirror_balances,
+    play_deal_rows,
+    seat_figures,
+    single_rows,
+)
 from sim.runs.executors import (
     Executor,
     FinishedChunk,
@@ -93,8 +103,15 @@ class TournamentConfig(RecordedConfig):
     log_plays: bool = False
     sprt: Sprt | None = None  # stop when the first listed policy's edge over the second is known
     # True: the rotations and their mirror images (sim.runs.deals); None, not False, when off,
-    # so that the runs without it keep their recorded configuration and fingerprint.
+    # so that the runs without it keep their recorded configuration and fingerprint. (build's
+    # mirrored=None asks for the default: mirrored where mirror_balances.)
     mirrored: bool | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TournamentConfig":
+        # A run.json without "mirrored" was played without mirror images, whatever the
+        # default of build is now.
+        return super().from_dict({"mirrored": False, **data})
 
     @classmethod
     def build(
@@ -113,21 +130,23 @@ class TournamentConfig(RecordedConfig):
         names = split_policy_list(policies) if isinstance(policies, str) else list(policies)
         if len(names) != rules.players:
             raise ConfigError(f"got {len(names)} policies for {rules.players} players: list one per seat")
-        mirrored = False if mirrored is None else mirrored  # None: as recorded by runs without it
         for name, flag in (("duplicate", duplicate), ("log_plays", log_plays), ("mirrored", mirrored)):
-            if not isinstance(flag, bool):
+            if not isinstance(flag, bool) and not (name == "mirrored" and flag is None):
                 raise ConfigError(f"{name} must be true or false, got {flag!r}")
         if mirrored and not duplicate:
             raise ConfigError("mirrored seatings need duplicate deals: drop --no-duplicate or --mirror")
+        parsed = tuple(parse_policies(names, rules.players))
+        labels = [policy.label for policy in parsed]
+        if len(set(labels)) < 2:
+            raise ConfigError("a tournament needs at least two different policies")
+        if mirrored is None:  # the default: mirror images where they balance the neighbours
+            mirrored = duplicate and mirror_balances(labels)
         sprt = Sprt.of(sprt)
         rotations = rotations_per_deal(rules.players, duplicate, mirrored)
         if sprt is not None and chunk_deals is None:
             chunk_deals = LOOK_DEALS  # the test looks after every chunk
         deals, chunk_deals = check_run_size(rules, log_plays, deals, chunk_deals, rotations)
         seed = draw_seed() if seed is None else check_seed(seed)
-        parsed = tuple(parse_policies(names, rules.players))
-        if len({policy.label for policy in parsed}) < 2:
-            raise ConfigError("a tournament needs at least two different policies")
         return cls(rules, parsed, seed, deals, chunk_deals, duplicate, log_plays, sprt, True if mirrored else None)
 
     @property
