@@ -130,12 +130,12 @@ def accuracy(sizes: Sizes, out: Path, runs: Path) -> dict:
 def tournament_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     seed = SEEDS["tournament"]
     config = TournamentConfig.build(Rules(players=4), TOURNAMENT_POLICIES, seed=seed, deals=sizes.tournament_deals)
-    played = tournament(config, str(runs / "tournament"), overwrite=True)
+    played, seconds = timed_tournament(config, runs / "tournament")
     policies, pairs = played.summary
     result = {
         **provenance(seed, deals=sizes.tournament_deals, players=4, policies=TOURNAMENT_POLICIES, duplicate=True,
                      mirrored=bool(config.mirrored)),
-        "games_per_s": round(played.games_per_second),
+        "games_per_s": None if not seconds else round(sizes.tournament_deals * config.rotations / seconds),
         "policies": policies,
         "pairs": pairs,
     }
@@ -152,7 +152,7 @@ def tournament_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     return result
 
 
-# -- mc with and without inference ---------------------------------------------------------------
+# -- tournaments: a finished run of the same configuration is read back --------------------------
 def played_tournament(config: TournamentConfig, path: Path):
     """The tournament of `config` in `path`: a finished (or interrupted) run of this
     configuration is read back or finished, not replayed."""
@@ -175,6 +175,18 @@ def run_seconds(path: Path) -> int | None:
     return round((finished - started).total_seconds())
 
 
+def timed_tournament(config: TournamentConfig, path: Path):
+    """(played_tournament(config, path), its wall seconds): this session's, or for a finished
+    run read back the seconds its run.json gives (None if it was resumed)."""
+    record = json.loads((path / "run.json").read_text()) if (path / "run.json").exists() else {}
+    finished_before = record.get("config") == config.to_dict() and bool(record.get("finished"))
+    earlier = run_seconds(path)  # before a read-back marks the run resumed
+    start = time.perf_counter()
+    played = played_tournament(config, path)
+    return played, earlier if finished_before else round(time.perf_counter() - start)
+
+
+# -- mc with and without inference ---------------------------------------------------------------
 def inference_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     seed = SEEDS["inference"]
     config = TournamentConfig.build(Rules(players=4), INFERENCE_POLICIES, seed=seed, deals=sizes.inference_deals)
@@ -200,13 +212,8 @@ def pimc_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     for name, (policies_text, most_deals) in PIMC_TABLES.items():
         deals = sizes.pimc_deals if most_deals is None else min(sizes.pimc_deals, most_deals)
         config = TournamentConfig.build(Rules(players=4), policies_text, seed=seed, deals=deals)
-        record = runs / name / "run.json"
-        finished_before = record.exists() and bool(json.loads(record.read_text()).get("finished"))
-        earlier = run_seconds(runs / name)  # before a read-back marks the run resumed
-        start = time.perf_counter()
-        played = played_tournament(config, runs / name)
+        played, seconds = timed_tournament(config, runs / name)
         policies, pairs = played.summary
-        seconds = earlier if finished_before else round(time.perf_counter() - start)
         tables[name] = {"policies_text": policies_text, "deals": deals, "mirrored": bool(config.mirrored),
                         "policies": policies, "pairs": pairs, "seconds": seconds}  # fmt: skip
     accuracy_rows = []
@@ -334,6 +341,11 @@ solved exactly by max^n) and takes the best mean score, for its cards and its bi
     return "\n\n".join(parts)
 
 
+def games_per_s(result: dict) -> str:
+    speed = result.get("games_per_s")
+    return "speed not recorded: the run was resumed" if speed is None else f"{speed:,} games/s"
+
+
 def seatings(result: dict) -> str:
     """How a published tournament seated each deal."""
     if result.get("mirrored"):
@@ -393,7 +405,7 @@ Beats the baseline at every round size: **{all(row['beats_baseline'] for row in 
 
 ## Duplicate tournament: {tournament_result['deals']:,} deals of `{TOURNAMENT_POLICIES}`
 
-Seed {tournament_result['seed']}; each deal played {seatings(tournament_result)} ({tournament_result['games_per_s']:,} games/s).
+Seed {tournament_result['seed']}; each deal played {seatings(tournament_result)} ({games_per_s(tournament_result)}).
 mc runs at `samples=8, play_samples=4`, cheaper than its default (16, 16), which is stronger
 still (docs/mc.md) but would take hours for {tournament_result['deals']:,} deals on 2 cores.
 
