@@ -32,7 +32,7 @@ def main() -> None:
     try:
         config = TournamentConfig.build(rules, arguments.policies, seed=1, deals=arguments.deals)
         played = tournament(config, f"{out}/t", overwrite=True)
-        games = arguments.deals * rules.players
+        games = arguments.deals * config.rotations  # as many games as the tournament plays
         plain = simulate(SimulationConfig.build(rules, arguments.policies, seed=1, games=games), f"{out}/s", overwrite=True)
     finally:
         shutil.rmtree(out)

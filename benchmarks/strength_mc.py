@@ -1,6 +1,8 @@
 """Duplicate comparison of policies on a 4-player table: every deal is played in the 4
-rotations of the seat list (seat s gets policy (s + k) mod 4 in rotation k), so every policy
-plays every seat of the same deals; the deals depend only on (seed, game id).
+rotations of the seat list (seat s gets policy (s + k) mod 4 in rotation k), and in their
+mirror images where those seat the policies differently (a tournament's default,
+sim.runs.deals), so every policy plays every seat of the same deals; the deals depend only on
+(seed, game id).
 
     python benchmarks/strength_mc.py --deals 2000                       # mc vs heuristic vs random
     python benchmarks/strength_mc.py --deals 2000 --seats mc:samples=8,heuristic,heuristic,random
@@ -28,11 +30,15 @@ from sim.runs.tournament import TournamentConfig, per_deal_scores, play_chunk  #
 Z_95 = 1.96
 
 
+def seatings_config(seats: list[str], seed: int, deals: int) -> TournamentConfig:
+    return TournamentConfig.build(Rules(players=len(seats)), seats, seed=seed, deals=deals)
+
+
 def per_deal_means(seats: list[str], seed: int, game_ids: np.ndarray, threads: int | None) -> dict[str, np.ndarray]:
-    """Mean final total per deal of each distinct policy over all rotations and its seats:
+    """Mean final total per deal of each distinct policy over all seatings and its seats:
     the duplicate tournament's own rotation and per-deal scores (sim.runs.tournament)."""
     first, deals = int(game_ids[0]), int(game_ids.shape[0])
-    config = TournamentConfig.build(Rules(players=len(seats)), seats, seed=seed, deals=first + deals)
+    config = seatings_config(seats, seed, first + deals)
     scores = per_deal_scores(config, play_chunk(config, first, deals, threads))
     return {name: scores[:, config.labels.index(parse_policy(name).label)] for name in dict.fromkeys(seats)}
 
@@ -67,12 +73,13 @@ def main() -> None:
     start = time.perf_counter()
     report = compare(per_deal_means(seats, args.seed, game_ids, args.threads))
     seconds = time.perf_counter() - start
-    report.update(seats=seats, deals=args.deals, seed=args.seed, games=args.deals * len(seats))
+    rotations = seatings_config(seats, args.seed, args.deals).rotations
+    report.update(seats=seats, deals=args.deals, seed=args.seed, games=args.deals * rotations)
     report["seconds"] = round(seconds, 1)
     if args.json:
         print(json.dumps(report))
         return
-    print(f"{args.deals} deals x {len(seats)} rotations of {','.join(seats)} (seed {args.seed}), {seconds:.0f} s")
+    print(f"{args.deals} deals x {rotations} seatings of {','.join(seats)} (seed {args.seed}), {seconds:.0f} s")
     for name, value in report["mean_total"].items():
         print(f"  {name:>40}: mean final total {value:8.2f}")
     for pair, figures in report["pairs"].items():

@@ -1,6 +1,7 @@
 """Compare mc settings on the same deals: each setting plays the duplicate table of
-benchmarks/strength_mc.py (SETTING,heuristic,heuristic,random in the 4 rotations), and every
-setting's per-deal mean final total is compared with the first setting's, paired over deals.
+benchmarks/strength_mc.py (SETTING,heuristic,heuristic,random in the 4 rotations and their
+mirror images), and every setting's per-deal mean final total is compared with the first
+setting's, paired over deals.
 
     python benchmarks/tune_mc.py --deals 2000 mc:samples=8 mc:samples=16 mc:samples=32
     python benchmarks/tune_mc.py --deals 2000 --json mc mc:play_samples=4
