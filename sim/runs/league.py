@@ -63,7 +63,7 @@ from sim.runs.simulation import check_run_size
 from sim.runs.sprt import LOOK_DEALS, SequentialTest, Sprt
 from sim.runs.statistics import Z_95, policy_figures
 from sim.runs.tables import batch_tables
-from sim.runs.tournament import verdict
+from sim.runs.tournament import rotations_per_deal, verdict
 from sim.storage import OUTPUT_FILES, SIZE_FIELDS, RunDirectory, RunError, config_metadata, write_json, write_parquet
 
 SUMMARY_FILE, RATINGS_FILE, PAIRS_FILE, RATINGS_PLOT, HEAD_TO_HEAD_PLOT = OUTPUT_FILES["league"]
@@ -159,15 +159,14 @@ class LeagueConfig(RecordedConfig):
         sprt = Sprt.of(sprt)
         if sprt is not None and chunk_deals is None:
             chunk_deals = LOOK_DEALS  # the test looks after every chunk
-        rotations = 2 * rules.players if mirrored else rules.players
-        deals, chunk_deals = check_run_size(rules, log_plays, deals, chunk_deals, rotations)
+        deals, chunk_deals = check_run_size(rules, log_plays, deals, chunk_deals, rotations_per_deal(rules.players, True, mirrored))
         seed = draw_seed() if seed is None else check_seed(seed)
         return cls(rules, parsed, seed, deals, chunk_deals, log_plays, sprt, True if mirrored else None)
 
     @property
     def rotations(self) -> int:
         """Games per deal."""
-        return 2 * self.rules.players if self.mirrored else self.rules.players
+        return rotations_per_deal(self.rules.players, True, bool(self.mirrored))
 
     @property
     def labels(self) -> list[str]:
