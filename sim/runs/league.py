@@ -155,11 +155,13 @@ class LeagueConfig(RecordedConfig):
         parsed = parse_league_policies(policies)
         if mirrored is None:
             labels = [policy.label for policy in parsed]
-            mirrored = any(mirror_balances(table) for table in design_labels(league_design(len(parsed), rules.players), labels))
+            tables = design_labels(league_design(len(parsed), rules.players), labels)
+            mirrored = any(mirror_balances(table) for table in tables)
         sprt = Sprt.of(sprt)
         if sprt is not None and chunk_deals is None:
             chunk_deals = LOOK_DEALS  # the test looks after every chunk
-        deals, chunk_deals = check_run_size(rules, log_plays, deals, chunk_deals, rotations_per_deal(rules.players, True, mirrored))
+        rotations = rotations_per_deal(rules.players, True, mirrored)
+        deals, chunk_deals = check_run_size(rules, log_plays, deals, chunk_deals, rotations)
         seed = draw_seed() if seed is None else check_seed(seed)
         return cls(rules, parsed, seed, deals, chunk_deals, log_plays, sprt, True if mirrored else None)
 
