@@ -180,7 +180,7 @@ def timed_tournament(config: TournamentConfig, path: Path):
     run read back the seconds its run.json gives (None if it was resumed)."""
     record = json.loads((path / "run.json").read_text()) if (path / "run.json").exists() else {}
     finished_before = record.get("config") == config.to_dict() and bool(record.get("finished"))
-    earlier = run_seconds(path)  # before a read-back marks the run resumed
+    earlier = run_seconds(path) if finished_before else None  # before a read-back marks the run resumed
     start = time.perf_counter()
     played = played_tournament(config, path)
     return played, earlier if finished_before else round(time.perf_counter() - start)

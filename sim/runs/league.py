@@ -58,7 +58,7 @@ from sim.runs.executors import (
 from sim.runs.games import GameBatch
 from sim.runs.league_figures import head_to_head_figure, ratings_figure, save_figure
 from sim.runs.ratings import RatingSums, deal_stats
-from sim.runs.run_config import RecordedConfig
+from sim.runs.run_config import RecordedConfig, check_flags
 from sim.runs.simulation import check_run_size
 from sim.runs.sprt import LOOK_DEALS, SequentialTest, Sprt
 from sim.runs.statistics import Z_95, policy_figures
@@ -149,9 +149,7 @@ class LeagueConfig(RecordedConfig):
         mirrored: bool | None = None,
     ) -> "LeagueConfig":
         """mirrored=None: the default, mirror images wherever a table's differ from its rotations."""
-        for name, flag in (("log_plays", log_plays), ("mirrored", mirrored)):
-            if not isinstance(flag, bool) and not (name == "mirrored" and flag is None):
-                raise ConfigError(f"{name} must be true or false, got {flag!r}")
+        check_flags(log_plays=log_plays, mirrored=mirrored, optional=("mirrored",))
         parsed = parse_league_policies(policies)
         if mirrored is None:
             labels = [policy.label for policy in parsed]

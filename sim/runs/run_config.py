@@ -12,9 +12,18 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar
 
+from sim.config.errors import ConfigError
 from sim.config.rules import Rules
 from sim.runs.tables import table_names
 from sim.storage import chunk_range, chunk_ranges
+
+
+def check_flags(*, optional: tuple[str, ...] = (), **flags: object) -> None:
+    """Each flag must be true or false (those named in `optional` may also be None: the
+    default decides)."""
+    for name, flag in flags.items():
+        if not isinstance(flag, bool) and not (name in optional and flag is None):
+            raise ConfigError(f"{name} must be true or false, got {flag!r}")
 
 
 class RecordedConfig:

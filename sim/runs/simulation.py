@@ -23,7 +23,7 @@ from sim.runs.executors import (
     start_run,
 )
 from sim.runs.games import GameBatch, run_games
-from sim.runs.run_config import RecordedConfig
+from sim.runs.run_config import RecordedConfig, check_flags
 from sim.runs.statistics import policy_figures
 from sim.runs.tables import batch_tables
 from sim.storage import SIZE_FIELDS, RunDirectory
@@ -89,8 +89,7 @@ class SimulationConfig(RecordedConfig):
         chunk_games: int | None = None,
         log_plays: bool = False,
     ) -> "SimulationConfig":
-        if not isinstance(log_plays, bool):
-            raise ConfigError(f"log_plays must be true or false, got {log_plays!r}")
+        check_flags(log_plays=log_plays)
         games, chunk_games = check_run_size(rules, log_plays, games, chunk_games)
         seed = draw_seed() if seed is None else check_seed(seed)
         return cls(rules, tuple(parse_policies(policies, rules.players)), seed, games, chunk_games, log_plays)

@@ -56,7 +56,7 @@ from sim.runs.executors import (
     start_run,
 )
 from sim.runs.games import GameBatch
-from sim.runs.run_config import RecordedConfig
+from sim.runs.run_config import RecordedConfig, check_flags
 from sim.runs.simulation import check_run_size
 from sim.runs.sprt import LOOK_DEALS, SequentialTest, Sprt
 from sim.runs.statistics import normal_interval, policy_figures
@@ -130,9 +130,7 @@ class TournamentConfig(RecordedConfig):
         names = split_policy_list(policies) if isinstance(policies, str) else list(policies)
         if len(names) != rules.players:
             raise ConfigError(f"got {len(names)} policies for {rules.players} players: list one per seat")
-        for name, flag in (("duplicate", duplicate), ("log_plays", log_plays), ("mirrored", mirrored)):
-            if not isinstance(flag, bool) and not (name == "mirrored" and flag is None):
-                raise ConfigError(f"{name} must be true or false, got {flag!r}")
+        check_flags(duplicate=duplicate, log_plays=log_plays, mirrored=mirrored, optional=("mirrored",))
         if mirrored and not duplicate:
             raise ConfigError("mirrored seatings need duplicate deals: drop --no-duplicate or --mirror")
         parsed = tuple(parse_policies(names, rules.players))
