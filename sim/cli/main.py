@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from sim.cli.compare import compare_command
 from sim.cli.estimate import estimate_command
 from sim.cli.options import first_dealer_option, rules_from_options
 from sim.cli.play import play_command
@@ -751,5 +752,6 @@ def league_command(
 
 app.command("report", cls=OneLineErrors)(report_command)
 app.command("verify", cls=OneLineErrors)(verify_command)
+app.command("compare", cls=OneLineErrors)(compare_command)
 app.command("play", cls=OneLineErrors)(play_command)
 app.command("serve", cls=OneLineErrors)(serve_command)

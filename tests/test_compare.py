@@ -1,0 +1,136 @@
+"""`wizard-sim compare`: one changed policy across two tournaments of the same deals, paired
+over deals; checked against a slow per-deal computation from the written games, and its bad
+input."""
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from sim.cli import app
+from sim.runs.comparison import compare_tournaments
+from sim.runs.statistics import Z_95
+
+runner = CliRunner()
+TABLE = ["--players", "3", "--games", "40", "--rounds", "1-4", "--seed", "11", "--quiet"]
+
+
+def tournament(out, policies: str, *extra: str) -> str:
+    result = runner.invoke(app, ["tournament", "--policies", policies, *TABLE, *extra, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return str(out)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("compare")
+    return {
+        "heuristic": tournament(root / "heuristic", "heuristic,random,random"),
+        "aggressive": tournament(root / "aggressive", "heuristic:aggression=1.3,random,random", "--chunk-games", "9"),
+        # the same player as the heuristic under another label (tests/test_tournament.py)
+        "same": tournament(root / "same", "heuristic:crowding=0.1500001,random,random"),
+        "mirrored": tournament(root / "mirrored", "heuristic,random,mc:samples=2,play_samples=2"),
+        "mirrored_b": tournament(root / "mirrored_b", "heuristic:aggression=1.3,random,mc:samples=2,play_samples=2"),
+    }
+
+
+def reference(run_a: str, label_a: str, run_b: str, label_b: str) -> tuple[float, float, float]:
+    """The paired difference deal by deal, from every game row (slow and plain)."""
+    differences = []
+    games_a, games_b = pd.read_parquet(f"{run_a}/games"), pd.read_parquet(f"{run_b}/games")
+    for deal in sorted(set(games_a.deal_id)):
+        a = games_a[(games_a.deal_id == deal) & (games_a.policy.astype(str) == label_a)].total.mean()
+        b = games_b[(games_b.deal_id == deal) & (games_b.policy.astype(str) == label_b)].total.mean()
+        differences.append(a - b)
+    n = len(differences)
+    mean = sum(differences) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in differences) / (n - 1))
+    return mean, mean - Z_95 * sd / math.sqrt(n), mean + Z_95 * sd / math.sqrt(n)
+
+
+def test_matches_the_per_deal_reference(runs):
+    comparison = compare_tournaments(runs["aggressive"], runs["heuristic"])
+    assert (comparison.policy_a, comparison.policy_b) == ("heuristic:aggression=1.3", "heuristic")
+    assert comparison.positions == (0,) and comparison.deals == 40
+    expected = reference(runs["aggressive"], "heuristic:aggression=1.3", runs["heuristic"], "heuristic")
+    assert (comparison.difference, comparison.ci_low, comparison.ci_high) == pytest.approx(expected, abs=1e-9)
+    swapped = compare_tournaments(runs["heuristic"], runs["aggressive"])
+    assert swapped.difference == pytest.approx(-comparison.difference)
+    assert (swapped.ci_low, swapped.ci_high) == pytest.approx((-comparison.ci_high, -comparison.ci_low))
+
+
+def test_mirrored_runs_pair_over_all_their_seatings(runs):
+    label = "heuristic:aggression=1.3"
+    comparison = compare_tournaments(runs["mirrored_b"], runs["mirrored"])
+    assert comparison.deals == 40
+    expected = reference(runs["mirrored_b"], label, runs["mirrored"], "heuristic")
+    assert (comparison.difference, comparison.ci_low, comparison.ci_high) == pytest.approx(expected, abs=1e-9)
+    assert len(pd.read_parquet(f"{runs['mirrored']}/games")) == 40 * 6 * 3  # 3 rotations and 3 mirror images
+
+
+def test_the_same_player_under_another_label_differs_by_nothing(runs):
+    comparison = compare_tournaments(runs["same"], runs["heuristic"])
+    assert comparison.difference == 0 and comparison.ci_low == 0 and comparison.ci_high == 0
+    assert not comparison.significant
+    assert comparison.verdict.startswith("no significant difference")
+
+
+def test_command_prints_the_difference_and_json(runs):
+    result = runner.invoke(app, ["compare", runs["aggressive"], runs["heuristic"]])
+    assert result.exit_code == 0, result.output
+    comparison = compare_tournaments(runs["aggressive"], runs["heuristic"])
+    assert f"A - B: {comparison.difference:+.1f} points per game" in result.output
+    assert "40 deals played in both runs" in result.output
+    as_json = runner.invoke(app, ["compare", runs["aggressive"], runs["heuristic"], "--json"])
+    assert json.loads(as_json.output) == comparison.to_dict()  # floats survive JSON exactly
+
+
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        (lambda runs, tmp: (runs["heuristic"], runs["heuristic"]), "list the same policies"),
+        (lambda runs, tmp: (runs["heuristic"], str(tmp / "nothing")), "is not a run directory"),
+        (lambda runs, tmp: (runs["heuristic"], runs["mirrored"]), "differ in their mirrored"),
+        (
+            lambda runs, tmp: (runs["heuristic"], tournament(tmp / "seed", "heuristic:aggression=1.3,random,random",
+                                                             "--seed", "12")),
+            "differ in their seed",
+        ),
+        (
+            lambda runs, tmp: (
+                tournament(tmp / "a", "heuristic,heuristic,random"),
+                tournament(tmp / "b", "heuristic:aggression=1.3,heuristic,random", "--no-mirror"),
+            ),
+            "also lists heuristic",
+        ),
+        (
+            lambda runs, tmp: (runs["heuristic"], tournament(tmp / "two", "random,heuristic,heuristic")),
+            "differ in more than one policy",
+        ),
+        (
+            lambda runs, tmp: (runs["heuristic"], tournament(tmp / "random", "heuristic:aggression=1.3,random,random",
+                                                             "--no-duplicate")),
+            "without duplicate deals",
+        ),
+        (
+            lambda runs, tmp: (runs["heuristic"], simulated(tmp / "simulate")),
+            "is a simulate run, not a tournament",
+        ),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(runs, tmp_path, setup, message):
+    run_a, run_b = setup(runs, tmp_path)
+    result = runner.invoke(app, ["compare", run_a, run_b])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("wizard-sim: error:") and message in lines[0], result.output
+
+
+def simulated(out) -> str:
+    result = runner.invoke(app, ["simulate", "--games", "5", "--players", "3", "--rounds", "1-2", "--quiet",
+                                 "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return str(out)
