@@ -35,8 +35,11 @@ from matplotlib.figure import Figure
 import sim
 from sim.analysis.report import accuracy_tables
 from sim.config.rules import Rules
+from sim.runs.comparison import compare_tournaments
 from sim.runs.simulation import SimulationConfig, simulate
-from sim.runs.tournament import TournamentConfig, resume_tournament, tournament
+from sim.runs.tournament import TournamentConfig, resume_tournament, summarize_tournament, tournament
+from sim.runs.verification import verify_run
+from sim.storage import read_run
 
 HERE = Path(__file__).resolve().parent
 # Schumacher & Pleines, "Improving Bidding and Playing Strategies in the Trick-Taking game
@@ -60,7 +63,20 @@ PIMC_TABLES = {
     "pimc_vs_mc": (f"{PIMC},mc,mc,mc", None),
     "pimc_vs_heuristic": (f"{PIMC},heuristic,heuristic,heuristic", None),
     "pimc_inference": ("pimc:infer=1,heuristic,pimc:infer=0,heuristic", None),  # opposite, as INFERENCE_POLICIES
+    # pimc_vs_heuristic's table with one policy changed: inference, and at about its cost the
+    # most bid samples pimc allows (0.17 against 0.19-0.21 s of one core a game, docs/pimc.md)
+    "pimc_infer_vs_heuristic": ("pimc:infer=1,heuristic,heuristic,heuristic", None),
+    "pimc_samples64_vs_heuristic": ("pimc:samples=64,heuristic,heuristic,heuristic", None),
 }
+# Two of those tables that differ in one policy, compared paired over their deals (the same cards
+# and the same heuristic seats: wizard-sim compare, sim.runs.comparison): (table A, table B).
+PIMC_COMPARISONS = (
+    ("pimc_infer_vs_heuristic", "pimc_vs_heuristic"),
+    ("pimc_infer_vs_heuristic", "pimc_samples64_vs_heuristic"),
+    ("pimc_samples64_vs_heuristic", "pimc_vs_heuristic"),
+)
+COMPARISON_FIELDS = ("policy_a", "policy_b", "deals", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
+                     "significant", "verdict")  # fmt: skip
 EXAMPLE_HAND = {"hand": "W AS KH 7H J", "trump": "3H", "players": 4, "position": 2, "bids": (1, 0)}
 
 
@@ -130,8 +146,7 @@ def accuracy(sizes: Sizes, out: Path, runs: Path) -> dict:
 def tournament_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     seed = SEEDS["tournament"]
     config = TournamentConfig.build(Rules(players=4), TOURNAMENT_POLICIES, seed=seed, deals=sizes.tournament_deals)
-    played, seconds = timed_tournament(config, runs / "tournament")
-    policies, pairs = played.summary
+    (policies, pairs), seconds = timed_tournament(config, runs / "tournament")
     result = {
         **provenance(seed, deals=sizes.tournament_deals, players=4, policies=TOURNAMENT_POLICIES, duplicate=True,
                      mirrored=bool(config.mirrored)),
@@ -153,18 +168,21 @@ def tournament_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
 
 
 # -- tournaments: a finished run of the same configuration is read back --------------------------
-def played_tournament(config: TournamentConfig, path: Path):
-    """The tournament of `config` in `path`: a finished (or interrupted) run of this
-    configuration is read back or finished, not replayed."""
+def played_tournament(config: TournamentConfig, path: Path) -> tuple[list[dict], list[dict]]:
+    """The summary (policies, pairs) of the tournament of `config` in `path`: a finished and
+    sound run of this configuration is read without touching it (its run.json keeps its wall
+    time), an interrupted or damaged one is resumed, anything else is played afresh."""
     record = path / "run.json"
     if record.exists() and json.loads(record.read_text()).get("config") == config.to_dict():
-        return resume_tournament(str(path))
-    return tournament(config, str(path), overwrite=True)
+        if verify_run(str(path)).sound:
+            return summarize_tournament(read_run(path))
+        return resume_tournament(str(path)).summary
+    return tournament(config, str(path), overwrite=True).summary
 
 
 def run_seconds(path: Path) -> int | None:
     """Wall seconds from the start to the finish of the finished, never resumed run in `path`
-    (as its run.json says); None otherwise (a read-back resumes a run and moves its finish)."""
+    (as its run.json says); None otherwise (a resumed run's finish says nothing of its time)."""
     record_path = path / "run.json"
     if not record_path.exists():
         return None
@@ -175,23 +193,17 @@ def run_seconds(path: Path) -> int | None:
     return round((finished - started).total_seconds())
 
 
-def timed_tournament(config: TournamentConfig, path: Path):
-    """(played_tournament(config, path), its wall seconds): this session's, or for a finished
-    run read back the seconds its run.json gives (None if it was resumed)."""
-    record = json.loads((path / "run.json").read_text()) if (path / "run.json").exists() else {}
-    finished_before = record.get("config") == config.to_dict() and bool(record.get("finished"))
-    earlier = run_seconds(path) if finished_before else None  # before a read-back marks the run resumed
-    start = time.perf_counter()
-    played = played_tournament(config, path)
-    return played, earlier if finished_before else round(time.perf_counter() - start)
+def timed_tournament(config: TournamentConfig, path: Path) -> tuple[tuple[list[dict], list[dict]], int | None]:
+    """(played_tournament(config, path), the run's wall seconds: None if it was resumed)."""
+    summary = played_tournament(config, path)
+    return summary, run_seconds(path)
 
 
 # -- mc with and without inference ---------------------------------------------------------------
 def inference_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     seed = SEEDS["inference"]
     config = TournamentConfig.build(Rules(players=4), INFERENCE_POLICIES, seed=seed, deals=sizes.inference_deals)
-    played = played_tournament(config, runs / "mc_inference")
-    policies, pairs = played.summary
+    policies, pairs = played_tournament(config, runs / "mc_inference")
     result = {
         **provenance(seed, deals=sizes.inference_deals, players=4, policies=INFERENCE_POLICIES, duplicate=True,
                      mirrored=bool(config.mirrored)),
@@ -209,11 +221,14 @@ def pimc_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     pimc_vs_heuristic table)."""
     seed = SEEDS["pimc"]
     tables = {}
+    published = json.loads((out / "pimc.json").read_text())["tables"] if (out / "pimc.json").exists() else {}
     for name, (policies_text, most_deals) in PIMC_TABLES.items():
         deals = sizes.pimc_deals if most_deals is None else min(sizes.pimc_deals, most_deals)
         config = TournamentConfig.build(Rules(players=4), policies_text, seed=seed, deals=deals)
-        played, seconds = timed_tournament(config, runs / name)
-        policies, pairs = played.summary
+        (policies, pairs), seconds = timed_tournament(config, runs / name)
+        before = published.get(name, {})
+        if seconds is None and (before.get("policies_text"), before.get("deals")) == (policies_text, deals):
+            seconds = before.get("seconds")  # a run resumed by older read-backs: the time published when played
         tables[name] = {"policies_text": policies_text, "deals": deals, "mirrored": bool(config.mirrored),
                         "policies": policies, "pairs": pairs, "seconds": seconds}  # fmt: skip
     accuracy_rows = []
@@ -222,8 +237,12 @@ def pimc_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
         for row in by_round.itertuples(index=False):
             accuracy_rows.append({"table": name, "policy": row.policy, "round": int(row.round), "bids": int(row.n),
                                   "exact_rate": round(float(row.exact_rate), 4)})  # fmt: skip
+    comparisons = []
+    for name_a, name_b in PIMC_COMPARISONS:
+        compared = compare_tournaments(runs / name_a, runs / name_b).to_dict()
+        comparisons.append({"table_a": name_a, "table_b": name_b, **{key: compared[key] for key in COMPARISON_FIELDS}})
     result = {**provenance(seed, deals=sizes.pimc_deals, players=4, duplicate=True), "tables": tables,
-              "accuracy_by_round": accuracy_rows}  # fmt: skip
+              "comparisons": comparisons, "accuracy_by_round": accuracy_rows}  # fmt: skip
     (out / "pimc.json").write_text(json.dumps(result, indent=2) + "\n")
     return result
 
@@ -311,6 +330,8 @@ PIMC_TITLES = {
     "pimc_vs_mc": "pimc against mc at its defaults",
     "pimc_inference": "pimc with inference against pimc without",
     "pimc_vs_heuristic": "pimc against the heuristic",
+    "pimc_infer_vs_heuristic": "pimc with inference against the heuristic",
+    "pimc_samples64_vs_heuristic": "pimc with 64 bid samples against the heuristic",
 }
 
 
@@ -331,6 +352,16 @@ solved exactly by max^n) and takes the best mean score, for its cards and its bi
 {markdown_table(policy_table(table["policies"]))}
 
 {verdicts}""")
+    rows = [f"- `wizard-sim compare results/runs/{c['table_a']} results/runs/{c['table_b']}`: {c['policy_a']} − "
+            f"{c['policy_b']} **{c['difference']:+.1f}** ({c['ci_low']:+.1f} to {c['ci_high']:+.1f}) over {c['deals']:,} "
+            f"deals; {c['verdict']}" for c in result["comparisons"]]  # fmt: skip
+    parts.append("""### One policy changed at the heuristic table (two tables, paired over deals)
+
+The tables above against three heuristic seats differ only in pimc's settings: each deal was
+played with the same cards and the same heuristic seats in each, so one setting's per-deal mean
+score minus the other's is a paired sample, as within one tournament (`wizard-sim compare`).
+
+""" + "\n".join(rows))
     accuracy = pd.DataFrame(result["accuracy_by_round"])
     wide = accuracy.pivot_table(index="round", columns=["table", "policy"], values="exact_rate")
     wide.columns = [f"{policy} ({table.removeprefix('pimc_vs_')} table)" for table, policy in wide.columns]

@@ -87,6 +87,10 @@ def test_pimc_tournaments_are_fresh(tmp_path):
     assert sorted(old["tables"]) == sorted(fresh["tables"])
     for name, table in fresh["tables"].items():
         check_tournament(f"pimc.json {name}", table, old["tables"][name])
+    for before, now in zip(old["comparisons"], fresh["comparisons"], strict=True):
+        assert (before["policy_a"], before["policy_b"]) == (now["policy_a"], now["policy_b"])
+        check(f"pimc.json {now['table_a']} - {now['table_b']}", before["difference"],
+              ci_se(before["ci_low"], before["ci_high"]), now["difference"], ci_se(now["ci_low"], now["ci_high"]))
 
 
 def test_estimate_is_fresh(tmp_path):
