@@ -69,7 +69,7 @@ def test_a_held_lock_refuses_a_second_writer_and_resumer(tmp_path):
 @pytest.mark.slow
 def test_two_processes_racing_for_one_directory(tmp_path):
     """A real run holds --out: a second `--overwrite` and a `--resume` started into it are
-    refused with one line (exit 2) and change nothing; after the first is killed (-9) its
+    refused with one line (exit 2) and change nothing; after the first, paused, is killed (-9) its
     lock is gone and --resume finishes the run to the same data."""
     arguments = ["simulate", "--games", "2000", "--chunk-games", "20", "--policy", "mc", "--seed", "11",
                  "--rounds", "1-5", "--quiet", "--threads", "1"]  # fmt: skip
@@ -81,6 +81,9 @@ def test_two_processes_racing_for_one_directory(tmp_path):
             break
         time.sleep(0.02)
     assert first.poll() is None, "the first run ended before the race"
+    # Paused (still holding its lock) so that it cannot finish while the racers start: on a fast
+    # machine it once wrote every chunk before the racers were refused.
+    first.send_signal(signal.SIGSTOP)
     racers = [
         subprocess.Popen([sys.executable, "-m", "sim.cli", *arguments, "--overwrite", "--out", str(out)],
                          stderr=subprocess.PIPE, text=True),
