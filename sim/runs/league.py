@@ -56,7 +56,6 @@ from sim.runs.executors import (
     start_run,
 )
 from sim.runs.games import GameBatch
-from sim.runs.league_figures import head_to_head_figure, ratings_figure, save_figure
 from sim.runs.ratings import RatingSums, deal_stats
 from sim.runs.run_config import RecordedConfig, check_flags
 from sim.runs.simulation import check_run_size
@@ -307,6 +306,10 @@ def write_outputs(directory: RunDirectory, record: dict) -> None:
         write_json(directory.path / SUMMARY_FILE, json_safe(summary))
         write_parquet(directory.path / RATINGS_FILE, pa.Table.from_pylist(ratings, schema=RATINGS_SCHEMA), metadata)
         write_parquet(directory.path / PAIRS_FILE, pa.Table.from_pylist(pairs, schema=PAIRS_SCHEMA), metadata)
+        # Imported here: matplotlib adds about 0.6 s to every command's start-up, and only a
+        # finished league draws.
+        from sim.runs.league_figures import head_to_head_figure, ratings_figure, save_figure
+
         save_figure(ratings_figure(ratings, summary["deals"]), directory.path / RATINGS_PLOT)
         save_figure(head_to_head_figure(pairs, [row["policy"] for row in ratings]), directory.path / HEAD_TO_HEAD_PLOT)
     except OSError as error:
