@@ -295,6 +295,10 @@ def summarize_league(record: dict) -> tuple[list[dict], list[dict]]:
 # -- outputs ----------------------------------------------------------------------------------
 def write_outputs(directory: RunDirectory, record: dict) -> None:
     """summary.json, ratings.parquet, pairs.parquet, ratings.png and head_to_head.png."""
+    # Imported here: matplotlib adds about 0.6 s to every command's start-up, and only a finished
+    # league draws.
+    from sim.runs.league_figures import head_to_head_figure, ratings_figure, save_figure
+
     ratings, pairs = summarize_league(record)
     config = record["config"]
     summary = {"config": config, "deals": sum(chunk["deals"] for chunk in record["chunks"]["complete"].values()),
@@ -306,10 +310,6 @@ def write_outputs(directory: RunDirectory, record: dict) -> None:
         write_json(directory.path / SUMMARY_FILE, json_safe(summary))
         write_parquet(directory.path / RATINGS_FILE, pa.Table.from_pylist(ratings, schema=RATINGS_SCHEMA), metadata)
         write_parquet(directory.path / PAIRS_FILE, pa.Table.from_pylist(pairs, schema=PAIRS_SCHEMA), metadata)
-        # Imported here: matplotlib adds about 0.6 s to every command's start-up, and only a
-        # finished league draws.
-        from sim.runs.league_figures import head_to_head_figure, ratings_figure, save_figure
-
         save_figure(ratings_figure(ratings, summary["deals"]), directory.path / RATINGS_PLOT)
         save_figure(head_to_head_figure(pairs, [row["policy"] for row in ratings]), directory.path / HEAD_TO_HEAD_PLOT)
     except OSError as error:
