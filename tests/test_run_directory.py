@@ -84,19 +84,22 @@ def test_two_processes_racing_for_one_directory(tmp_path):
     # Paused (still holding its lock) so that it cannot finish while the racers start: on a fast
     # machine it once wrote every chunk before the racers were refused.
     first.send_signal(signal.SIGSTOP)
-    racers = [
-        subprocess.Popen([sys.executable, "-m", "sim.cli", *arguments, "--overwrite", "--out", str(out)],
-                         stderr=subprocess.PIPE, text=True),
-        subprocess.Popen([sys.executable, "-m", "sim.cli", "simulate", "--resume", "--quiet", "--out", str(out)],
-                         stderr=subprocess.PIPE, text=True),
-    ]  # fmt: skip
-    for racer in racers:
-        _, stderr = racer.communicate(timeout=120)
-        lines = stderr.strip().splitlines()
-        assert racer.returncode == 2 and len(lines) == 1 and "in use by another wizard-sim run" in lines[0], stderr
-    assert first.poll() is None, "the first run ended before the racers were refused"
-    first.send_signal(signal.SIGKILL)
-    first.wait()
+    try:
+        racers = [
+            subprocess.Popen([sys.executable, "-m", "sim.cli", *arguments, "--overwrite", "--out", str(out)],
+                             stderr=subprocess.PIPE, text=True),
+            subprocess.Popen([sys.executable, "-m", "sim.cli", "simulate", "--resume", "--quiet", "--out", str(out)],
+                             stderr=subprocess.PIPE, text=True),
+        ]  # fmt: skip
+        for racer in racers:
+            _, stderr = racer.communicate(timeout=120)
+            lines = stderr.strip().splitlines()
+            assert racer.returncode == 2 and len(lines) == 1 and "in use by another wizard-sim run" in lines[0], stderr
+        assert first.poll() is None, "the first run ended before the racers were refused"
+    finally:
+        # Killed (-9) even when an assertion above failed: a paused run never ends by itself.
+        first.kill()
+        first.wait()
     record = read_run(out)
     assert 0 < len(record["chunks"]["complete"]) < record["chunks"]["count"]
     resumed = invoke("simulate", "--resume", "--out", out, "--quiet", "--threads", "2")
