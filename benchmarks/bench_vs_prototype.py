@@ -49,10 +49,13 @@ def load_prototype(path: Path):
     return module
 
 
-def ours(policy: str, games: int, seed: int) -> float:
-    """Seconds for `games` full games of the engine (the public run_games, results allocated)."""
+def ours(policy: str, games: int, seed: int, threads: int | None = None) -> float:
+    """Seconds for `games` full games of the engine on `threads` threads (None: all; the public
+    run_games, results allocated). run_games sets numba's thread count itself, so the count
+    must be passed: without it every "1 thread" figure before this fix ran on all threads, for
+    the prototype too (timed after it)."""
     start = time.perf_counter()
-    run_games(Rules(players=PLAYERS), policy, seed=seed, games=games)
+    run_games(Rules(players=PLAYERS), policy, seed=seed, games=games, threads=threads)
     return time.perf_counter() - start
 
 
@@ -66,11 +69,11 @@ def prototype(proto, policy: str, games: int, seed: int) -> float:
 
 def one_run(proto, policy: str, games: int, threads: int, repeats: int, run: int) -> dict[str, float]:
     """Best games/s of each engine over `repeats` alternating timings, and their ratio."""
-    numba.set_num_threads(threads)
     best = {"ours": 0.0, "prototype": 0.0}
     for repeat in range(repeats):
         seed = 1000 * run + repeat + 1
-        best["ours"] = max(best["ours"], games / ours(policy, games, seed))
+        best["ours"] = max(best["ours"], games / ours(policy, games, seed, threads))
+        numba.set_num_threads(threads)  # the prototype's parallel loop
         best["prototype"] = max(best["prototype"], games / prototype(proto, policy, games, seed))
     return {**{name: round(rate) for name, rate in best.items()}, "ratio": round(best["ours"] / best["prototype"], 3)}
 
