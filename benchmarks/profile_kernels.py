@@ -2,11 +2,13 @@
 
 perf cannot name numba's jitted code: it lives in anonymous memory. This script plays games
 after writing /tmp/perf-PID.map (perf's map of JIT code) from the ELF object that numba
-cached for `play_games`, and keeps that object so instructions can be annotated later.
+cached for `play_games` (or, with --python-seats, for the Python-seat driver's `run_envs`),
+and keeps that object so instructions can be annotated later.
 
     perf record -F 5000 -o perf.data python benchmarks/profile_kernels.py --policy heuristic
     perf report -i perf.data --no-children --sort sym
     python benchmarks/profile_kernels.py --annotate perf.data choose_card
+    perf record -F 3000 -o perf.data python benchmarks/profile_kernels.py --python-seats 8192
 
 The workload runs on one thread by default (clearer profiles). Addresses 0x...0050-0x...006f
 outside any symbol are numba's NRT_incref/NRT_decref (reference counts: atomics).
@@ -26,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-OBJECT = Path("profile-play_games.o")  # kept in the working directory for --annotate
+OBJECT = Path("profile-kernel.o")  # the profiled kernel's object, kept in the working directory for --annotate
 
 
 def cached_objects(value, found: list[bytes]) -> list[bytes]:
@@ -53,11 +55,13 @@ def function_symbols(path: Path) -> dict[str, tuple[int, int]]:
 
 
 def write_perf_map(dispatcher) -> None:
-    """Map the loaded play_games code for perf, from the object numba cached for it."""
+    """Map the loaded code of a kernel (play_games, run_envs) for perf, from the object numba
+    cached for it (its callees are in the same object)."""
     compiled = next(iter(dispatcher.overloads.values()))
     entry = compiled.fndesc.llvm_func_name
-    cache_dir = Path(dispatcher.py_func.__code__.co_filename).parent / "__pycache__"
-    for cache_file in glob.glob(str(cache_dir / "batch.play_games-*.nbc")):
+    source = Path(dispatcher.py_func.__code__.co_filename)
+    cache_name = f"{source.stem}.{dispatcher.py_func.__name__}"
+    for cache_file in glob.glob(str(source.parent / "__pycache__" / f"{cache_name}-*.nbc")):
         for obj in cached_objects(pickle.loads(Path(cache_file).read_bytes()), []):
             OBJECT.write_bytes(obj)
             symbols = function_symbols(OBJECT)
@@ -69,7 +73,7 @@ def write_perf_map(dispatcher) -> None:
                 for name, (offset, size) in sorted(symbols.items(), key=lambda item: item[1]):
                     perf_map.write(f"{base + offset:x} {size:x} {name}\n")
             return
-    raise SystemExit("no cached object for play_games: run once without NUMBA_CACHE_DIR changes")
+    raise SystemExit(f"no cached object for {cache_name}: run once without NUMBA_CACHE_DIR changes")
 
 
 def play(policy: str, games: int, threads: int) -> None:
@@ -87,6 +91,22 @@ def play(policy: str, games: int, threads: int) -> None:
     write_perf_map(play_games)
     seconds = run(games)
     print(f"{policy}: {games / seconds:,.0f} games/s on {threads} thread(s); object kept in {OBJECT}")
+
+
+def play_python_seats(deals: int, batch: int) -> None:
+    """bench_python_bots.py's workload: a duplicate tournament with its numpy seat and three
+    heuristic seats, the pool of `batch` games stepped by kernels.python_seats.run_envs (on
+    the run's threads: the kernel steps and the bot's numpy overlap)."""
+    import bench_python_bots
+    from kernels.python_seats import run_envs
+    from sim import Rules
+
+    rules = Rules(players=4)
+    policies = [bench_python_bots.PreferenceBot, "heuristic", "heuristic", "heuristic"]
+    bench_python_bots.run(rules, policies, 4, 64)  # load (or compile and cache) the kernels
+    write_perf_map(run_envs)
+    rate, _ = bench_python_bots.run(rules, policies, deals, batch)
+    print(f"numpy seat + 3 heuristic: {rate:,.0f} games/s at batch {batch:,}; object kept in {OBJECT}")
 
 
 def annotate(perf_data: str, name_part: str, top: int) -> None:
@@ -115,11 +135,16 @@ def main() -> None:
     parser.add_argument("--policy", default="random", help="policy of all four seats")
     parser.add_argument("--games", type=int, default=200_000)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--python-seats", type=int, metavar="BATCH",
+                        help="profile a Python seat's tournament (bench_python_bots.py) at this batch instead")
+    parser.add_argument("--deals", type=int, default=4000, help="deals of the --python-seats tournament")
     parser.add_argument("--annotate", nargs=2, metavar=("PERF_DATA", "FUNCTION"), help="hot instructions of a function")
     parser.add_argument("--top", type=int, default=40, help="instructions shown per function")
     arguments = parser.parse_args()
     if arguments.annotate:
         annotate(*arguments.annotate, arguments.top)
+    elif arguments.python_seats:
+        play_python_seats(arguments.deals, arguments.python_seats)
     else:
         play(arguments.policy, arguments.games, arguments.threads)
 
