@@ -1,4 +1,4 @@
-"""A numba bot's compiled engine is cached across processes (sim.config.external.engine_cache):
+"""A numba bot's compiled engine is cached across processes (sim.engine.bot_engine.engine_cache):
 a second process loads it instead of compiling, an edited bot is compiled afresh, two bots of
 the same name in different places never share an entry, and an unwritable cache directory
 only turns the cache off."""
@@ -14,8 +14,8 @@ from pathlib import Path
 import numba
 import pytest
 
-from sim.config import external
-from sim.config.external import BOT_FUNCTIONS, ExternalBot, cache_directory, engine_cache
+from sim.engine import bot_engine as external
+from sim.engine.bot_engine import BOT_FUNCTIONS, ExternalBot, cache_directory, engine_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY = ROOT / "examples" / "greedy_bot.py"
@@ -24,7 +24,7 @@ GREEDY = ROOT / "examples" / "greedy_bot.py"
 PLAY = """
 import json
 from kernels.batch import play_games
-from sim.config.external import engine_with_bots
+from sim.engine.bot_engine import engine_with_bots
 from sim.config.policies import external_bots
 from sim.config.rules import Rules
 from sim.runs.games import run_games

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sim.config.kernel_cache import KERNELS, STAMP_NAME, clear_stale_caches
+from sim.engine.kernel_cache import KERNELS, STAMP_NAME, clear_stale_caches
 
 
 def fake_kernels(root: Path) -> Path:

@@ -19,7 +19,7 @@ from kernels.round_state import IllegalAction, current_seat, legal_actions
 from kernels.rules import draw_first_dealer as _draw_first_dealer
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards
 from sim.config.errors import BotError, ConfigError
-from sim.config.external import BOT_FUNCTION_OF_DECISION, compile_failure, engine_with_bots, function_place
+from sim.engine.bot_engine import BOT_FUNCTION_OF_DECISION, compile_failure, engine_with_bots, function_place
 from sim.config.limits import MAX_GAMES, check_count
 from sim.config.policies import Policy, external_bots, parse_policies, policy_arrays, python_seats
 from sim.config.python_policy import DECISION_NAMES
