@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from kernels.policies import pimc  # noqa: E402
+from kernels.search import pimc  # noqa: E402
 from sim import Rules, run_games  # noqa: E402
 from sim.storage import JOURNAL_FILE  # noqa: E402
 

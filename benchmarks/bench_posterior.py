@@ -1,4 +1,4 @@
-"""Cost of the posterior sampler (kernels/posterior.py, docs/inference.md): effective
+"""Cost of the posterior sampler (kernels/search/posterior.py, docs/inference.md): effective
 samples per second and acceptance, one thread, 4 players, heuristic opponents, for 1, 2 and
 3 earlier (visible) bids at round sizes 1, 5 and 10, exact and tolerant models.
 
@@ -31,12 +31,12 @@ from numba import njit
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from kernels import posterior as P  # noqa: E402
+from kernels.search import posterior as P  # noqa: E402
 from kernels import round_state as R  # noqa: E402
 from kernels import rules as K  # noqa: E402
 from kernels import records as st  # noqa: E402
 from kernels.policies import heuristic  # noqa: E402
-from kernels.posterior import draw_cards  # noqa: E402
+from kernels.search.posterior import draw_cards  # noqa: E402
 from kernels.rng import STREAM_DECISIONS, seed_stream, uniform  # noqa: E402
 
 PLAYERS = 4

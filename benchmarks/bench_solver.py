@@ -1,4 +1,4 @@
-"""Speed of the perfect-information solver (kernels/solver.py, docs/pimc.md): solves per
+"""Speed of the perfect-information solver (kernels/search/solver.py, docs/pimc.md): solves per
 second and cards tried per solve, by players and tricks left, on one thread.
 
     python benchmarks/bench_solver.py                    # table
@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from kernels import records as st  # noqa: E402
 from kernels import round_state as R  # noqa: E402
 from kernels import rules as K  # noqa: E402
-from kernels import solver  # noqa: E402
+from kernels.search import solver  # noqa: E402
 from kernels.bits import lowest_bit  # noqa: E402
 from sim import Rules, run_games  # noqa: E402
 

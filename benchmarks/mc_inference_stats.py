@@ -17,9 +17,9 @@ import numpy as np
 from numba import njit
 
 from kernels.batch import begin_game, deal_and_seed, new_workspace
-from kernels.policies import mc
-from kernels.policies.dispatch import decide
-from kernels.posterior import sample_deal
+from kernels.search import mc
+from kernels.dispatch import decide
+from kernels.search.posterior import sample_deal
 from kernels.round_state import begin_round, play_out
 from kernels.rules import dealer_of_round
 from kernels.records import DECIDE_BID, DECIDE_CARD, PLAY_DTYPE

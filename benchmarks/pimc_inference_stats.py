@@ -34,16 +34,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from kernels.batch import begin_game, deal_and_seed, new_workspace  # noqa: E402
 from kernels.bits import lowest_bit, popcount  # noqa: E402
 from kernels.cards import N_CARDS  # noqa: E402
-from kernels.policies import mc, pimc  # noqa: E402
-from kernels.policies.dispatch import decide  # noqa: E402
-from kernels.posterior import OPPONENT_HEURISTIC, acceptance, sample_hands  # noqa: E402
+from kernels.search import mc, pimc  # noqa: E402
+from kernels.dispatch import decide  # noqa: E402
+from kernels.search.posterior import OPPONENT_HEURISTIC, acceptance, sample_hands  # noqa: E402
 from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTYPE, SEAT_DTYPE, TABLE_DTYPE  # noqa: E402
 from kernels.rng import seed_stream  # noqa: E402
-from kernels.equivalence import distinct_cards, in_play_for_seat, representative  # noqa: E402
+from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative  # noqa: E402
 from kernels.policies import heuristic  # noqa: E402
 from kernels.round_state import apply_action, apply_card, begin_round, play_out, restart_bidding  # noqa: E402
 from kernels.rules import round_score  # noqa: E402
-from kernels import solver  # noqa: E402
+from kernels.search import solver  # noqa: E402
 from kernels.rules import dealer_of_round, unseen_cards  # noqa: E402
 from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
 from sim.config.rules import Rules  # noqa: E402

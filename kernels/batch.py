@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit, prange
 
 from kernels.blocks import NO_FAILURE, block_rows, first_failure, n_blocks, new_failures
-from kernels.policies.dispatch import decide
+from kernels.dispatch import decide
 from kernels.rng import STREAM_DECISIONS, seed_stream
 from kernels.round_state import begin_round, deal_round, play_out, set_rules
 from kernels.results import record_game, record_plays, record_round

@@ -6,7 +6,7 @@ round. It moves only through kernels.batch (begin_game, deal_and_seed) and the r
 decision step (kernels.round_state.next_decision / take_decision, which the batch's play_out
 loops), so a game played here is the game of the batch engine: the same first dealer, deals,
 fixed bids, play log and DECISIONS stream per round. Built-in policies seated at the seats
-the caller does not control answer through kernels.policies.dispatch.decide, drawing the same
+the caller does not control answer through kernels.dispatch.decide, drawing the same
 random numbers as in run_games.
 
 The caller controls decision kinds per seat (`controlled[seat]`: bit DECIDE_* set when the
@@ -22,7 +22,7 @@ from kernels.bits import at
 from kernels.cards import N_CARDS
 from kernels.batch import begin_game, deal_and_seed, init_workspace, seated_policies
 from kernels.observation import answer_of, encode_observation, write_action_mask
-from kernels.policies.dispatch import decide
+from kernels.dispatch import decide
 from kernels.records import (
     DECIDE_BID,
     DECIDE_CARD,

@@ -11,7 +11,7 @@ import sim
 from kernels import round_state as R
 from kernels import rules as K
 from kernels import records as st
-from kernels.policies.dispatch import decide
+from kernels.dispatch import decide
 from kernels.rng import seed_stream
 
 C, D, H, S = 0, 1, 2, 3

@@ -14,7 +14,7 @@ from helpers import mixed_policy
 from kernels import observation as kobs
 from kernels import round_state as R
 from kernels import records as st
-from kernels.policies.dispatch import decide
+from kernels.dispatch import decide
 from sim.config.policies import parse_policies, policy_arrays
 
 # ------------------------------------------------------------------------------ layout

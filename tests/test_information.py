@@ -2,7 +2,7 @@
 table (docs/rules.md §4: which bids are visible depends on the bidding mode).
 
 Three kinds of checks:
-- dispatch level: kernels.policies.dispatch.decide on mid-round states, before and after the
+- dispatch level: kernels.dispatch.decide on mid-round states, before and after the
   OTHER seats' hands are replaced by random hands consistent with the public state;
 - engine level: the round core's play_until (to the end of the bidding, or of a trick), run twice from one state with the
   hands of the seats that act LATER re-dealt: everything decided before them must not change;
@@ -18,7 +18,7 @@ from helpers import cards_of, deal_round, decision_with_own_hand_swapped, iter_r
 from kernels import round_state as R
 from kernels import rules as K
 from kernels import records as st
-from kernels.policies.dispatch import decide
+from kernels.dispatch import decide
 from kernels.rng import STREAM_DECISIONS
 from sim.config.policies import parse_policies, policy_arrays
 

@@ -108,14 +108,14 @@ KERNEL_LAYERS = (
     ("kernels", "kernels.cards", "kernels.bits", "kernels.rng", "kernels.blocks"),  # foundations
     ("kernels.records",),  # record layouts and constants
     ("kernels.rules",),  # one function per rule
-    ("kernels.equivalence", "kernels.solver"),  # equivalent cards; the perfect-information solver
+    ("kernels.search.equivalence", "kernels.search.solver"),  # equivalent cards; the perfect-information solver
     # the round as a state machine and its decision step; what a round leaves; a seat's view
     ("kernels.round_state", "kernels.results", "kernels.columns", "kernels.seating", "kernels.observation"),
-    ("kernels.policies", "kernels.policies.ids", "kernels.policies.heuristic", "kernels.policies.random_policy",
-     "kernels.policies.faceup"),
-    ("kernels.posterior",),  # the unseen cards given what a seat has seen
-    ("kernels.policies.mc", "kernels.policies.pimc"),  # policies that search (they sample with the posterior)
-    ("kernels.policies.dispatch",),  # a policy by id
+    ("kernels.policies", "kernels.search", "kernels.policies.ids", "kernels.policies.heuristic", "kernels.policies.random_policy",
+     "kernels.search.faceup"),
+    ("kernels.search.posterior",),  # the unseen cards given what a seat has seen
+    ("kernels.search.mc", "kernels.search.pimc"),  # policies that search (they sample with the posterior)
+    ("kernels.dispatch",),  # a policy by id
     ("kernels.batch",),  # whole games
     ("kernels.game_state", "kernels.estimate", "kernels.estimate.situation"),  # a game a decision at a time; a situation
     # drivers: estimate's rollouts, the Python-seat pool, the vector environment

@@ -15,10 +15,10 @@ from test_determinism import assert_same_games
 from test_information import policies_for, started_round
 from kernels import round_state as R
 from kernels import records as st
-from kernels import posterior
-from kernels.equivalence import distinct_cards, in_play_for_seat, representative
-from kernels.policies import mc
-from kernels.policies.dispatch import decide
+from kernels.search import posterior
+from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative
+from kernels.search import mc
+from kernels.dispatch import decide
 from kernels.rng import STREAM_DECISIONS
 from sim.config.errors import ConfigError
 from sim.config.policies import parse_policy

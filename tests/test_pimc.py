@@ -12,7 +12,7 @@ import test_invariants
 from helpers import invoke, make_table
 from test_determinism import assert_same_games
 from kernels import records as st
-from kernels.policies import faceup, pimc
+from kernels.search import faceup, pimc
 from sim.config.errors import ConfigError
 from sim.config.policies import parse_policy
 

@@ -1,4 +1,4 @@
-"""The posterior sampler of the unseen cards (kernels/posterior.py, docs/inference.md).
+"""The posterior sampler of the unseen cards (kernels/search/posterior.py, docs/inference.md).
 
 Exactness: on small states every deal of the unseen cards is enumerated, weighted by the
 likelihood of the observations computed independently (the bidding replayed from the start
@@ -15,7 +15,7 @@ from numba import njit
 import reference
 import sim
 from helpers import deal_round, make_table, new_stream, popcount
-from kernels import posterior as P
+from kernels.search import posterior as P
 from kernels import round_state as R
 from kernels import rules as K
 from kernels import records as st

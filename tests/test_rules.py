@@ -704,7 +704,7 @@ def test_one_policy_with_parameters_fills_every_seat():
 
 
 def test_policy_arrays_ids_per_seat():
-    from kernels.policies.dispatch import POLICY_HEURISTIC, POLICY_RANDOM
+    from kernels.dispatch import POLICY_HEURISTIC, POLICY_RANDOM
 
     ids, params = policy_arrays(parse_policies("random,heuristic,random", 3))
     assert list(ids[:3]) == [POLICY_RANDOM, POLICY_HEURISTIC, POLICY_RANDOM]

@@ -1,4 +1,4 @@
-"""The perfect-information solver (kernels/solver.py) against a brute-force enumeration of
+"""The perfect-information solver (kernels/search/solver.py) against a brute-force enumeration of
 max^n play (tests/reference.py max_n), on seeded random positions: 3 to 6 players, 1 to 4
 tricks left, with and without trump, Wizards and Jesters often in hand, a trick in progress
 (its first cards played by the engine's rules). Each position is solved twice (the second
@@ -10,7 +10,7 @@ import reference
 from helpers import make_table
 from kernels import records as st
 from kernels import rules as K
-from kernels import solver
+from kernels.search import solver
 
 SPECIALS = list(range(52, 60))
 

@@ -1,7 +1,7 @@
 """The posterior's proposals when an earlier bidder (or the dealer's trump choice) is modelled
 by a Python policy, and the observations its likelihood is computed from.
 
-Such a seat is not conditioned on by the posterior sampler (kernels.posterior sees it as
+Such a seat is not conditioned on by the posterior sampler (kernels.search.posterior sees it as
 uninformative): `propose_deals` draws a sample's deals one after another from its DEAL stream,
 each with, per such seat, a uniform number for the caller's rejection step and a generator
 state for its fallback's answer; `observe_decisions` gives the seat's observation and mask of
@@ -17,8 +17,8 @@ from kernels.blocks import NO_FAILURE, block_rows, first_failure, n_blocks, new_
 from kernels.cards import N_CARDS
 from kernels.estimate.situation import Sampling, deal_sample, new_estimate_memory, new_known_memory, prepare_known
 from kernels.observation import encode_observation, flat_action, write_action_mask
-from kernels.policies.dispatch import decide
-from kernels.posterior import new_work, sample_deal
+from kernels.dispatch import decide
+from kernels.search.posterior import new_work, sample_deal
 from kernels.records import DECIDE_BID, MAX_PLAYERS, NO_BID, SEAT_DTYPE, TABLE_DTYPE
 from kernels.rng import STREAM_PILOT, next_u64, seed_stream, uniform
 from kernels.round_state import checked, trump_view
@@ -72,7 +72,7 @@ def likelihood_work(seed, rules, situation, model):
 # The pending samples of a call: their indices [p], deals proposed so far [p] and the states of
 # their generators [p] (where their DEAL streams stand).
 Pending = namedtuple("Pending", ("samples", "done", "states"))
-# How deals are proposed: the sampler's model (a one-record kernels.posterior.MODEL_DTYPE array,
+# How deals are proposed: the sampler's model (a one-record kernels.search.posterior.MODEL_DTYPE array,
 # the evaluated seats uninformative), the infer flag (False: one uniform deal, nothing
 # evaluated), the seated policies (ids and parameter rows) and the count m of evaluated seats.
 Proposing = namedtuple("Proposing", ("models", "infer", "policy_ids", "params", "evaluated"))

@@ -12,7 +12,7 @@ from numba import njit, prange
 from kernels.batch import seated_policies
 from kernels.blocks import NO_FAILURE, block_rows, first_failure, n_blocks, new_failures
 from kernels.estimate.situation import Sampling, deal_sample, new_estimate_memory, start_sample_round
-from kernels.policies.dispatch import decide
+from kernels.dispatch import decide
 from kernels.rng import STREAM_DECISIONS, seed_stream
 from kernels.round_state import play_out
 
@@ -62,7 +62,7 @@ def estimate_tricks(samples, known, policies, candidates, inference, results):
     """Fill `results` (SampleResults) for the call's samples (Samples): every candidate bid
     played on each sampled deal. known = (rules, situation), one-record arrays (a parallel
     kernel cannot take a bare record); inference = (opponent model: a one-record
-    kernels.posterior.MODEL_DTYPE array, infer flag).
+    kernels.search.posterior.MODEL_DTYPE array, infer flag).
 
     Samples are independent, so neither the blocking over threads nor a split of the samples
     into several calls changes a result. Returns the index of the first sample in which a

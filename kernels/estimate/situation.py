@@ -3,7 +3,7 @@
 Seat layout: the dealer is seat N-1, so bidding position p is seat p and seat 0 leads the
 first trick. A sample's deal is a pure function of (seed, sample index): it comes from the
 stream (seed, sample, round size, DEAL) — from the posterior given the earlier bids and the
-dealer's trump choice (kernels.posterior, with an importance weight), or uniformly without
+dealer's trump choice (kernels.search.posterior, with an importance weight), or uniformly without
 inference — and the sampler's pilot, the same for every thread, from (seed, 0, round size,
 PILOT) (docs/estimate.md).
 """
@@ -14,7 +14,7 @@ from numba import njit
 
 from kernels.batch import new_workspace
 from kernels.bits import lowest_bit
-from kernels.posterior import new_work, prepare, sample_deal
+from kernels.search.posterior import new_work, prepare, sample_deal
 from kernels.records import MAX_PLAYERS, SEAT_DTYPE, TABLE_DTYPE
 from kernels.rng import STREAM_DEAL, STREAM_PILOT, seed_stream
 from kernels.round_state import begin_round, legal_actions, make_earlier_bids, set_hands, set_rules, turn_up_known
@@ -129,7 +129,7 @@ def new_known_memory(rules, situation):
 
 # A thread's memory for an estimate, as storage arrays (one record each, kept alive by the
 # tuple): the engine workspace, the round as the seat knows it (ESTIMATE_DTYPE) and the
-# posterior sampler's work (kernels.posterior.POSTERIOR_WORK_DTYPE).
+# posterior sampler's work (kernels.search.posterior.POSTERIOR_WORK_DTYPE).
 EstimateMemory = namedtuple("EstimateMemory", ("workspace", "known", "work"))
 # How a sample is dealt: from the posterior of `model` (a MODEL_DTYPE record) or, without
 # `infer`, uniformly.
@@ -183,7 +183,7 @@ def known_legal_actions(known_storage):
 
 @njit(cache=True)
 def prepare_known(known_storage, seat, model, work_storage, generator):
-    """kernels.posterior.prepare for `seat` of the known round (a new_known_memory array)
+    """kernels.search.posterior.prepare for `seat` of the known round (a new_known_memory array)
     into work_storage (a posterior new_work array); returns prepare's count of observed seats."""
     memory = known_storage[0]
     return prepare(memory.known_seats[seat], memory.known_table, model, work_storage[0], generator)

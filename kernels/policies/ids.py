@@ -1,4 +1,4 @@
-"""The built-in policies' ids (kernels.policies.dispatch chooses by them; mc's opponent model
+"""The built-in policies' ids (kernels.dispatch chooses by them; mc's opponent model
 reads which seats play the heuristic)."""
 
 POLICY_RANDOM = 0

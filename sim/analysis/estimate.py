@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Optional, TypeAlias
 
 import numpy as np
 
-from kernels import posterior
+from kernels.search import posterior
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, NO_CARD, NO_SUIT, RANKS_PER_SUIT
 from kernels.estimate.proposals import likelihood_work
 from kernels.estimate.rollouts import SampleResults, Samples, estimate_tricks
@@ -242,7 +242,7 @@ class Situation:
         return record
 
     def opponent_model(self, model: OpponentModel) -> np.ndarray:
-        """The posterior sampler's model of the other seats (kernels.posterior.MODEL_DTYPE):
+        """The posterior sampler's model of the other seats (kernels.search.posterior.MODEL_DTYPE):
         a `heuristic` opponent bids like the heuristic with its parameters, an `mc` opponent
         is modelled by the heuristic with its defaults (mc bids from heuristic rollouts), and
         any other (`random`, an external bot) says nothing by its bid. A Python policy is

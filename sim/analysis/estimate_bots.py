@@ -2,12 +2,12 @@
 
 The samples are estimated a slice at a time, in two stages, both batched over the slice:
 
-1. Deals. Each sample's deal comes from the posterior sampler (kernels.posterior) for the
+1. Deals. Each sample's deal comes from the posterior sampler (kernels.search.posterior) for the
    seats the kernels model and, when an earlier bidder (or the dealer's trump choice) is
    modelled by a Python policy, by rejection on that bot's own answer: a deal proposed by the
    sampler (which leaves that seat's hand uniform) is kept with probability
    l(bot's answer on the sampled hand), the acceptance the posterior gives the heuristic's
-   answer in the same place (kernels.posterior: the exact model's 0/1, or the tolerant
+   answer in the same place (kernels.search.posterior: the exact model's 0/1, or the tolerant
    model's spread and trump_miss); otherwise the sample proposes again, from its own stream.
    A pass proposes deals for every pending sample; each such seat's bot is asked, in one
    call, about those the seats before it kept.
@@ -41,7 +41,7 @@ from sim.runs.python_seats import ask_each_bot, asked_kinds, seat_bots
 
 ROLLOUTS_PER_BATCH = 4096  # rollouts stepped together (about 30 MB of states and observations)
 PROPOSALS_PER_PASS = 8192  # deals proposed in one pass (a bot is asked about those still kept)
-INFERENCE_GAME_STRIDE = 1 << 15  # > any sample's proposals (kernels.posterior's cap is 20,000)
+INFERENCE_GAME_STRIDE = 1 << 15  # > any sample's proposals (kernels.search.posterior's cap is 20,000)
 # Below this many rollouts (or proposals) per thread a batch runs on the calling thread: waking
 # the thread pool costs about a millisecond on a busy machine (as sim.env.VectorEnv).
 PARALLEL_MIN_PER_THREAD = 64

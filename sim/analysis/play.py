@@ -2,7 +2,7 @@
 decisions come from a person and the others from built-in policies or Python policies.
 
 The game runs on the state API (sim.env.WizardState, the same transitions as every driver);
-a built-in seat is asked exactly as run_games asks it (kernels.policies.dispatch.decide on
+a built-in seat is asked exactly as run_games asks it (kernels.dispatch.decide on
 the state's records and the round's DECISIONS stream), a Python policy with its observation
 and mask as in run_games (its delegated decisions by its fallback, seated in the kernels'
 arrays). A game is therefore a pure function of its configuration (rules, seat, opponents,
@@ -20,7 +20,7 @@ import numpy as np
 from kernels import round_state
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD
 from kernels.observation import answer_of, flat_action
-from kernels.policies.dispatch import decide
+from kernels.dispatch import decide
 from kernels.records import BIDDING_OPEN, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from kernels.rules import bid_position, seat_after
 from sim.analysis.estimate import UNKNOWN_SPREAD, BidEstimate, parse_suit, run_estimate

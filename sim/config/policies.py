@@ -1,7 +1,7 @@
 """Policy registry: `name[:key=value,...]` -> kernel policy id and parameter vector.
 
 Adding a built-in policy takes no change here: its kernel module and the dispatch's BUILT_IN
-table (kernels/policies/dispatch.py) describe it.
+table (kernels/dispatch.py) describe it.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels.policies.dispatch import BUILT_IN
+from kernels.dispatch import BUILT_IN
 from kernels.records import MAX_PARAMS, MAX_PLAYERS
 from sim.config.errors import ConfigError
 from sim.engine.bot_engine import ExternalBot, external_ids, load_bot
@@ -36,7 +36,7 @@ class PolicyKind:
         return dict(self.ranges).get(key, (-MAX_BOT_PARAMETER, MAX_BOT_PARAMETER))
 
 
-# Built from the kernels' policy modules (kernels.policies.dispatch.BUILT_IN), which carry their
+# Built from the kernels' policy modules (kernels.dispatch.BUILT_IN), which carry their
 # name, summary, parameters and the parameters' valid ranges (README: option ranges).
 REGISTRY: dict[str, PolicyKind] = {
     module.NAME: PolicyKind(

@@ -40,7 +40,7 @@ from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache,
 from numba.core.dispatcher import Dispatcher
 from numba.misc.appdirs import AppDirs
 
-from kernels.policies import dispatch
+from kernels import dispatch
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, MAX_PARAMS
 from sim.config.errors import BotError, ConfigError
 from sim.config.python_policy import PythonBot, is_python_policy, load_python_bot
@@ -50,7 +50,7 @@ BOT_FUNCTIONS = ("bid", "choose_trump", "play")
 BOT_FUNCTION_OF_DECISION = {DECIDE_BID: "bid", DECIDE_TRUMP: "choose_trump", DECIDE_CARD: "play"}
 FIRST_EXTERNAL_ID = 100  # ids of external bots in one run: 100, 101, ...
 CACHE_DIR_VARIABLE = "WIZARD_SIM_CACHE_DIR"  # where compiled bot engines are kept
-KERNELS = Path(inspect.getfile(dispatch)).resolve().parent.parent  # the kernels package
+KERNELS = Path(inspect.getfile(dispatch)).resolve().parent  # the kernels package
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,7 @@ class WizardState:
 
     def records(self) -> tuple[np.record, np.ndarray, np.ndarray]:
         """(public table record, seat records, the round's DECISIONS generator): views of the
-        state, as kernels.policies.dispatch.decide takes them (pass seats[current_player()])."""
+        state, as kernels.dispatch.decide takes them (pass seats[current_player()])."""
         workspace = self._storage["workspace"]
         return workspace["table"][0], workspace["seats"][0], workspace["scratch"]["generator"][0]
 

@@ -14,10 +14,10 @@ from numba import njit
 
 from kernels.bits import at, lowest_bit, popcount
 from kernels.cards import N_CARDS
-from kernels.equivalence import distinct_cards, in_play_for_seat, representative
+from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative
 from kernels.policies import heuristic
 from kernels.policies.ids import POLICY_HEURISTIC
-from kernels.posterior import (
+from kernels.search.posterior import (
     MODEL_DTYPE,
     OPPONENT_UNINFORMATIVE,
     POSTERIOR_WORK_DTYPE,
@@ -204,7 +204,7 @@ def table_model(policies, me, table, model):
 @njit(cache=True)
 def start_sampling(policies, me, table, scratch, generator):
     """Prepare the decision's deals: with inference, the posterior sampler of the unseen cards
-    given the bids and trump choice the table model explains (table_model, kernels.posterior)."""
+    given the bids and trump choice the table model explains (table_model, kernels.search.posterior)."""
     _, params = policies
     if params[at(me.seat), P_INFER] == 0:
         return

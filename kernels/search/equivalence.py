@@ -4,7 +4,7 @@ Two cards of a hand are equivalent when they are both Wizards, both Jesters, or 
 of one suit with no card between them that is still in play elsewhere (in another hand or in
 the current trick): whichever of them is played, every trick goes the same way. `mc` prunes
 its candidate cards with this from what its seat may know (every unseen card may be in
-play); the solver (kernels.solver) from the hands it is given.
+play); the solver (kernels.search.solver) from the hands it is given.
 """
 import numpy as np
 from numba import njit

@@ -1,6 +1,6 @@
 """Posterior sampling of the unseen cards given what one seat may know (docs/inference.md).
 
-The uniform deal of the unseen cards (kernels.policies.mc.sample_hands) ignores what the
+The uniform deal of the unseen cards (kernels.search.mc.sample_hands) ignores what the
 other seats' bids, and a dealer's trump choice after a turned-up Wizard, say about their
 hands. Here each other seat is modelled as bidding (and choosing trump) by a policy; the
 likelihood of the observations then factorises over the seats,

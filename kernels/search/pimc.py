@@ -2,8 +2,8 @@
 
 Card play: flat Monte Carlo over the distinct legal cards on `play_samples` sampled deals of
 the unseen cards (the same deals for every card), each deal evaluated with the cards face up:
-the last `depth` tricks by the max^n solver (kernels.solver), the tricks before them by a
-playout that reads the sampled hands (kernels.policies.faceup, or the heuristic). Bidding:
+the last `depth` tricks by the max^n solver (kernels.search.solver), the tricks before them by a
+playout that reads the sampled hands (kernels.search.faceup, or the heuristic). Bidding:
 `mc`'s rollouts (heuristic play, expected score) or the same face-up evaluation, by the
 `bidding` parameter.
 
@@ -16,14 +16,15 @@ import numpy as np
 from numba import njit
 
 from kernels.bits import at, lowest_bit, popcount
-from kernels.equivalence import distinct_cards, in_play_for_seat, representative
-from kernels.policies import faceup, heuristic, mc
+from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative
+from kernels.policies import heuristic
+from kernels.search import faceup, mc
 from kernels.policies.ids import POLICY_MC, POLICY_PIMC
-from kernels.posterior import OPPONENT_HEURISTIC, prepare
+from kernels.search.posterior import OPPONENT_HEURISTIC, prepare
 from kernels.records import DECIDE_BID, DECIDE_CARD, PHASE_PLAY
 from kernels.round_state import NO_PLAY_LOG, apply_card, play_until, restart_bidding
 from kernels.rules import round_score
-from kernels import solver
+from kernels.search import solver
 
 # Parameter vector layout. The first four are mc's (samples, play_samples, infer, spread), so
 # mc's sampling and rollout bidding read them for a pimc seat as for an mc seat.
@@ -36,7 +37,7 @@ P_PLAYOUT = 5  # PLAYOUT_*: how the tricks before the solver's are played in a s
 P_BIDDING = 6  # BIDDING_*: how a bid is chosen
 P_MC_SPREAD = 7  # infer=1: mc and pimc seats bid like the heuristic (MC_MODEL_PARAMS) with this noise; 0: say nothing
 
-PLAYOUT_FACEUP = 1  # kernels.policies.faceup: every seat plays to its bid seeing every hand
+PLAYOUT_FACEUP = 1  # kernels.search.faceup: every seat plays to its bid seeing every hand
 PLAYOUT_HEURISTIC = 0  # the heuristic at every seat (what mc's rollouts play)
 BIDDING_ROLLOUTS = 0  # mc's bid: heuristic rollouts of sampled deals, the best mean score
 BIDDING_FACEUP = 1  # the best mean score of the face-up evaluation (playout and solver)

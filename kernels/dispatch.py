@@ -7,7 +7,8 @@ id (kernels/policies/ids.py), a branch in `decide` and an entry in BUILT_IN here
 from numba import njit
 
 from kernels.bits import at
-from kernels.policies import heuristic, mc, pimc, random_policy
+from kernels.policies import heuristic, random_policy
+from kernels.search import mc, pimc
 from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC, POLICY_PIMC, POLICY_RANDOM
 
 # (policy id, module) of every built-in policy: sim.config.policies registers them.

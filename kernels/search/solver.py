@@ -14,7 +14,7 @@ indifferent seat therefore plays a low club before a Wizard: arbitrary, but fixe
 The search: depth first over the cards, one level per card, with
 - card-equivalence pruning: of cards of one hand with no card still in play elsewhere (in
   another hand or the current trick) between them, only the lowest is tried (they play
-  alike; kernels.equivalence, shared with mc);
+  alike; kernels.search.equivalence, shared with mc);
 - immediate pruning: a seat's cards are tried in ascending id and the first that reaches the
   seat's best possible score is taken (no later card could beat it under the tie-break);
 - the last trick (every hand one card) resolved directly;
@@ -41,7 +41,7 @@ from numba import njit
 
 from kernels.bits import at, lowest_bit, popcount
 from kernels.cards import card_bit
-from kernels.equivalence import distinct_cards
+from kernels.search.equivalence import distinct_cards
 from kernels.records import LED_NONE, MAX_PLAYERS, MAX_PLAYS_PER_ROUND
 from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK, led_suit_after, legal_cards, round_score, seat_after, trick_power
 
