@@ -30,7 +30,7 @@ from numba import njit
 
 from kernels.game_state import observe
 from kernels.observation import N_ACTIONS, OBSERVATION_SIZE
-from sim.config.python_policy import BotCaller
+from sim.engine.bot_caller import BotCaller
 from sim.config.rules import Rules
 from sim.runs import python_seats
 from sim.runs.tournament import TournamentConfig, tournament

@@ -2,8 +2,11 @@
 
 Every function works on integers, masks and the table/seat records of kernels.records.
 """
+import types
+
 import numpy as np
 from numba import njit
+from numba.core.dispatcher import Dispatcher
 
 from kernels.bits import at
 from kernels.cards import (
@@ -252,8 +255,18 @@ def reveals_bids_after_play(bidding):
 # --- play -------------------------------------------------------------------------------
 
 
+def as_python(function: Dispatcher) -> types.FunctionType:
+    """`function` run as plain Python, and every jitted function it calls too: a table built
+    from the rules at import compiles nothing (so importing the kernels writes nothing to
+    numba's cache)."""
+    source = function.py_func
+    calls = {name: as_python(value) for name, value in source.__globals__.items()
+             if isinstance(value, Dispatcher) and name in source.__code__.co_names}  # fmt: skip
+    return types.FunctionType(source.__code__, {**source.__globals__, **calls}, source.__name__, source.__defaults__)
+
+
 # The cards that must follow, by led suit + 1: none under LED_NONE (index 0) and LED_FREE (5).
-FOLLOW_MASKS = np.array([0] + [suit_mask.py_func(suit) for suit in range(N_SUITS)] + [0], dtype=np.int64)
+FOLLOW_MASKS = np.array([0] + [as_python(suit_mask)(suit) for suit in range(N_SUITS)] + [0], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -290,13 +303,15 @@ def trick_power(card, led_suit, trump):
 # trick_power of every card id (64 columns: the ids past the deck have none) by trump + 1
 # (NO_SUIT..3) and led suit + 1 (LED_NONE..LED_FREE): the play loop looks a card's power up,
 # a few instructions less per card than computing it.
+python_power = as_python(trick_power)
 TRICK_POWERS = np.array(
     [
-        [[trick_power.py_func(card, led, trump) for card in range(64)] for led in range(LED_NONE, LED_FREE + 1)]
+        [[python_power(card, led, trump) for card in range(64)] for led in range(LED_NONE, LED_FREE + 1)]
         for trump in range(NO_SUIT, N_SUITS)
     ],
     dtype=np.int8,
 )
+del python_power
 
 
 @njit(cache=True)

@@ -1,3 +1,5 @@
-"""Tests that import the kernels directly still never load a cache compiled from other kernel
-sources: importing sim.config clears stale ones (sim/config/kernel_cache.py)."""
-import sim.config  # noqa: F401
+"""Tests that call the kernels directly still never load a cache compiled from other kernel
+sources: the engine's start (sim/engine/startup.py) clears stale ones, once, before any test."""
+from sim.engine.startup import start
+
+start()

@@ -15,7 +15,8 @@ import numba
 import pytest
 
 from sim.engine import bot_engine as external
-from sim.engine.bot_engine import BOT_FUNCTIONS, ExternalBot, cache_directory, engine_cache
+from sim.config.bots import BOT_FUNCTIONS, ExternalBot
+from sim.engine.bot_engine import cache_directory, engine_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY = ROOT / "examples" / "greedy_bot.py"

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from helpers import invoke
 
-import sim.runs.games
+import sim.engine.calls
 from sim.analysis.estimate import run_estimate
 from sim.analysis.estimate_slices import pieces
 
@@ -167,7 +167,7 @@ def test_pieces_cover_the_cells_in_order():
 def test_splitting_samples_between_bids_never_changes_the_estimate(monkeypatch):
     options = dict(trump="3H", position=2, bids="1,0", samples=40, seed=2, opponents="mc:samples=2,play_samples=2")
     whole = run_estimate("W AS KH 7H J", **options)
-    monkeypatch.setattr(sim.runs.games, "SLICE_SECONDS", 0.0)  # one cell (sample, bid) per call
+    monkeypatch.setattr(sim.engine.calls, "SLICE_SECONDS", 0.0)  # one cell (sample, bid) per call
     sliced = run_estimate("W AS KH 7H J", **options)
     for name in ("tricks", "weights", "proposals"):
         assert np.array_equal(getattr(whole, name), getattr(sliced, name))

@@ -14,7 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # Top to bottom. A module may import its own layer and the layers below it, never one above.
 # `sim` itself (sim/__init__.py) is the public API: it gathers from every layer, and no module
 # of the package imports it.
-LAYERS = ("sim", "sim.cli", "sim.serve", "sim.analysis", "sim.env", "sim.runs", "sim.storage", "sim.config", "kernels")
+LAYERS = (
+    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.config", "kernels",
+)  # fmt: skip
 
 
 def module_name(path: Path) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from helpers import invoke, one_line
 
-import sim.runs.games
+import sim.engine.calls
 from sim.analysis.estimate import run_estimate
 from sim.config.errors import BotError
 from sim.config.policies import parse_policy
@@ -73,7 +73,7 @@ def test_ctrl_c_stops_an_estimate_within_two_seconds():
 def test_slicing_the_estimate_never_changes_it(monkeypatch):
     options = dict(trump="3H", position=2, bids="1,0", samples=3000, seed=2)
     whole = run_estimate("W AS KH 7H J", **options)
-    monkeypatch.setattr(sim.runs.games, "SLICE_SECONDS", 0.0)
+    monkeypatch.setattr(sim.engine.calls, "SLICE_SECONDS", 0.0)
     sliced = run_estimate("W AS KH 7H J", **options)
     for name in ("tricks", "weights", "proposals"):
         assert np.array_equal(getattr(whole, name), getattr(sliced, name))
@@ -82,7 +82,7 @@ def test_slicing_the_estimate_never_changes_it(monkeypatch):
 def test_slicing_the_kernel_calls_never_changes_the_games(monkeypatch):
     rules = Rules(players=4, rounds=(1, 2, 3))
     whole = run_games(rules, "heuristic,random,mc:samples=2,play_samples=2,random", seed=3, games=300, log_plays=True)
-    monkeypatch.setattr(sim.runs.games, "SLICE_SECONDS", 0.0)  # slices of 1, 4, 16... games per thread
+    monkeypatch.setattr(sim.engine.calls, "SLICE_SECONDS", 0.0)  # slices of 1, 4, 16... games per thread
     sliced = run_games(rules, "heuristic,random,mc:samples=2,play_samples=2,random", seed=3, games=300, log_plays=True)
     for name in ("rounds", "seats", "games", "plays"):
         assert np.array_equal(getattr(whole, name), getattr(sliced, name))

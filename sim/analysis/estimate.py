@@ -49,7 +49,8 @@ from sim.config.policies import (
 from sim.config.rules import Rules, is_whole_number, max_round
 from sim.config.seeds import check_seed
 from sim.analysis.estimate_slices import estimate_in_slices
-from sim.runs.games import call_kernel, check_threads, set_threads
+from sim.engine.calls import call_kernel
+from sim.engine.threads import check_threads, set_threads
 from sim.runs.statistics import Z_95
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows every CLI start

@@ -36,7 +36,7 @@ from sim.config.errors import BotError, ConfigError
 from kernels.blocks import NO_FAILURE
 from sim.config.policies import Policy, fallback_of, policy_arrays
 from sim.config.python_policy import DECISION_NAMES, DELEGATE, Decisions
-from sim.runs.games import call_kernel
+from sim.engine.calls import call_kernel
 from sim.runs.python_seats import ask_each_bot, asked_kinds, seat_bots
 
 ROLLOUTS_PER_BATCH = 4096  # rollouts stepped together (about 30 MB of states and observations)

@@ -4,7 +4,7 @@ The work is a grid of samples x candidate bids: each cell is one rollout of the 
 for that bid, and a cell depends on its sample and its bid only (every candidate replays the
 sample's deal from the same start of its decisions stream), so any split of the grid gives the
 same results. A slice is a run of cells in row order, sized by the measured cost of a cell
-(sim.runs.games.in_slices): a sample too costly for one slice (mc opponents at their largest
+(sim.engine.calls.in_slices): a sample too costly for one slice (mc opponents at their largest
 settings in a 15-card round: 1.5 s) is split between its candidate bids.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numba
 
-from sim.runs.games import in_slices
+from sim.engine.calls import in_slices
 
 Piece = tuple[int, int, int, int]  # samples [first, stop) x candidates [low, high)
 

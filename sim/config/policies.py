@@ -14,7 +14,7 @@ import numpy as np
 from kernels.dispatch import BUILT_IN
 from kernels.records import MAX_PARAMS, MAX_PLAYERS
 from sim.config.errors import ConfigError
-from sim.engine.bot_engine import ExternalBot, external_ids, load_bot
+from sim.config.bots import ExternalBot, external_ids, load_bot
 from sim.config.limits import MAX_BOT_PARAMETER, check_parameter
 from sim.config.python_policy import PythonBot, is_python_policy, load_python_bot
 

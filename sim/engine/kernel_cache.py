@@ -3,7 +3,7 @@
 numba files a compiled function under its own source file and checks only that file, so a
 kernel that inlines functions of an edited module (every batch kernel inlines
 kernels/rules.py) would load stale machine code: silently other rules. So, once per process
-before any kernel is compiled (sim.config's import), the kernels' sources are hashed; when the
+before any kernel is compiled (sim.engine.startup.start), the kernels' sources are hashed; when the
 digest differs from the one recorded in kernels/__pycache__/, the cache files numba wrote
 for the kernels (*.nbi, *.nbc in kernels' __pycache__ directories, nothing else) are removed
 and the new digest is recorded. A cache moved elsewhere by NUMBA_CACHE_DIR is not checked."""

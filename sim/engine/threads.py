@@ -1,17 +1,24 @@
-"""How the kernels' threads wait between parallel loops."""
+"""The kernels' threads: how many a call uses (results never depend on it)."""
 from __future__ import annotations
 
-import os
+import numba
 
-WAIT_POLICY = "OMP_WAIT_POLICY"
+from sim.config.errors import ConfigError
+from sim.engine.startup import start
 
 
-def prefer_passive_waiting() -> None:
-    """Let numba's OpenMP threads sleep, not spin, once a parallel loop is done (unless the
-    user chose otherwise). GNU OpenMP spins by default: on a machine with other work (simulate's
-    Parquet writers, a Python seat's bot, other processes) a spinning thread takes the core from
-    the thread that has work. Measured on the shared 2-core machine (README, Performance): the
-    VectorEnv at B = 64 on 2 threads 232,000–337,000 decisions/s sleeping against 5,400–60,000
-    spinning. libgomp reads the variable once, when numba first starts its threads: this runs
-    when `sim` is imported, before any kernel."""
-    os.environ.setdefault(WAIT_POLICY, "PASSIVE")
+def check_threads(threads: int | None) -> int:
+    """`threads` kernel threads, checked (None: all cores)."""
+    if threads is None:
+        return numba.config.NUMBA_NUM_THREADS
+    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise ConfigError(f"threads must be 1..{numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    return threads
+
+
+def set_threads(threads: int | None) -> None:
+    """Use `threads` kernel threads (default: all cores); results do not depend on it. The
+    engine starts first (startup.start): numba starts its threads here."""
+    count = check_threads(threads)
+    start()
+    numba.set_num_threads(count)

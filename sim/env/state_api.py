@@ -11,6 +11,7 @@ from sim.config.errors import ConfigError
 from sim.config.policies import Policy, parse_policies, policy_arrays
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
+from sim.engine.startup import start
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, SUIT_NAMES, action_name, decode_observation
 
 TERMINAL_PLAYER = -4
@@ -41,6 +42,7 @@ def new_game_states(
     game_stride: int = 1,
 ) -> np.ndarray:
     """`count` GAME_STATE_DTYPE records set up for `rules` (games not started yet)."""
+    start()  # every environment's states are made here, before its first kernel
     flags = np.zeros(MAX_PLAYERS, dtype=np.int64)
     flags[list(range(rules.players) if controlled is None else controlled)] = kernel.ALL_DECISIONS
     states = np.zeros(count, dtype=kernel.GAME_STATE_DTYPE)

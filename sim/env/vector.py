@@ -12,7 +12,7 @@ from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, action_name
 from sim.env.state_api import new_game_states
-from sim.runs.games import set_threads
+from sim.engine.threads import set_threads
 
 # Below this many envs per thread a step runs on the calling thread: waking the thread pool
 # cost more than the step (B=1 on 2 threads measured 3 ms a step, 30 us serial).
@@ -178,7 +178,7 @@ class VectorEnv:
         previous = numba.get_num_threads()
         set_threads(self.threads)
         # Threads take envs PARALLEL_CHUNK at a time instead of an even split fixed in advance,
-        # so a core slowed by other work does not hold up the step (as sim.runs.games.call_kernel).
+        # so a core slowed by other work does not hold up the step (as sim.engine.calls.call_kernel).
         previous_chunksize = numba.set_parallel_chunksize(PARALLEL_CHUNK)
         try:
             kernel(*arguments)

@@ -34,7 +34,7 @@ from sim.storage import (
 from sim.storage.parts import PART_NAME, run_of_part
 from sim.storage.errors import CannotResume, PartsOfAnotherRun, RunError
 from sim.storage.parts import DIGEST_KEY
-from sim.runs.games import set_threads
+from sim.engine.threads import set_threads
 from sim.runs.python_seats import check_batch
 from sim.config.errors import BotError, ConfigError
 

@@ -1,14 +1,11 @@
 """Run games with the numba kernels: validate, allocate, call, return columns."""
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numba
 import numpy as np
-
-from numba.core.errors import NumbaError
 
 from kernels import records
 from kernels.cards import N_CARDS
@@ -19,12 +16,15 @@ from kernels.round_state import IllegalAction, current_seat, legal_actions
 from kernels.rules import draw_first_dealer as _draw_first_dealer
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards
 from sim.config.errors import BotError, ConfigError
-from sim.engine.bot_engine import BOT_FUNCTION_OF_DECISION, compile_failure, engine_with_bots, function_place
 from sim.config.limits import MAX_GAMES, check_count
 from sim.config.policies import Policy, external_bots, parse_policies, policy_arrays, python_seats
 from sim.config.python_policy import DECISION_NAMES
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
+from sim.engine.bot_engine import BOT_FUNCTION_OF_DECISION, engine_with_bots, function_place
+from sim.engine.calls import call_kernel, exception_text, in_slices
+from sim.engine.startup import start
+from sim.engine.threads import set_threads
 from sim.runs.python_seats import SeatedGames, check_batch, play_with_bots, seating_rows
 
 
@@ -49,58 +49,6 @@ class GameBatch:
     deal_ids: np.ndarray | None = None  # a tournament's or league's: the deal of each game
     rotations: np.ndarray | None = None  # its seat rotation (-1 without duplicates)
     table_ids: np.ndarray | None = None  # a league's: the table of its design
-
-
-def check_threads(threads: int | None) -> int:
-    """`threads` kernel threads, checked (None: all cores)."""
-    if threads is None:
-        return numba.config.NUMBA_NUM_THREADS
-    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-        raise ConfigError(f"threads must be 1..{numba.config.NUMBA_NUM_THREADS}, got {threads}")
-    return threads
-
-
-def set_threads(threads: int | None) -> None:
-    """Use `threads` kernel threads (default: all cores); results do not depend on it."""
-    numba.set_num_threads(check_threads(threads))
-
-
-def call_kernel(kernel, policies: list[Policy], *arguments, chunksize: int = 1):
-    """Call `kernel` (compiled with the external bots among `policies`, if any) and return its
-    result; its parallel loops hand out `chunksize` iterations at a time. A bot that does not
-    compile is one BotError line naming it and its file:line; a policy that fails at run time
-    in a kernel that does not report its failures itself (see play_in_slices) is one BotError
-    line naming the policies."""
-    bots = external_bots(policies)
-    engine = engine_with_bots(bots, kernel) if bots else kernel
-    # The kernels' parallel loops hand out their blocks a few at a time instead of splitting
-    # them evenly in advance, so a core slowed by other work does not hold up the others.
-    # (Set here: calling set_parallel_chunksize inside a kernel would stop numba caching it.)
-    previous_chunksize = numba.set_parallel_chunksize(chunksize)
-    try:
-        return engine(*arguments)
-    except NumbaError as error:  # raised while compiling: a bot's typing (or lowering) error
-        if not bots:
-            raise
-        raise BotError(compile_failure(bots, error)) from None
-    except KeyboardInterrupt:
-        raise
-    except BaseException as error:
-        # numba wraps an exception raised in a parallel region in a SystemError whose cause is
-        # the original one.
-        cause = error.__cause__ if isinstance(error, SystemError) and error.__cause__ is not None else error
-        if not (bots or isinstance(cause, IllegalAction)):
-            raise
-        labels = ", ".join(dict.fromkeys(policy.label for policy in policies))  # built on failure only
-        raise BotError(f"a policy failed: {exception_text(cause)} (policies: {labels})") from None
-    finally:
-        numba.set_parallel_chunksize(previous_chunksize)
-
-
-def exception_text(error: BaseException) -> str:
-    """`Type: first line of the message`."""
-    message = str(error).strip()
-    return type(error).__name__ + (f": {message.splitlines()[0]}" if message else "")
 
 
 class GameFailure(BotError):
@@ -181,27 +129,7 @@ def result_bytes(rules: Rules, games: int, log_plays: bool) -> int:
     return games * per_game
 
 
-SLICE_SECONDS = 0.25  # a kernel call's target length: Ctrl-C is seen between two calls
 FIRST_SLICE_BLOCKS = 1  # games per thread in the first call (then sized by measurement)
-
-
-def in_slices(total: int, first_size: int, run_slice: Callable[[int, int], None]) -> None:
-    """run_slice(start, stop) over successive slices of range(total), each sized by the
-    measured cost of an item to take about SLICE_SECONDS, so that Python sees a Ctrl-C
-    (KeyboardInterrupt) within about that long plus one item. No slice after the first is
-    smaller than the first (callers pass an item per kernel thread): items that cost more than
-    a slice (a game with pimc at every seat, 0.4 s) would otherwise go one per call, on one
-    thread."""
-    start, size = 0, first_size
-    while start < total:
-        stop = min(total, start + size)
-        began = time.perf_counter()
-        run_slice(start, stop)
-        per_item = (time.perf_counter() - began) / (stop - start)
-        start = stop
-        # Straight to the measured size: items cost alike (whole games, or estimate's samples),
-        # and every extra call costs a parallel region's start and join.
-        size = max(first_size, int(SLICE_SECONDS / max(per_item, 1e-9)))
 
 
 def play_in_slices(
@@ -346,4 +274,5 @@ def draw_first_dealer(seed: int, game: int, players: int) -> int:
     if not is_whole_number(game) or game < 0:
         raise ConfigError(f"game must be an integer >= 0, got {game!r}")
     scratch = np.zeros(1, dtype=records.SCRATCH_DTYPE)
+    start()
     return int(_draw_first_dealer(check_seed(seed), game, players, scratch[0]))

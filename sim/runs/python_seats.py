@@ -24,7 +24,8 @@ from kernels.results import GameResults
 from kernels.vector_env import init_states
 from sim.config.limits import check_count
 from sim.config.policies import Policy, policy_arrays
-from sim.config.python_policy import BotCaller, Decisions
+from sim.config.python_policy import Decisions
+from sim.engine.bot_caller import BotCaller
 from sim.config.rules import Rules
 
 DEFAULT_BATCH = 8192  # games in play at once (measured: benchmarks/bench_python_bots.py --deals 8000)
@@ -35,7 +36,7 @@ MAX_BATCH = 2**15  # about 7 KB of state, observation and mask per game in play:
 PIPELINE_PARTS = 4
 PIPELINE_MIN_ENVS = 32
 
-KernelCall = Callable[..., None]  # sim.runs.games.call_kernel(kernel, policies, *arguments)
+KernelCall = Callable[..., None]  # sim.engine.calls.call_kernel(kernel, policies, *arguments)
 
 
 def check_batch(batch: object) -> int:

@@ -5,6 +5,7 @@ import numpy as np
 import pyarrow as pa
 
 from kernels.columns import fill_round_columns
+from sim.engine.startup import start
 from sim.runs.games import GameBatch
 from sim.storage.parts import table_names  # noqa: F401 (the tables of a run, by its log_plays)
 
@@ -114,6 +115,7 @@ def rounds_table(batch: GameBatch) -> pa.Table:
         for field in ROUNDS_SCHEMA
     }
     dictionary, seat_codes = _policy_dictionary(batch)
+    start()  # a Dask run's client writes tables of chunks computed elsewhere
     fill_round_columns(
         np.ascontiguousarray(batch.game_ids, dtype=np.int64),
         np.array(batch.rules.round_sizes, dtype=np.int8),

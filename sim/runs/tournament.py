@@ -35,6 +35,7 @@ from sim.config.errors import ConfigError
 from sim.config.policies import Policy, parse_policies, split_policy_list
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
+from sim.engine.startup import start
 from sim.runs.deals import (
     DealRows,
     duplicate_rows,
@@ -177,6 +178,7 @@ def deal_rows(config: TournamentConfig, deal_ids: np.ndarray) -> DealRows:
     if config.duplicate:
         return duplicate_rows(deal_ids, np.broadcast_to(np.arange(n), (deal_ids.shape[0], n)), mirrored=bool(config.mirrored))
     seatings = np.zeros((deal_ids.shape[0], n), dtype=np.int64)
+    start()  # before the first kernel of a Dask worker's chunk
     random_seatings(config.seed, deal_ids, seatings)
     return single_rows(deal_ids, seatings)
 

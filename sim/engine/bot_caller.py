@@ -1,0 +1,129 @@
+"""Asking Python policies for decisions (sim.config.python_policy: what a Python policy is):
+one bot instance asked for a batch of decisions, every answer checked."""
+from __future__ import annotations
+
+import numpy as np
+
+from kernels import observation as obs
+from kernels.records import DELEGATE
+from sim.config.cards import SUIT_NAMES, format_card
+from sim.config.errors import BotError
+from sim.config.python_policy import Decisions, PythonBot, callable_attribute, error_text
+
+
+def action_name(action: int) -> str:
+    """`play AS`, `bid 2`, `trump hearts`."""
+    if not 0 <= action < obs.N_ACTIONS:
+        raise ValueError(f"action {action} is outside 0..{obs.N_ACTIONS - 1}")
+    if action < obs.ACTION_BID0:
+        return f"play {format_card(action - obs.ACTION_CARD0)}"
+    if action < obs.ACTION_SUIT0:
+        return f"bid {action - obs.ACTION_BID0}"
+    return f"trump {SUIT_NAMES[action - obs.ACTION_SUIT0]}"
+
+
+def _legal_text(mask: np.ndarray) -> str:
+    return ", ".join(action_name(int(a)) for a in np.flatnonzero(mask))
+
+
+class BotCaller:
+    """Asks one bot instance for a batch of decisions and checks every answer; any failure is
+    one BotError line naming the bot, the seat, the decision, the game and round, the answer
+    and the legal set."""
+
+    def __init__(self, bot: PythonBot, instance: object, label: str) -> None:
+        self.bot = bot
+        self.instance = instance
+        self.label = label
+        self._function = getattr(instance, "act" if bot.batched else "act_one")
+        self._game_over = callable_attribute(instance, "game_over")
+
+    @property
+    def has_game_over(self) -> bool:
+        return self._game_over is not None
+
+    def game_over(self, games: np.ndarray, seats: np.ndarray, totals: np.ndarray) -> None:
+        """Tell the bot that games `games` ended (its seat `seats` in each, one row per game and
+        seat it played; totals: the final score pad [m, players])."""
+        try:
+            self._game_over(games, seats, totals)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            raise BotError(
+                f"policy {self.label}: game_over raised {error_text(error, self.bot.source)} "
+                f"(after {games.shape[0]} seat-games ending with game {int(games[-1])})"
+            ) from None
+
+    def ask(self, observations: np.ndarray, masks: np.ndarray, context: Decisions) -> np.ndarray:
+        """int64 actions [n]: legal actions, or DELEGATE."""
+        n = observations.shape[0]
+        # The bot gets a copy of the legal masks: its answers are checked against the masks
+        # it was given even if it writes into its copy (one line naming the seat and game).
+        given = masks.copy()
+        if self.bot.batched:
+            answers = self._call_batch(observations, given, context)
+        else:
+            answers = np.empty(n, dtype=np.int64)
+            for i in range(n):
+                answer = self._call((observations[i], given[i], context.row(i)), context.describe(i))
+                answers[i] = self._one_answer(answer, context, i)
+        self.check(answers, masks, context)
+        return answers
+
+    def _call(self, arguments: tuple, where: str):
+        try:
+            return self._function(*(arguments if self.bot.takes_context else arguments[:2]))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            raise BotError(f"policy {self.label} raised {error_text(error, self.bot.source)} ({where})") from None
+
+    def _call_batch(self, observations, masks, context) -> np.ndarray:
+        n = observations.shape[0]
+        try:
+            answers = self._function(*((observations, masks, context) if self.bot.takes_context else (observations, masks)))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            # Ask row by row for the first row that fails alone, to name its seat and game.
+            for i in range(n):
+                one = slice(i, i + 1)
+                self._call((observations[one], masks[one], context.take(one)), context.describe(i))
+            text = error_text(error, self.bot.source)
+            raise BotError(f"policy {self.label} raised {text} (on a batch of {n} decisions; no row fails alone)") from None
+        try:
+            array = np.asarray(answers)
+        except Exception:  # noqa: BLE001 - anything the bot returned that numpy cannot read
+            array = np.asarray(None)
+        if array.shape != (n,) or not (np.issubdtype(array.dtype, np.integer) or _whole_floats(array)):
+            raise BotError(
+                f"policy {self.label} returned {type(answers).__name__} of shape {getattr(array, 'shape', '?')} "
+                f"and dtype {getattr(array, 'dtype', '?')} for {n} decisions; act must return {n} integers "
+                f"(first: {context.describe(0)})"
+            )
+        return array.astype(np.int64)
+
+    def _one_answer(self, answer, context: Decisions, i: int) -> int:
+        if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, (int, np.integer)):
+            raise BotError(
+                f"policy {self.label} returned {answer!r} ({context.describe(i)}); act_one must return an integer action"
+            )
+        return int(answer)
+
+    def check(self, answers: np.ndarray, masks: np.ndarray, context: Decisions) -> None:
+        in_range = (answers >= 0) & (answers < masks.shape[1])
+        legal = in_range & masks[np.arange(answers.shape[0]), np.where(in_range, answers, 0)]
+        bad = ~(legal | (answers == DELEGATE))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            value = int(answers[i])
+            name = action_name(value) if 0 <= value < obs.N_ACTIONS else "not an action"
+            raise BotError(
+                f"policy {self.label} chose {value} ({name}) ({context.describe(i)}); "
+                f"legal: {_legal_text(masks[i])}"
+            )
+
+
+def _whole_floats(array: np.ndarray) -> bool:
+    return np.issubdtype(array.dtype, np.floating) and bool(np.all(np.isfinite(array))) and bool(np.all(array == np.round(array)))

@@ -1,0 +1,111 @@
+"""Importing `sim` and every module of `sim` and `kernels` writes no file and sets no environment
+variable; the engine does both, once, when it starts (sim/engine/startup.py), and it starts
+before any kernel is compiled or loaded from numba's cache."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Imports every module of the copied tree and reports what changed in the process.
+IMPORT_ALL = """
+import importlib, json, os, sys
+from pathlib import Path
+before = dict(os.environ)
+import sim
+root = Path(sim.__file__).resolve().parent.parent
+assert root == Path(sys.argv[1]).resolve(), f"imported {root}, not the copy"
+skipped = []
+for package in ("sim", "kernels"):
+    for path in sorted((root / package).rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as error:  # an optional extra's dependency (pettingzoo, ...)
+            if error.name.split(".")[0] in ("sim", "kernels"):
+                raise
+            skipped.append(name)
+import numba.np.ufunc.parallel as parallel
+changed = sorted(key for key in {*before, *os.environ} if before.get(key) != os.environ.get(key))
+print(json.dumps({"changed": changed, "skipped": skipped, "threads_started": bool(parallel._is_initialized)}))
+"""
+
+
+def files(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file under `root`: its (modification time, size)."""
+    return {str(path): (path.stat().st_mtime_ns, path.stat().st_size) for path in root.rglob("*") if path.is_file()}
+
+
+@pytest.mark.slow
+def test_importing_every_module_writes_no_file_and_sets_no_variable(tmp_path):
+    tree = tmp_path / "tree"
+    for package in ("sim", "kernels"):  # a copy without caches: a stamp would be written on first use
+        shutil.copytree(ROOT / package, tree / package, ignore=shutil.ignore_patterns("__pycache__"))
+    numba_cache, work = tmp_path / "numba-cache", tmp_path / "work"
+    numba_cache.mkdir()
+    work.mkdir()
+    environment = {key: value for key, value in os.environ.items() if key != "OMP_WAIT_POLICY"}
+    environment.update(PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1", NUMBA_CACHE_DIR=str(numba_cache),
+                       WIZARD_SIM_CACHE_DIR=str(tmp_path / "bot-engines"))  # fmt: skip
+    before = files(tmp_path)
+    probe = subprocess.run([sys.executable, "-c", IMPORT_ALL, str(tree)], cwd=work, env=environment,
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert probe.returncode == 0, probe.stderr
+    report = json.loads(probe.stdout.splitlines()[-1])
+    assert report["changed"] == []  # no environment variable set (OMP_WAIT_POLICY was unset)
+    assert not report["threads_started"]  # so the engine's start still comes before numba's threads
+    # numba makes its cache's directories when @njit(cache=True) decorates a function (its own
+    # doing, and no file); no file appears or changes anywhere under the copy or the caches.
+    assert files(tmp_path) == before
+    assert len(report["skipped"]) <= 3, report["skipped"]  # only the optional adapters may be absent
+
+
+# Each in a fresh process: the engine starts once per process.
+ENTRIES = {
+    "run_games": "from sim import Rules, run_games; run_games(Rules(players=3, rounds=(1, 2)), 'random', seed=1, games=4)",
+    "draw_first_dealer": "from sim import draw_first_dealer; draw_first_dealer(1, 0, 4)",
+    "state_api": "from sim.env import WizardGame; WizardGame().new_state(seed=1).legal_actions()",
+    "vector_env": "from sim.env import VectorEnv; VectorEnv(num_envs=2, threads=1).reset()",
+    "estimate": "from sim import estimate; estimate('AS KH 3C', players=3, trump='2D', samples=8, threads=1)",
+    "seatings": (
+        "import numpy as np; from sim import Rules; from sim.runs.tournament import TournamentConfig, deal_rows; "
+        "config = TournamentConfig.build(Rules(players=3), 'random,heuristic,random', seed=1, deals=2, duplicate=False); "
+        "deal_rows(config, np.arange(2, dtype=np.int64))"
+    ),
+}
+# Counts the kernels numba has compiled or loaded from its cache when the engine starts.
+ORDER = """
+import sys
+import numba.core.registry
+from numba.core.dispatcher import Dispatcher
+from sim.engine import kernel_cache
+clear = kernel_cache.clear_stale_caches
+
+def loaded_kernels():
+    return sorted(f"{name}.{key}" for name, module in list(sys.modules.items()) if name.startswith("kernels")
+                  for key, value in vars(module).items() if isinstance(value, Dispatcher) and value.overloads)
+
+def checked_clear(*arguments):
+    print("loaded before the start:", loaded_kernels())
+    return clear(*arguments)
+
+kernel_cache.clear_stale_caches = checked_clear
+exec(sys.argv[1])
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", sorted(ENTRIES))
+def test_the_engine_starts_before_the_first_kernel(entry):
+    probe = subprocess.run([sys.executable, "-c", ORDER, ENTRIES[entry]], cwd=ROOT, capture_output=True, text=True,
+                           timeout=600)  # fmt: skip
+    assert probe.returncode == 0, probe.stderr
+    assert "loaded before the start: []" in probe.stdout.splitlines()
