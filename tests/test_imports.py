@@ -16,23 +16,36 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Imports every module of the copied tree and reports what changed in the process.
 IMPORT_ALL = """
-import importlib, json, os, sys
+import ast, importlib, json, os, sys
 from pathlib import Path
-before = dict(os.environ)
-import sim
-root = Path(sim.__file__).resolve().parent.parent
-assert root == Path(sys.argv[1]).resolve(), f"imported {root}, not the copy"
-skipped = []
+root = Path(sys.argv[1]).resolve()
+modules, libraries = [], set()
 for package in ("sim", "kernels"):
     for path in sorted((root / package).rglob("*.py")):
         parts = path.relative_to(root).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as error:  # an optional extra's dependency (pettingzoo, ...)
-            if error.name.split(".")[0] in ("sim", "kernels"):
-                raise
-            skipped.append(name)
+        if parts[-1] != "__main__":  # that one runs the command line
+            modules.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+            libraries.update(name.split(".")[0] for name in names)
+# What other libraries do when imported (pygame, under pettingzoo, sets variables) is theirs.
+for library in sorted(libraries - {"sim", "kernels"} - set(sys.stdlib_module_names)):
+    try:
+        importlib.import_module(library)
+    except ImportError:
+        pass
+before = dict(os.environ)
+import sim
+assert Path(sim.__file__).resolve().parent.parent == root, f"imported {sim.__file__}, not the copy"
+skipped = []
+for name in modules:
+    try:
+        importlib.import_module(name)
+    except ModuleNotFoundError as error:  # an optional extra's dependency (pettingzoo, ...)
+        if error.name.split(".")[0] in ("sim", "kernels"):
+            raise
+        skipped.append(name)
 import numba.np.ufunc.parallel as parallel
 changed = sorted(key for key in {*before, *os.environ} if before.get(key) != os.environ.get(key))
 print(json.dumps({"changed": changed, "skipped": skipped, "threads_started": bool(parallel._is_initialized)}))
