@@ -29,6 +29,12 @@ PINNED = [
     # became the seated policies' (heuristic seats by their parameters, exactly by default;
     # others uninformative): a deliberate change of behaviour (docs/mc.md, "Inference").
     (4, "open", "allowed", "mc:samples=2,play_samples=2,infer=1,heuristic,random,heuristic", 8, "9e444dbd98e563c1e271657b0be81d4a"),
+    # pimc (pinned at c422028, before mc and pimc shared one search loop, issue #36): face-up
+    # playout and bids, inference with mc_spread, the solver; then mc's rollout bids, depth 1.
+    (4, "open", "allowed", "pimc:samples=2,play_samples=4,playout=1,infer=1,mc_spread=2,heuristic,mc:samples=2,play_samples=2,heuristic",
+     4, "51aef9fa7f88e9e52ad554d0af3be88c"),
+    (3, "hidden", "allowed", "pimc:samples=2,play_samples=3,bidding=0,random,pimc:samples=1,play_samples=2,depth=1", 4,
+     "7e3ccb362ae9e61a9012eae70f9af123"),
 ]
 
 

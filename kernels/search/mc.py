@@ -227,6 +227,46 @@ def sample_base(params, me, table, scratch, generator):
     return weight
 
 
+@njit(cache=True, inline="always")  # inlined: a jitted function passed to a call would not cache
+def sampled_choice(value, context, params, me, table, deals, samples, choices, preferred, generator):
+    """The search loop of mc and pimc, bids and cards alike: over `samples` sampled deals
+    (sample_base, into the DECISION_DTYPE record `deals`), add each choice's weighted
+    value(context, me, table, choice, first, generator) to deals.totals, and return the best
+    choice (best_choice). The deals are the same for every choice; `first` is True for a
+    deal's first choice (pimc solves a deal's position once for all its cards)."""
+    for _ in range(samples):
+        weight = sample_base(params, me, table, deals, generator)
+        if weight == 0.0:
+            continue
+        rest = choices
+        first = True
+        while rest:
+            choice = lowest_bit(rest)
+            rest &= rest - 1
+            deals.totals[choice] += weight * value(context, me, table, choice, first, generator)
+            first = False
+    return best_choice(deals.totals, choices, preferred)
+
+
+@njit(cache=True)
+def bid_value(scratch, me, table, bid, first, generator):
+    """mc's score of bidding `bid` on the sampled deal in `scratch`: one heuristic rollout."""
+    rollout_table = reset_rollout(scratch, table.n_players)
+    restart_bidding(rollout_table, scratch.rollout_seats)
+    fixed_bids = rollout_bidding(scratch, me.seat, bid)
+    play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, scratch.rollout_seats, generator, fixed_bids, NO_PLAY_LOG)
+    return outcome(rollout_table, scratch.rollout_seats, me.seat)
+
+
+@njit(cache=True)
+def card_value(scratch, me, table, card, first, generator):
+    """mc's score of playing `card` on the sampled deal in `scratch`: one heuristic rollout."""
+    rollout_table = reset_rollout(scratch, table.n_players)
+    apply_card(rollout_table, scratch.rollout_seats, card)
+    play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, scratch.rollout_seats, generator, scratch.fixed_bids, NO_PLAY_LOG)
+    return outcome(rollout_table, scratch.rollout_seats, me.seat)
+
+
 @njit(cache=True)
 def choose_bid(policies, me, table, legal, generator):
     _, params = policies
@@ -243,24 +283,10 @@ def sampled_bid(storage, policies, me, table, legal, preferred, generator):
     here, where the caller holds the array: numba frees a local array right after its last
     use, even while a record taken from it is still read (kernels/blocks.py)."""
     _, params = policies
-    samples = int(params[me.seat, P_SAMPLES])
     scratch = storage[0]
-    rollout_seats = scratch.rollout_seats
     start_sampling(policies, me, table, scratch, generator)
-    for _ in range(samples):
-        weight = sample_base(params, me, table, scratch, generator)
-        if weight == 0.0:
-            continue
-        rest = legal
-        while rest:
-            bid = lowest_bit(rest)
-            rest &= rest - 1
-            rollout_table = reset_rollout(scratch, table.n_players)
-            restart_bidding(rollout_table, rollout_seats)
-            fixed_bids = rollout_bidding(scratch, me.seat, bid)
-            play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, fixed_bids, NO_PLAY_LOG)
-            scratch.totals[bid] += weight * outcome(rollout_table, rollout_seats, me.seat)
-    return best_choice(scratch.totals, legal, preferred)
+    samples = int(params[me.seat, P_SAMPLES])
+    return sampled_choice(bid_value, scratch, params, me, table, scratch, samples, legal, preferred, generator)
 
 
 @njit(cache=True)
@@ -280,23 +306,10 @@ def choose_card(policies, me, table, legal, generator):
 def sampled_card(storage, policies, me, table, choices, preferred_choice, generator):
     """choose_card's rollouts over `choices` in `storage` (as sampled_bid)."""
     _, params = policies
-    samples = int(params[me.seat, P_PLAY_SAMPLES])
     scratch = storage[0]
-    rollout_seats = scratch.rollout_seats
     start_sampling(policies, me, table, scratch, generator)
-    for _ in range(samples):
-        weight = sample_base(params, me, table, scratch, generator)
-        if weight == 0.0:
-            continue
-        rest = choices
-        while rest:
-            card = lowest_bit(rest)
-            rest &= rest - 1
-            rollout_table = reset_rollout(scratch, table.n_players)
-            apply_card(rollout_table, rollout_seats, card)
-            play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, scratch.fixed_bids, NO_PLAY_LOG)
-            scratch.totals[card] += weight * outcome(rollout_table, rollout_seats, me.seat)
-    return best_choice(scratch.totals, choices, preferred_choice)
+    samples = int(params[me.seat, P_PLAY_SAMPLES])
+    return sampled_choice(card_value, scratch, params, me, table, scratch, samples, choices, preferred_choice, generator)
 
 
 @njit(cache=True, inline="always")

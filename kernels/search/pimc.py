@@ -12,10 +12,12 @@ It reads only its own seat record (hand, bid) and the public table: the deals ar
 trump choice of the seats playing the heuristic), bids the mode hides are mc's estimates.
 Its random numbers all come from the generator it is given (the round's DECISIONS stream).
 """
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-from kernels.bits import at, lowest_bit, popcount
+from kernels.bits import at, popcount
 from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative
 from kernels.policies import heuristic
 from kernels.search import faceup, mc
@@ -141,6 +143,42 @@ def faceup_score(memory, me_seat, playout, depth, generator):
     return round_score(seats[me_seat].bid, solver.tricks_of(solver.solve(work), me_seat))
 
 
+class Evaluation(NamedTuple):
+    """How a pimc decision evaluates a sampled deal: its memory (a MEMORY_DTYPE record), the
+    playout and solver depth, and whether the solver takes the whole rest of the round."""
+
+    memory: np.record
+    playout: int
+    depth: int
+    solved_now: bool
+
+
+@njit(cache=True)
+def bid_value(evaluation, me, table, bid, first, generator):
+    """pimc's score of bidding `bid` on the sampled deal: played face up, the last tricks solved."""
+    deals = evaluation.memory.deals
+    rollout_table = mc.reset_rollout(deals, table.n_players)
+    restart_bidding(rollout_table, deals.rollout_seats)
+    mc.rollout_bidding(deals, me.seat, bid)
+    return faceup_score(evaluation.memory, me.seat, evaluation.playout, evaluation.depth, generator)
+
+
+@njit(cache=True)
+def card_value(evaluation, me, table, card, first, generator):
+    """pimc's score of playing `card` on the sampled deal: the solver's value of the card when
+    it takes the rest of the round (one position per deal, set at its first card), else played
+    face up and the last tricks solved."""
+    memory = evaluation.memory
+    deals = memory.deals
+    if evaluation.solved_now:
+        if first:
+            solver.set_position(memory.solver, deals.base_table[0], deals.base_seats)
+        return round_score(me.bid, solver.tricks_of(solver.final_after(memory.solver, card), me.seat))
+    rollout_table = mc.reset_rollout(deals, table.n_players)
+    apply_card(rollout_table, deals.rollout_seats, card)
+    return faceup_score(memory, me.seat, evaluation.playout, evaluation.depth, generator)
+
+
 @njit(cache=True)
 def choose_bid(policies, me, table, legal, generator):
     _, params = policies
@@ -158,25 +196,11 @@ def sampled_bid(storage, policies, me, table, legal, preferred, generator):
     """choose_bid's samples in `storage` (a new_memory array), whose record is taken here,
     where the caller holds the array (mc.sampled_bid: why)."""
     _, params = policies
-    samples = int(params[at(me.seat), P_SAMPLES])
-    depth = int(params[at(me.seat), P_DEPTH])
-    playout = int(params[at(me.seat), P_PLAYOUT])
     memory = storage[0]
-    deals = memory.deals
-    start_sampling(policies, me, table, deals, generator)
-    for _ in range(samples):
-        weight = mc.sample_base(params, me, table, deals, generator)
-        if weight == 0.0:
-            continue
-        rest = legal
-        while rest:
-            bid = lowest_bit(rest)
-            rest &= rest - 1
-            rollout_table = mc.reset_rollout(deals, table.n_players)
-            restart_bidding(rollout_table, deals.rollout_seats)
-            mc.rollout_bidding(deals, me.seat, bid)
-            deals.totals[bid] += weight * faceup_score(memory, me.seat, playout, depth, generator)
-    return mc.best_choice(deals.totals, legal, preferred)
+    start_sampling(policies, me, table, memory.deals, generator)
+    evaluation = Evaluation(memory, int(params[at(me.seat), P_PLAYOUT]), int(params[at(me.seat), P_DEPTH]), False)
+    samples = int(params[at(me.seat), P_SAMPLES])
+    return mc.sampled_choice(bid_value, evaluation, params, me, table, memory.deals, samples, legal, preferred, generator)
 
 
 @njit(cache=True)
@@ -196,33 +220,13 @@ def choose_card(policies, me, table, legal, generator):
 def sampled_card(storage, policies, me, table, choices, preferred_choice, generator):
     """choose_card's samples over `choices` in `storage` (as sampled_bid)."""
     _, params = policies
-    samples = int(params[at(me.seat), P_PLAY_SAMPLES])
-    depth = int(params[at(me.seat), P_DEPTH])
-    playout = int(params[at(me.seat), P_PLAYOUT])
     memory = storage[0]
-    deals = memory.deals
-    work = memory.solver
-    start_sampling(policies, me, table, deals, generator)
-    solved_now = table.round_size - table.trick <= depth
-    for _ in range(samples):
-        weight = mc.sample_base(params, me, table, deals, generator)
-        if weight == 0.0:
-            continue
-        if solved_now:
-            # One position for every card: the solver's value of each.
-            solver.set_position(work, deals.base_table[0], deals.base_seats)
-        rest = choices
-        while rest:
-            card = lowest_bit(rest)
-            rest &= rest - 1
-            if solved_now:
-                score = round_score(me.bid, solver.tricks_of(solver.final_after(work, card), me.seat))
-            else:
-                rollout_table = mc.reset_rollout(deals, table.n_players)
-                apply_card(rollout_table, deals.rollout_seats, card)
-                score = faceup_score(memory, me.seat, playout, depth, generator)
-            deals.totals[card] += weight * score
-    return mc.best_choice(deals.totals, choices, preferred_choice)
+    start_sampling(policies, me, table, memory.deals, generator)
+    depth = int(params[at(me.seat), P_DEPTH])
+    evaluation = Evaluation(memory, int(params[at(me.seat), P_PLAYOUT]), depth, table.round_size - table.trick <= depth)
+    samples = int(params[at(me.seat), P_PLAY_SAMPLES])
+    return mc.sampled_choice(card_value, evaluation, params, me, table, memory.deals, samples, choices, preferred_choice,
+                             generator)  # fmt: skip
 
 
 @njit(cache=True, inline="always")
