@@ -28,6 +28,9 @@ from numba import njit, prange
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from sim import Rules, run_games  # noqa: E402
+from sim.engine.startup import start  # noqa: E402
+
+start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 STARTUP_SNIPPET = (
     "import sim; sim.run_games(sim.Rules(players=4), 'random', seed=1, games=100); "

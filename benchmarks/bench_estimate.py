@@ -58,6 +58,9 @@ from sim.analysis.estimate import run_estimate  # noqa: E402
 from sim.config.cards import format_card, format_hand  # noqa: E402
 from sim.config.errors import ConfigError  # noqa: E402
 from sim.env import WizardGame  # noqa: E402
+from sim.engine.startup import start  # noqa: E402
+
+start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 HAND = "W AS KH 7H JD 10D 4C 9S 2S J"
 SITUATION = dict(trump="3H", players=4, position=0)

@@ -31,6 +31,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from kernels.search import pimc  # noqa: E402
 from sim import Rules, run_games  # noqa: E402
 from sim.storage import JOURNAL_FILE  # noqa: E402
+from sim.engine.startup import start  # noqa: E402
+
+start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 LARGEST = (f"pimc:samples={pimc.MAX_SAMPLES},play_samples={pimc.MAX_PLAY_SAMPLES},depth={pimc.MAX_DEPTH},"
            f"infer=1,playout={pimc.PLAYOUT_FACEUP},bidding={pimc.BIDDING_FACEUP}")  # fmt: skip

@@ -17,6 +17,9 @@ import sim
 from kernels.records import DECIDE_BID
 from sim.analysis.play import PlayConfig, PlaySession
 from sim.config.policies import parse_policy
+from sim.engine.startup import start
+
+start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 ROUNDS = (1, 5, 10, 15)
 

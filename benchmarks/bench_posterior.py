@@ -38,6 +38,9 @@ from kernels import records as st  # noqa: E402
 from kernels.policies import heuristic  # noqa: E402
 from kernels.search.posterior import draw_cards  # noqa: E402
 from kernels.rng import STREAM_DECISIONS, seed_stream, uniform  # noqa: E402
+from sim.engine.startup import start  # noqa: E402
+
+start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 PLAYERS = 4
 ROUND_SIZES = (1, 5, 10)

@@ -34,6 +34,9 @@ from sim.engine.bot_caller import BotCaller
 from sim.config.rules import Rules
 from sim.runs import python_seats
 from sim.runs.tournament import TournamentConfig, tournament
+from sim.engine.startup import start
+
+start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 
 class PreferenceBot:

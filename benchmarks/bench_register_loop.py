@@ -43,6 +43,9 @@ from kernels.rules import (  # noqa: E402
     trump_of_turned_card,
 )
 from sim import Rules, run_games  # noqa: E402
+from sim.engine.startup import start  # noqa: E402
+
+start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 PLAYERS = 4
 ROUNDS = N_CARDS // PLAYERS

@@ -29,6 +29,9 @@ from kernels import rules as K  # noqa: E402
 from kernels.search import solver  # noqa: E402
 from kernels.bits import lowest_bit  # noqa: E402
 from sim import Rules, run_games  # noqa: E402
+from sim.engine.startup import start  # noqa: E402
+
+start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 PLAYERS = (3, 4, 5, 6)
 TRICKS_LEFT = (1, 2, 3, 4, 5, 6)

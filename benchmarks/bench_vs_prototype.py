@@ -30,6 +30,9 @@ import numba
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from sim import Rules, run_games  # noqa: E402
+from sim.engine.startup import start  # noqa: E402
+
+start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 DEFAULT_PROTOTYPE = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "proto_wizard.py"
 PLAYERS = 4

@@ -25,6 +25,9 @@ from kernels.rules import dealer_of_round
 from kernels.records import DECIDE_BID, DECIDE_CARD, PLAY_DTYPE
 from sim.config.policies import parse_policies, policy_arrays
 from sim.config.rules import Rules
+from sim.engine.startup import start
+
+start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 NO_LOG = np.zeros(0, dtype=PLAY_DTYPE)
 ROWS = ("bid", "trick 1", "trick 2", "trick 3", "later tricks")

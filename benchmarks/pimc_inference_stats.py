@@ -47,6 +47,9 @@ from kernels.search import solver  # noqa: E402
 from kernels.rules import dealer_of_round, unseen_cards  # noqa: E402
 from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
 from sim.config.rules import Rules  # noqa: E402
+from sim.engine.startup import start  # noqa: E402
+
+start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 NO_LOG = np.zeros(0, dtype=PLAY_DTYPE)
 PHASES = ("bid", "card, before the solver", "card, solved")
