@@ -1,5 +1,6 @@
-"""The package layout of issue #13: `sim` is layered and its modules import only downward
-(command line -> server -> analysis -> runs -> storage -> configuration -> kernels), with no cycles.
+"""The package layout of issues #13 and #36: `sim` is layered and its modules import only downward
+(command line -> server -> analysis -> environments -> runs -> storage -> engine -> configuration
+-> kernels), with no cycles.
 
 Imports are read from the source with `ast`, including those inside functions, so an import
 deferred to run time (to save start-up time, or to hide a cycle) counts like any other."""
@@ -110,13 +111,15 @@ KERNEL_LAYERS = (
     ("kernels", "kernels.cards", "kernels.bits", "kernels.rng", "kernels.blocks"),  # foundations
     ("kernels.records",),  # record layouts and constants
     ("kernels.rules",),  # one function per rule
-    ("kernels.search.equivalence", "kernels.search.solver"),  # equivalent cards; the perfect-information solver
     # the round as a state machine and its decision step; what a round leaves; a seat's view
     ("kernels.round_state", "kernels.results", "kernels.columns", "kernels.seating", "kernels.observation"),
-    ("kernels.policies", "kernels.search", "kernels.policies.ids", "kernels.policies.heuristic", "kernels.policies.random_policy",
-     "kernels.search.faceup"),
-    ("kernels.search.posterior",),  # the unseen cards given what a seat has seen
-    ("kernels.search.mc", "kernels.search.pimc"),  # policies that search (they sample with the posterior)
+    # the policies below the posterior: they decide from the seat's own view, without search
+    ("kernels.policies", "kernels.policies.ids", "kernels.policies.heuristic", "kernels.policies.random_policy"),
+    # search: equivalent cards, the perfect-information solver, the face-up playout; the posterior
+    # (it models seats by the heuristic); the policies that search (they sample with it)
+    ("kernels.search", "kernels.search.equivalence", "kernels.search.solver", "kernels.search.faceup"),
+    ("kernels.search.posterior",),
+    ("kernels.search.mc", "kernels.search.pimc"),
     ("kernels.dispatch",),  # a policy by id
     ("kernels.batch",),  # whole games
     ("kernels.game_state", "kernels.estimate", "kernels.estimate.situation"),  # a game a decision at a time; a situation
@@ -137,3 +140,26 @@ def test_every_kernel_module_has_a_kernel_layer():
 def test_kernel_modules_import_only_their_layer_or_below(name):
     upward = sorted(target for target in GRAPH[name] if KERNEL_LAYER.get(target, -1) > KERNEL_LAYER.get(name, -1))
     assert not upward, f"{name} imports a higher kernel layer: {upward}"
+
+
+def test_search_sits_above_the_policies_and_below_the_dispatch():
+    """kernels/policies/ holds what sits below the posterior, kernels/search/ what sits above it
+    (issue #36): no arrow runs back up from a policy to the search that uses it."""
+    policies = [KERNEL_LAYER[name] for name in KERNEL_LAYER if name.startswith("kernels.policies")]
+    search = [KERNEL_LAYER[name] for name in KERNEL_LAYER if name.startswith("kernels.search")]
+    assert max(policies) < min(search) and max(search) < KERNEL_LAYER["kernels.dispatch"]
+    assert {name for name in MODULES if name.startswith("kernels.search.")} == {
+        f"kernels.search.{module}" for module in ("equivalence", "solver", "faceup", "posterior", "mc", "pimc")
+    }
+
+
+def test_the_engine_layer_alone_runs_kernels_for_the_layers_above():
+    """sim.config is validation only (it never imports the engine, by the layers); the
+    environments and analysis call kernels through sim.engine, not through sim.runs."""
+    assert LAYERS.index("sim.config") > LAYERS.index("sim.engine") > LAYERS.index("sim.runs")
+    assert not [target for name in GRAPH if name.startswith("sim.env") for target in GRAPH[name] if target.startswith("sim.runs")]
+    for name in ("sim.analysis.estimate", "sim.analysis.estimate_bots", "sim.analysis.estimate_slices", "sim.env.vector"):
+        assert "sim.runs.games" not in GRAPH[name]
+    assert {name for name in MODULES if name.startswith("sim.engine.")} == {
+        f"sim.engine.{module}" for module in ("bot_caller", "bot_engine", "calls", "kernel_cache", "startup", "threads")
+    }
