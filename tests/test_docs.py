@@ -127,3 +127,18 @@ def test_readme_is_a_front_page():
     assert "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/python -m pytest -q" in readme
     assert not re.search(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b", readme), "no commit hashes"
     assert not re.search(r"\bload (average|about|under|[0-9])", readme), "no load averages"
+
+
+REPO_PATH = re.compile(r"`((?:kernels|sim|tests|benchmarks|examples|notebooks|results|docs)/[\w./-]*)`")
+
+
+@pytest.mark.parametrize("page", [ROOT / "README.md", *pages()], ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_named_source_files_exist(page):
+    """A file of the repository named in `code` (kernels/rules.py, sim/cli/) exists: a moved
+    module leaves no page pointing at its old place. Run outputs (results/runs/) are not files
+    of the repository."""
+    named = REPO_PATH.findall(page.read_text(encoding="utf-8"))
+    placeholders = ("NAME", "NNNNN")  # kernels/policies/NAME.py: a pattern, not a file
+    missing = sorted({path for path in named if not path.startswith("results/runs")
+                      and not any(word in path for word in placeholders) and not (ROOT / path).exists()})
+    assert not missing, f"{page.relative_to(ROOT)} names {missing}"
