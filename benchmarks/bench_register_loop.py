@@ -11,8 +11,8 @@ the trump, the score, the first-dealer draw), the engine's counter-keyed streams
 and the decision step that every driver shares (kernels.round_state). Before timing, it checks
 that its games are bit-identical to `run_games`' (every round, seat and game record), so the
 difference in speed is the state machine's alone. Issue #24 asks for the engine at the
-prototype's speed with every guarantee kept; this measures how far that is (README
-Performance).
+prototype's speed with every guarantee kept; this measures how far that is
+(docs/performance.md, Engine).
 """
 from __future__ import annotations
 

@@ -52,7 +52,7 @@ TOURNAMENT_POLICIES = "mc:samples=8,play_samples=4,heuristic,heuristic,random"
 # Issue #14's test of mc's inference: 20,000 deals take about 26 minutes on 2 cores. The two
 # compared players sit opposite each other: rotation k+2 swaps them on the same cards, and each
 # has a heuristic seat on either side (listed next to each other, one would always play right
-# after the other: a seating bias, README "Neighbours and mirror images").
+# after the other: a seating bias, docs/tournament.md, "Neighbours and mirror images").
 INFERENCE_POLICIES = "mc:infer=1,heuristic,mc,heuristic"
 # Issue #26's tournaments of pimc (docs/pimc.md), 4 players, duplicate: each table's policies
 # and the most deals it plays (None: sizes.pimc_deals). pimc against mc at equal time
@@ -380,7 +380,8 @@ def games_per_s(result: dict) -> str:
 def seatings(result: dict) -> str:
     """How a published tournament seated each deal."""
     if result.get("mirrored"):
-        return "in all 4 seat rotations and their 4 mirror images (README: tournament, \"Neighbours and mirror images\")"
+        return ("in all 4 seat rotations and their 4 mirror images "
+                "([docs/tournament.md](../docs/tournament.md#neighbours-and-mirror-images))")
     return "in all 4 seat rotations"
 
 

@@ -326,7 +326,7 @@ def test_mirrored_tournament(tmp_path, duplicate_run):
 def test_mirror_removes_the_seating_bias_of_identical_players(tmp_path):
     """Two players that play alike (`heuristic:crowding=0.1500001` is `heuristic` to every
     decision here), listed next to each other among two others: the plain rotations give them
-    different scores (the seating, README: tournament); with the mirror images every deal's
+    different scores (the seating, docs/tournament.md); with the mirror images every deal's
     games are the same with the two swapped, so the difference is exactly zero."""
     policies = "heuristic:crowding=0.1500001,heuristic,heuristic:aggression=1.3,heuristic:aggression=1.3"
     pairs = {}

@@ -46,7 +46,7 @@ PARAMETERS = (
     ("side_timing", 8.0),
     ("crowding", 0.15),
 )
-# The valid range of each parameter (README: option ranges), checked by sim.config.policies.
+# The valid range of each parameter (docs/runs.md, Options), checked by sim.config.policies.
 RANGES = {
     "aggression": (0.0, 10.0),
     "wizard_win": (0.0, 1.0),

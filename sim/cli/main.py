@@ -443,7 +443,7 @@ SIMULATE_EPILOG = """Examples:
 
   wizard-sim simulate --games 10000000 --policy heuristic --seed 7 --out /shared/runs/h4 --engine dask --scheduler tcp://HOST:8786
 
-Read the data with pandas.read_parquet("OUT/rounds") (README: Data contract)."""
+Read the data with pandas.read_parquet("OUT/rounds") (docs/data.md)."""
 
 SIMULATE = RunCommand(
     "simulate",
@@ -576,7 +576,7 @@ played by the policy listed at (s + k) mod N. --games counts deals. The rotation
 seat's neighbours, so each rotation's mirror image is played too (2N games per deal: each
 policy then has every other one as often on its left as on its right), unless the mirror
 images seat the policies as the rotations do (A,H,H,H; A,H,B,H) or --no-mirror is given
-(README: tournament)."""
+(docs/tournament.md)."""
 
 TOURNAMENT = RunCommand(
     "tournament",
@@ -629,7 +629,7 @@ def tournament_command(
 
     Also win rates and bid accuracy per policy; written to summary.json and summary.parquet
     next to the simulate data contract. With --sprt the run stops as soon as the first two
-    policies listed are told apart (README: tournament)."""
+    policies listed are told apart (docs/tournament.md)."""
     given = {
         "players": players, "games": games, "rounds": rounds, "policies": policies, "bidding": bidding,
         "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,

@@ -7,7 +7,7 @@ A bot is any object (a class, a module, a namespace) with three numba-jitted fun
     play(me, table, legal, params, generator) -> int          # a set bit of legal (the card id)
 
 and optionally PARAMETERS = (("name", default), ...) (at most MAX_PARAMS). `me` is the bot's
-own seat record, `table` the public table (README: what a policy may read), `params` its
+own seat record, `table` the public table (docs/policies.md, Guarantees), `params` its
 float64 parameter row, `generator` the game's seeded random stream (kernels.rng.below,
 kernels.rng.uniform) — use nothing else, so runs stay reproducible.
 """
@@ -74,7 +74,7 @@ def load_bot(path: str) -> ExternalBot | PythonBot:
         if not isinstance(function, Dispatcher):
             raise ConfigError(
                 f"{path} must be a Python policy or a numba bot (a Python policy has a method act or act_one; "
-                f"in a numba bot, {name} must be a numba-jitted function); see README: bots"
+                f"in a numba bot, {name} must be a numba-jitted function); see docs/numba-bots.md"
             )
     parameters = tuple((str(key), float(value)) for key, value in getattr(bot, "PARAMETERS", ()))
     if len(parameters) > MAX_PARAMS:

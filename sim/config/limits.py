@@ -1,4 +1,4 @@
-"""The valid range of every number a user can give (README: option ranges).
+"""The valid range of every number a user can give (docs/runs.md, Options).
 
 Each check raises ConfigError with one line naming the option and its range, before anything
 is allocated or written.

@@ -37,7 +37,7 @@ class PolicyKind:
 
 
 # Built from the kernels' policy modules (kernels.dispatch.BUILT_IN), which carry their
-# name, summary, parameters and the parameters' valid ranges (README: option ranges).
+# name, summary, parameters and the parameters' valid ranges (docs/runs.md, Options).
 REGISTRY: dict[str, PolicyKind] = {
     module.NAME: PolicyKind(
         module.NAME,
@@ -52,7 +52,7 @@ REGISTRY: dict[str, PolicyKind] = {
 # The forms a policy takes, in the help of every option that names policies.
 POLICY_FORMS = (
     f"a built-in policy ({', '.join(REGISTRY)}; parameters as name:key=value) or module:Object, "
-    "a Python policy or a numba bot imported from the current directory or PYTHONPATH (README: External bots)"
+    "a Python policy or a numba bot imported from the current directory or PYTHONPATH (docs/bots.md, docs/numba-bots.md)"
 )
 
 

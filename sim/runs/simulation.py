@@ -49,7 +49,7 @@ def default_chunk_games(rules: Rules, log_plays: bool) -> int:
 
 def check_run_size(rules: Rules, log_plays: bool, games: object, chunk: object, games_per_unit: int = 1) -> tuple[int, int]:
     """Check a run of `games` units (games, or deals of `games_per_unit` games) in chunks of
-    `chunk` units (None: the default) against the limits (README: option ranges), before
+    `chunk` units (None: the default) against the limits (docs/runs.md, Options), before
     anything is allocated or written; the run's (units, units per chunk)."""
     games = check_count(games, "games", 1, MAX_GAMES)
     largest = max(1, MAX_CHUNK_BYTES // (bytes_per_game(rules, log_plays) * games_per_unit))

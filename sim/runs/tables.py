@@ -1,4 +1,4 @@
-"""Arrow tables of a GameBatch, in the public data contract (README: Data contract)."""
+"""Arrow tables of a GameBatch, in the public data contract (docs/data.md)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,6 +1,6 @@
 """A run's output directory: where it is, what it holds, and the steps of a run's life in it.
 
-Layout (README: Data contract): DIR/run.json (sim.storage.record), DIR/chunks.jsonl
+Layout (docs/data.md): DIR/run.json (sim.storage.record), DIR/chunks.jsonl
 (sim.storage.journal), DIR/<table>/part-NNNNN.parquet for each table (sim.storage.parts) and
 DIR/.wizard-sim.lock (sim.storage.lock). Overwriting removes only the files wizard-sim
 writes, after the new run.json has replaced the old one: at any moment the directory holds

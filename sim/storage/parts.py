@@ -39,7 +39,7 @@ class ColumnFormat:
 
 
 # Chosen by measurement, column by column (`benchmarks/bench_simulate.py --encodings`; the
-# figures and the trade-off are in README "Performance"). The columns are written without nulls
+# figures and the trade-off are in docs/data.md, "Figures"). The columns are written without nulls
 # (their schemas say so, sim/runs/tables.py): definition levels cost more than the values.
 # - Plain values with lz4 for the columns that repeat in runs (a game's id, a round's size, a
 #   seat's number in the rounds table...): lz4 takes the runs down to a few hundredths of a byte

@@ -20,7 +20,7 @@ from sim.storage.errors import EditedRecord, NewerFormat, NotARunRecord
 
 RUN_FILE = "run.json"
 RUN_FORMAT = "wizard-sim run"
-# 3: every journal line holds the checksum of each of its parts (README: Data contract).
+# 3: every journal line holds the checksum of each of its parts (docs/data.md).
 # A run of format 2 (sizes and row counts only) is still read, verified without content
 # checksums, and resumed as format 2.
 FORMAT_VERSION = 3
