@@ -100,3 +100,13 @@ def test_round_scores_is_round_score_for_every_entry():
     for bid in range(16):
         expected = [[K.round_score(bid, int(t)) for t in row] for row in tricks]
         np.testing.assert_array_equal(round_scores(bid, tricks), expected)
+
+
+def test_a_request_is_checked_once_the_certainty_check_included(monkeypatch):
+    """run_estimate checks its request once and passes the checked request down (issue #36): the
+    uniform run that tests the exact model's certainties reuses it."""
+    calls = []
+    real = EstimateRequest.checked
+    monkeypatch.setattr(EstimateRequest, "checked", lambda self: (calls.append(self), real(self))[1])
+    result = run_estimate("KH", trump="5C", position=3, bids="0,1,0", samples=2000, seed=1)
+    assert result.model_certain and len(calls) == 1

@@ -387,3 +387,21 @@ def test_the_example_bots_play_a_duplicate_tournament_against_heuristic(tmp_path
     assert [row["policy"] for row in summary["policies"]] == [bot, "heuristic", "random"]
     assert any("heuristic" in (row["policy_a"], row["policy_b"]) and bot in (row["policy_a"], row["policy_b"])
                for row in summary["pairs"])  # fmt: skip
+
+
+def test_a_runs_policies_are_parsed_once_fallbacks_included(tmp_path, monkeypatch):
+    """The configuration parses its policies (a Python policy's FALLBACK with it, issue #36);
+    its chunks parse none again, however many there are."""
+    from sim.config import policies
+    from sim.runs.simulation import SimulationConfig, simulate
+
+    calls: list[str] = []
+    real = policies.parse_policy
+    monkeypatch.setattr(policies, "parse_policy", lambda text: (calls.append(text), real(text))[1])
+    rules = sim.Rules(players=3, rounds=(1, 2))
+    config = SimulationConfig.build(rules, "python_bots:DelegatingHeuristic,heuristic,random", seed=3, games=40,
+                                    chunk_games=10)  # fmt: skip
+    assert sorted(calls) == ["heuristic", "heuristic", "python_bots:DelegatingHeuristic", "random"]
+    calls.clear()
+    simulate(config, str(tmp_path / "run"), threads=1)
+    assert calls == []  # four chunks, each seating the Python policy's seat with its fallback

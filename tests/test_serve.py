@@ -236,3 +236,13 @@ def _ignore_errors(function, *arguments, **options):
         function(*arguments, **options)
     except OSError:
         pass
+
+
+def test_a_request_is_checked_once_on_its_way_to_the_kernels(client, monkeypatch):
+    """The server checks a request before it queues it, and its worker runs the checked request
+    (issue #36): one check per request."""
+    calls = []
+    real = EstimateRequest.checked
+    monkeypatch.setattr(EstimateRequest, "checked", lambda self: (calls.append(self), real(self))[1])
+    assert client.post("/api/estimate", json=SITUATION).status_code == 200
+    assert len(calls) == 1

@@ -494,6 +494,8 @@ class OpponentModel:
 
 @dataclass(frozen=True)
 class CheckedRequest:
+    """An EstimateRequest validated once (EstimateRequest.checked), as run_estimate takes it."""
+
     situation: Situation
     samples: int
     seed: int
@@ -791,14 +793,24 @@ Progress: TypeAlias = "Callable[[int, int], None]"  # (samples done, samples): m
 
 
 def run_estimate(
-    request: EstimateRequest | HandLike | None = None, /, *, progress: Progress | None = None, **options
+    request: EstimateRequest | CheckedRequest | HandLike | None = None,
+    /,
+    *,
+    progress: Progress | None = None,
+    **options,
 ) -> BidEstimate:
     """Estimate every bid and return the full result: `request` is an EstimateRequest (options
-    replace its fields) or the hand, with the other fields as keywords. progress(done, total)
-    is called between the kernel's slices of samples (about every quarter second); an
-    exception it raises stops the estimate (how the server cancels one)."""
-    request = EstimateRequest.of(request, **options)
-    checked = request.checked()
+    replace its fields), the hand, with the other fields as keywords, or a request already
+    checked (EstimateRequest.checked: the server checks one before it queues it, and it is not
+    checked again). progress(done, total) is called between the kernel's slices of samples
+    (about every quarter second); an exception it raises stops the estimate (how the server
+    cancels one)."""
+    if isinstance(request, CheckedRequest):
+        if options:
+            raise TypeError("a checked request takes no options: give them to its EstimateRequest")
+        checked = request
+    else:
+        checked = EstimateRequest.of(request, **options).checked()
     situation, samples, seed, model = checked.situation, checked.samples, checked.seed, checked.model
     set_threads(checked.threads)
     legal = situation.legal_bids()
@@ -848,21 +860,22 @@ def run_estimate(
         )
     result = BidEstimate(situation, seed, candidates, tricks, weights, proposals, model, observed, bot_observed)
     if model.exact and observed:
-        result = replace(result, model_certain=certain_under_exact_model_only(result, request))
+        result = replace(result, model_certain=certain_under_exact_model_only(result, checked))
     return result
 
 
 CERTAINTY_CHECK_SAMPLES = 2000  # uniform deals that test a 0% or 100% of the exact model
 
 
-def certain_under_exact_model_only(result: BidEstimate, request: EstimateRequest) -> tuple[int, ...]:
+def certain_under_exact_model_only(result: BidEstimate, checked: CheckedRequest) -> tuple[int, ...]:
     """The bids whose P(make) is exactly 0 or 1 under the exact model but not on uniform deals
     of the same situation (CERTAINTY_CHECK_SAMPLES of them, same seed): a certainty that only
     the assumption "they bid exactly like the heuristic" makes, not the cards."""
     certain = [s.bid for s in result.stats if s.legal and s.p_make in (0.0, 1.0)]
     if not certain:
         return ()
-    uniform = run_estimate(request, infer=False, samples=min(result.samples, CERTAINTY_CHECK_SAMPLES))
+    samples = min(result.samples, CERTAINTY_CHECK_SAMPLES)
+    uniform = run_estimate(replace(checked, model=replace(checked.model, infer=False), samples=samples))
     return tuple(bid for bid in certain if uniform.stats[bid].p_make != result.stats[bid].p_make)
 
 

@@ -27,7 +27,7 @@ from sim.analysis.estimate import UNKNOWN_SPREAD, BidEstimate, parse_suit, run_e
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card
 from sim.config.errors import ConfigError
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy, is_external, parse_policy, policy_arrays, split_policy_list
+from sim.config.policies import Policy, fallback_of, is_external, parse_policy, policy_arrays, split_policy_list
 from sim.config.python_policy import DELEGATE, Decisions
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
@@ -127,7 +127,7 @@ def simulated_label(policy: Policy) -> str:
     """The policy that stands for `policy` in the bid hint's simulation (mc: the heuristic; a
     Python policy: its fallback)."""
     if policy.kind.python is not None:
-        return simulated_label(parse_policy(policy.kind.python.fallback))
+        return simulated_label(fallback_of(policy))
     return "heuristic" if policy.name == "mc" else policy.label
 
 

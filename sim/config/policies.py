@@ -31,6 +31,7 @@ class PolicyKind:
     bot: ExternalBot | None = None  # set for bots from outside the package (module:Object)
     ranges: tuple[tuple[str, tuple[float, float]], ...] = ()  # valid [low, high] per parameter
     python: PythonBot | None = None  # set for Python policies (module:Object with act/act_one)
+    fallback: Policy | None = None  # a Python policy's FALLBACK, parsed once (when it is loaded)
 
     def range_of(self, key: str) -> tuple[float, float]:
         return dict(self.ranges).get(key, (-MAX_BOT_PARAMETER, MAX_BOT_PARAMETER))
@@ -112,7 +113,7 @@ def _python_kind(bot: PythonBot) -> PolicyKind:
         raise ConfigError(f"{bot.path}.FALLBACK: {error}") from None
     if fallback.kind.bot is not None or fallback.kind.python is not None:
         raise ConfigError(f"{bot.path}.FALLBACK must be a built-in policy, got {bot.fallback!r}")
-    return PolicyKind(bot.path, -1, bot.parameters, f"Python policy {bot.path}", python=bot)
+    return PolicyKind(bot.path, -1, bot.parameters, f"Python policy {bot.path}", python=bot, fallback=fallback)
 
 
 def policy_of_object(target: object) -> Policy:
@@ -211,7 +212,7 @@ def parse_policies(text: str | list, players: int) -> list[Policy]:
 def fallback_of(policy: Policy) -> Policy:
     """The built-in policy that plays a Python policy's delegated decisions (the policy itself
     for any other)."""
-    return parse_policy(policy.kind.python.fallback) if policy.kind.python is not None else policy
+    return policy.kind.fallback if policy.kind.fallback is not None else policy
 
 
 def python_seats(policies: list[Policy]) -> list[int]:

@@ -23,7 +23,7 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from sim.analysis.estimate import UNKNOWN_FLOOR, UNKNOWN_SPREAD, EstimateRequest
+from sim.analysis.estimate import UNKNOWN_FLOOR, UNKNOWN_SPREAD, CheckedRequest, EstimateRequest
 from sim.config.errors import BotError, ConfigError
 from sim.config.policies import REGISTRY, is_external, split_policy_list
 from sim.serve.jobs import Busy, Cancelled, EstimateQueue, Job
@@ -103,17 +103,16 @@ def error_response(message: str, status: int, field: str | None = None) -> JSONR
     return JSONResponse({"error": message, "field": field}, status_code=status)
 
 
-async def read_request(request: Request) -> EstimateRequest:
+async def read_request(request: Request) -> CheckedRequest:
     try:
         body = await request.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise BadRequest("the body is not JSON: send a JSON object of estimate's options") from None
     estimate_request = request_from_body(body)
-    try:  # validated here, before it takes a place in the queue
-        estimate_request.checked()
+    try:  # validated here, once, before it takes a place in the queue; the worker runs it as checked
+        return estimate_request.checked()
     except ConfigError as error:
         raise BadRequest(str(error), getattr(error, "field", None)) from None
-    return estimate_request
 
 
 def outcome_error(error: BaseException) -> tuple[str, int, str | None]:

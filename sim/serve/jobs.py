@@ -13,7 +13,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from sim.analysis.estimate import BidEstimate, EstimateRequest, result_json, run_estimate
+from sim.analysis.estimate import BidEstimate, CheckedRequest, EstimateRequest, result_json, run_estimate
 from sim.config.errors import BotError, ConfigError
 
 # A small estimate that loads (or compiles) every kernel a page's estimate uses: inference on
@@ -36,7 +36,7 @@ class Job:
     the JSON text of the answer, or the error (a ConfigError is bad input, anything else a
     failure) — delivered to the event loop through `future`."""
 
-    request: EstimateRequest
+    request: EstimateRequest | CheckedRequest  # the server queues checked ones (validated once)
     future: asyncio.Future
     loop: asyncio.AbstractEventLoop
     cancelled: threading.Event = field(default_factory=threading.Event)
@@ -127,7 +127,7 @@ class EstimateQueue:
                 with self._lock:
                     self._running.discard(job)
 
-    def submit(self, request: EstimateRequest) -> Job:
+    def submit(self, request: EstimateRequest | CheckedRequest) -> Job:
         """Queue an estimate (Busy when the queue is full). Call from the event loop."""
         loop = asyncio.get_running_loop()
         job = Job(request, loop.create_future(), loop)
