@@ -43,9 +43,13 @@ def random_request(draw: random.Random, samples: int) -> dict:
     cards = draw.sample(range(60), size + 1)
     hand = " ".join(DECK[card] for card in cards[:size])
     position = draw.randint(0, 3)
-    return {"hand": hand, "trump": DECK[cards[size]], "trump_suit": "H", "players": 4, "position": position,
-            "bids": [draw.randint(0, size) for _ in range(position)], "spread": 0.5, "floor": 0.1,
-            "samples": samples, "seed": draw.randint(0, 1000)}  # fmt: skip
+    trump = DECK[cards[size]]
+    request = {"hand": hand, "trump": trump, "players": 4, "position": position,
+               "bids": [draw.randint(0, size) for _ in range(position)], "spread": 0.5, "floor": 0.1,
+               "samples": samples, "seed": draw.randint(0, 1000)}  # fmt: skip
+    if trump == "W":
+        request["trump_suit"] = draw.choice("CDHS")
+    return request
 
 
 def rss_mb(pid: int) -> float:

@@ -515,7 +515,7 @@ class RunDirectory:
             temporary = entry.name.endswith(".tmp") and any(entry.name.startswith(f".{name}.") for name in expected)
             if entry.name in tables and entry.is_symlink():
                 check.foreign.append(f"{entry.name} (a symbolic link, not a table directory of the run)")
-            elif entry.name in expected and entry.name != JOURNAL_FILE and files.is_link_or_special(Path(entry.path)):
+            elif entry.name != JOURNAL_FILE and files.is_link_or_special(Path(entry.path)):
                 check.foreign.append(f"{entry.name} (a symbolic link or special file, not one wizard-sim writes)")
             elif entry.name not in expected and not temporary:
                 check.foreign.append(entry.name + ("/" if entry.is_dir() else ""))
