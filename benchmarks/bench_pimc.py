@@ -115,9 +115,8 @@ def main() -> None:
     only = args.only or ("one_seat", "largest", "ctrl_c")
     figures: dict = {"largest": LARGEST}
     if "ctrl_c" in only:
-        # First: measured after this process had run the kernels, every trial's child ran on
-        # past 60 s after its SIGINT (seen on 2026-12-01, not understood); from a fresh parent
-        # it stops (docs/pimc.md).
+        # First, as before: a child's Ctrl-C waited for its kernel slice (several seconds under
+        # load) until slices ran off the main thread (#40, docs/pimc.md).
         figures["ctrl_c_s"] = stops = ctrl_c_seconds(args.trials)
         if not args.json:
             print(f"Ctrl-C at that setting (4 players, 2 threads): stopped after {stops} s "

@@ -15,6 +15,7 @@ from helpers import invoke, one_line
 
 from sim.storage import JOURNAL_FILE, read_run, read_table, sound_parts
 from sim.storage.errors import UnsoundPart
+from sim.storage.journal import vouched_line
 
 SMALL = ["--players", "4", "--games", "60", "--policy", "heuristic,random,random,random", "--seed", "5",
          "--chunk-games", "20", "--quiet"]  # fmt: skip
@@ -123,15 +124,28 @@ def test_the_journal_holds_a_checksum_of_every_part(reference):
         entry = json.loads(line)
         assert set(entry["sha256"]) == set(entry["parts"]) == {"rounds", "games"}
         assert all(len(digest) == 32 and int(digest, 16) >= 0 for digest in entry["sha256"].values())
-    assert json.loads((reference / "run.json").read_text())["format_version"] == 3
+    assert json.loads((reference / "run.json").read_text())["format_version"] == 4
     assert read_table(reference, "games").num_rows == 60 * 4
     assert [path.name for path in sound_parts(reference, "rounds")] == [f"part-0000{k}.parquet" for k in range(3)]
     assert sound_parts(reference, "plays") == []
 
 
+def as_format(out: Path, version: int, drop: tuple[str, ...] = ()) -> list[dict]:
+    """What an earlier wizard-sim wrote: run.json of format `version`, journal lines without
+    their own checksums (format 4's) nor the fields `drop`."""
+    record = json.loads((out / "run.json").read_text())
+    record["format_version"] = version
+    (out / "run.json").write_text(json.dumps(record))
+    dropped = {"line_sha256", *drop}
+    lines = [{k: v for k, v in json.loads(line).items() if k not in dropped}
+             for line in (out / JOURNAL_FILE).read_text().splitlines()]  # fmt: skip
+    (out / JOURNAL_FILE).write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return lines
+
+
 def test_a_format_3_line_without_checksums_is_damaged(tmp_path, reference):
     out = copy_of(reference, tmp_path)
-    lines = [json.loads(line) for line in (out / JOURNAL_FILE).read_text().splitlines()]
+    lines = as_format(out, 3)
     del lines[1]["sha256"]
     (out / JOURNAL_FILE).write_text("".join(json.dumps(line) + "\n" for line in lines))
     verified = invoke("verify", out)
@@ -141,12 +155,8 @@ def test_a_format_3_line_without_checksums_is_damaged(tmp_path, reference):
 
 
 def as_format_2(out: Path) -> None:
-    """What the previous wizard-sim wrote: format_version 2, journal lines without checksums."""
-    record = json.loads((out / "run.json").read_text())
-    record["format_version"] = 2
-    (out / "run.json").write_text(json.dumps(record))
-    lines = [json.loads(line) for line in (out / JOURNAL_FILE).read_text().splitlines()]
-    (out / JOURNAL_FILE).write_text("".join(json.dumps({k: v for k, v in line.items() if k != "sha256"}) + "\n" for line in lines))
+    """What wizard-sim wrote before part checksums: format_version 2, journal lines without checksums."""
+    as_format(out, 2, ("sha256",))
 
 
 def test_a_format_2_run_is_read_verified_and_resumed(tmp_path, reference):
@@ -170,9 +180,9 @@ def test_a_journal_line_beyond_the_run_is_ignored_and_reported_not_advertised(tm
     did not write."""
     out = copy_of(reference, tmp_path)
     lines = (out / JOURNAL_FILE).read_text().splitlines()
-    stray = json.loads(lines[-1]) | {"chunk": 7}
+    stray = {key: value for key, value in json.loads(lines[-1]).items() if key != "line_sha256"} | {"chunk": 7}
     with open(out / JOURNAL_FILE, "a") as journal:
-        journal.write(json.dumps(stray) + "\n")
+        journal.write(vouched_line(stray))  # a line that is what wizard-sim would write, for chunk 7
     reported = invoke("report", out)
     assert reported.exit_code == 0 and "--resume" not in reported.output and "incomplete" not in reported.output
     assert sorted(read_run(out)["chunks"]["complete"]) == ["0", "1", "2"]

@@ -249,7 +249,7 @@ def edit(out: Path, change) -> None:
         (lambda r: r["config"].update(policies=["random"] * 3), ("was edited",)),
         (lambda r: r["chunks"].update(count=3), ("chunks.count",)),
         (lambda r: r.pop("config"), ("'config' is missing",)),
-        (lambda r: r.update(format_version=4), ("newer wizard-sim",)),
+        (lambda r: r.update(format_version=5), ("newer wizard-sim",)),
     ],
 )
 @pytest.mark.slow

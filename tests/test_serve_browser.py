@@ -183,3 +183,28 @@ def test_a_change_of_input_cancels_the_running_estimate(browser, server):
     assert shown["samples"] == 20000
     assert server.status()["running"] == 0  # the 300,000-sample estimate was stopped, not finished
     page.close()
+
+
+@pytest.mark.parametrize("typed", ["", "e", "1.5", "-1"])
+def test_an_empty_or_invalid_bid_is_an_error_and_nothing_is_sent(browser, server, typed):
+    """#40: Number("") is 0: a cleared bid (or "e", which a number field reads as "") was sent
+    as bid 0 and answered. The field's error is shown instead, and no request leaves the page."""
+    page = open_page(browser, server, DESKTOP)
+    enter(page, ["W", "AS", "KH"], "3H", position=1, bids=(1,))
+    answer_on_page(page)
+    posted = []
+    page.on("request", lambda request: posted.append(request.url) if request.method == "POST" else None)
+    page.evaluate("window.lastResult = undefined")
+    field = page.locator("#bids input[data-position='0']")
+    field.fill("")
+    if typed:
+        field.press_sequentially(typed)
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.inner_text("#error") == "the 1st bid: give a whole number (0 or more)"
+    assert "bad" in page.get_attribute("#bids-section", "class") and "bad" in field.get_attribute("class")
+    page.wait_for_timeout(600)  # past the page's 250 ms debounce
+    assert posted == [] and page.locator("#outcome").is_hidden()
+    assert page.evaluate("window.lastResult") is None
+    field.fill("0")  # a real 0 is sent and answered
+    assert answer_on_page(page)["bids"] is not None and "bad" not in (field.get_attribute("class") or "")
+    page.close()

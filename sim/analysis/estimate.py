@@ -385,6 +385,10 @@ class EstimateRequest:
         """The validated bidding situation. A ConfigError carries `field`: the option it is about."""
         players, position, bidding = self.players, self.position, self.bidding
         with about("players"):
+            Rules(players=players)
+        with about("bidding"):  # each rule checked under its own name, for the page's mark
+            Rules(players=players, bidding=bidding)
+        with about("even_bids"):
             rules = Rules(players=players, bidding=bidding, even_bids=self.even_bids)
         with about("hand"):
             cards = parse_hand(self.hand)
@@ -792,6 +796,11 @@ def check_floor(floor: float) -> float:
 Progress: TypeAlias = "Callable[[int, int], None]"  # (samples done, samples): may raise to cancel
 
 
+class StopSampling(Exception):
+    """Raised by a progress callback to end the sampling early and keep the samples done so
+    far (the server's time budget): the estimate is then of fewer samples, its intervals wider."""
+
+
 def run_estimate(
     request: EstimateRequest | CheckedRequest | HandLike | None = None,
     /,
@@ -835,7 +844,10 @@ def run_estimate(
         sampler_model = situation.opponent_model(model)
         observed = int(observed_seats(rules_record, situation_record, sampler_model)) if model.infer else 0
 
+        completed = 0  # the samples whose every candidate is done, in order
+
         def estimate_piece(start: int, stop: int, low: int, high: int) -> None:
+            nonlocal completed
             whole = (low, high) == (0, candidates.shape[0])
             piece = tricks[start:stop] if whole else np.zeros((stop - start, high - low), dtype=tricks.dtype)
             results = SampleResults(piece, weights[start:stop], proposals[start:stop])
@@ -847,10 +859,16 @@ def run_estimate(
             if not whole:
                 tricks[start:stop, low:high] = piece
             if progress is not None and high == candidates.shape[0]:
+                completed = stop
                 progress(stop, samples)  # samples start..stop-1 complete
 
         # In slices of about a quarter second, so Ctrl-C stops it promptly (sim.analysis.estimate_slices).
-        estimate_in_slices(samples, candidates.shape[0], estimate_piece)
+        try:
+            estimate_in_slices(samples, candidates.shape[0], estimate_piece)
+        except StopSampling:
+            if completed < 2:
+                raise ConfigError(f"the estimate was stopped after {completed} samples: too few to estimate") from None
+            tricks, weights, proposals = tricks[:completed], weights[:completed], proposals[:completed]
     if not weights.any():
         raise ConfigError(
             f"no deal of the unseen cards fits the earlier bids (or the dealer's trump choice) under the exact "
@@ -860,22 +878,27 @@ def run_estimate(
         )
     result = BidEstimate(situation, seed, candidates, tricks, weights, proposals, model, observed, bot_observed)
     if model.exact and observed:
-        result = replace(result, model_certain=certain_under_exact_model_only(result, checked))
+        check = None if progress is None else (lambda done, total: progress(result.samples, result.samples))
+        result = replace(result, model_certain=certain_under_exact_model_only(result, checked, check))
     return result
 
 
 CERTAINTY_CHECK_SAMPLES = 2000  # uniform deals that test a 0% or 100% of the exact model
 
 
-def certain_under_exact_model_only(result: BidEstimate, checked: CheckedRequest) -> tuple[int, ...]:
+def certain_under_exact_model_only(
+    result: BidEstimate, checked: CheckedRequest, progress: Progress | None = None
+) -> tuple[int, ...]:
     """The bids whose P(make) is exactly 0 or 1 under the exact model but not on uniform deals
     of the same situation (CERTAINTY_CHECK_SAMPLES of them, same seed): a certainty that only
-    the assumption "they bid exactly like the heuristic" makes, not the cards."""
+    the assumption "they bid exactly like the heuristic" makes, not the cards. `progress` is
+    the estimate's (it may cancel this check too); the check's own counts are not reported."""
     certain = [s.bid for s in result.stats if s.legal and s.p_make in (0.0, 1.0)]
     if not certain:
         return ()
     samples = min(result.samples, CERTAINTY_CHECK_SAMPLES)
-    uniform = run_estimate(replace(checked, model=replace(checked.model, infer=False), samples=samples))
+    uniform_request = replace(checked, model=replace(checked.model, infer=False), samples=samples)
+    uniform = run_estimate(uniform_request, progress=progress)
     return tuple(bid for bid in certain if uniform.stats[bid].p_make != result.stats[bid].p_make)
 
 

@@ -28,7 +28,7 @@ from sim.config.limits import MAX_GAMES, MAX_WORKERS, check_count
 from sim.config.rules import Rules, parse_rounds
 from sim.config.seeds import check_seed
 from sim.config.version import __version__
-from sim.runs.executors import Executor, LocalExecutor, check_out, load_record, load_run
+from sim.runs.executors import Executor, LocalExecutor, check_named_bots, check_out, load_record, load_run
 from sim.runs.games import run_games
 from sim.runs.league import LeagueConfig, LeagueResult, league, resume_league
 from sim.runs.python_seats import DEFAULT_BATCH, MAX_BATCH, check_batch
@@ -216,22 +216,7 @@ def check_engine(
 def resume_policies(out: str, command: str, given: Optional[str], option: str) -> None:
     """A run with external bots is resumed only when they are named again with --policy or
     --policies (matching the recorded labels): run.json alone never makes wizard-sim import code."""
-    record = load_record(command, out)
-    recorded = record["config"].get("policies")
-    labels = [str(label) for label in recorded] if isinstance(recorded, list) else []
-    bots = [label for label in labels if is_external(label)]
-    if bots and given is None:
-        raise ConfigError(
-            f"cannot resume: the run uses external bots ({', '.join(dict.fromkeys(bots))}); name its policies again"
-            f" with --{option} to allow importing them"
-        )
-    if bots:
-        names = split_policy_list(given)
-        names = names * len(labels) if len(names) == 1 else names
-        if len(names) != len(labels) or any(
-            is_external(label) and bot_name(name) != bot_name(label) for name, label in zip(names, labels)
-        ):
-            raise ConfigError(f"--{option} {given} differs from the run being resumed ({','.join(labels)})")
+    check_named_bots(load_record(command, out), given, "cannot resume", f"--{option}")
 
 
 def open_executor(engine: str, scheduler: Optional[str], workers: Optional[int]) -> contextlib.AbstractContextManager[Executor]:
@@ -413,10 +398,10 @@ def run_command(command: RunCommand, given: dict, how: HowToRun) -> None:
         rules = start_options(given, how.overwrite, how.resume_run)
         if rules is None:
             resume_policies(out, command.name, given[command.policy_option], command.policy_option)
-            stored, _ = load_run(command.kind, out)
+            stored, _ = load_run(command.kind, out, given[command.policy_option])
             check_resume_options(stored_options(stored), given)
             with open_executor(how.engine, how.scheduler, how.workers) as executor, progress:
-                return command.resume(out, executor=executor, **running)
+                return command.resume(out, executor=executor, policies=given[command.policy_option], **running)
         if given[command.policy_option] is None and command.policies_example is not None:
             raise ConfigError(f"--{command.policy_option} is required: {command.policies_example}")
         check_out(out, how.overwrite)  # before any bot module is imported

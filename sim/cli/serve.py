@@ -12,6 +12,8 @@ from sim.cli.terminal import fail
 
 MAX_WORKERS = 8
 MAX_QUEUE = 256
+MAX_BUDGET = 3600
+TIME_BUDGET_SECONDS = 30.0  # sim.serve.jobs.TIME_BUDGET_SECONDS (not imported: it loads the kernels)
 
 
 def serve_command(
@@ -25,6 +27,10 @@ def serve_command(
     queue: Annotated[
         int, typer.Option(help=f"Estimates that may wait for a worker, 1..{MAX_QUEUE}; more get a 503.")
     ] = 16,
+    time_budget: Annotated[
+        float, typer.Option(help=f"Seconds of sampling per estimate, 1..{MAX_BUDGET}; then the samples done are the"
+                                 " answer (it says so).")
+    ] = TIME_BUDGET_SECONDS,
 ) -> None:
     """The page for players at a real table: tap your cards, see what to bid (docs/serve.md).
 
@@ -41,12 +47,14 @@ def serve_command(
         fail(f"workers must be 1..{MAX_WORKERS}, got {workers}")
     if not 1 <= queue <= MAX_QUEUE:
         fail(f"queue must be 1..{MAX_QUEUE}, got {queue}")
+    if not 1 <= time_budget <= MAX_BUDGET:
+        fail(f"time-budget must be 1..{MAX_BUDGET} seconds, got {time_budget:g}")
     import uvicorn  # the server's imports only for this command: they slow every other start
 
-    from sim.serve.app import create_app
+    from sim.serve.app import QuietCancellation, allowed_hosts, create_app
     from sim.serve.jobs import EstimateQueue
 
-    jobs = EstimateQueue(workers=workers, capacity=queue)
+    jobs = EstimateQueue(workers=workers, capacity=queue, budget=time_budget)
 
     def ready(queue_: EstimateQueue) -> None:
         if queue_.warm_up_error:
@@ -59,7 +67,8 @@ def serve_command(
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind((host, port))
     except OSError as error:
-        print(f"wizard-sim: error: cannot listen on {host}:{port}: {error.strerror or error}", file=sys.stderr)
+        shown = f"[{host}]" if ":" in host else host
+        print(f"wizard-sim: error: cannot listen on {shown}:{port}: {error.strerror or error}", file=sys.stderr)
         raise typer.Exit(code=1)
     print("wizard-sim: loading the kernels (compiling on first use: about a minute); the page says when they are "
           "ready", file=sys.stderr, flush=True)  # fmt: skip
@@ -69,9 +78,11 @@ def serve_command(
             jobs.stop()  # Ctrl-C: running estimates stop at their next slice, so open requests end now
             super().handle_exit(sig, frame)
 
-    config = uvicorn.Config(create_app(jobs), host=host, port=port, log_level="warning", timeout_graceful_shutdown=1)
+    application = QuietCancellation(create_app(jobs, allowed_hosts(host)))
+    config = uvicorn.Config(application, host=host, port=port, log_level="warning", timeout_graceful_shutdown=1)
     server = Server(config)
-    print(f"wizard-sim: serving on http://{host}:{port} (Ctrl-C stops)", file=sys.stderr, flush=True)
+    shown = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL is in brackets
+    print(f"wizard-sim: serving on http://{shown}:{port} (Ctrl-C stops)", file=sys.stderr, flush=True)
     try:
         server.run(sockets=[listener])
     except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down for: exit 130 like every command

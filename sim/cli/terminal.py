@@ -8,6 +8,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import llvmlite
+import numba
 import numba.core.event
 import typer
 import typer.core
@@ -79,17 +81,37 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
+# numba's and llvmlite's Python code: a frame there means a compile (or a cache load) is under way.
+_COMPILER_DIRS = tuple(os.path.dirname(module.__file__) + os.sep for module in (numba, llvmlite))
+
+
+def _in_compiler(frame: Any) -> bool:
+    """Whether the interrupted code runs inside numba or llvmlite (a compile, a cache load, an
+    LLVM callback into Python): a KeyboardInterrupt raised there is swallowed by a ctypes
+    callback ("Exception ignored on calling ctypes callback function", with its traceback) or
+    leaves numba's half-built library behind ("RuntimeError: no compiled object yet")."""
+    depth = 0
+    while frame is not None and depth < 400:
+        if frame.f_code.co_filename.startswith(_COMPILER_DIRS):
+            return True
+        frame, depth = frame.f_back, depth + 1
+    return False
+
+
 def _interrupt(number: int, frame: Any) -> None:
     """SIGINT: KeyboardInterrupt as usual, which the command turns into its line and exit 130;
-    if the process is still running GRACE_SECONDS later (the interrupt was swallowed, as a
-    KeyboardInterrupt raised inside numba's compiler callbacks is, or the command's cleanup is
-    slow), print its line and exit 130 then. A run's data stays consistent at any moment
-    (every file is written atomically), so stopping it there is safe."""
+    if the process is still running GRACE_SECONDS later (the command's cleanup is slow), print
+    its line and exit 130 then. During a compile, exit at once with that line: an exception
+    raised inside numba's compiler is swallowed or breaks it (_in_compiler), and numba writes
+    each cache file whole (a temporary renamed), so the cache stays sound. A run's data stays
+    consistent at any moment (every file is written atomically), so stopping it there is safe."""
 
     def stop() -> None:
         print(_interrupted_line[0](), file=sys.stderr)
         _exit_now(130)
 
+    if _in_compiler(frame):
+        stop()
     watchdog = threading.Timer(GRACE_SECONDS, stop)
     watchdog.daemon = True
     watchdog.start()

@@ -2,6 +2,7 @@
 enough that Ctrl-C is seen between two calls, and a policy's failure as one line."""
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -56,6 +57,37 @@ def exception_text(error: BaseException) -> str:
     return type(error).__name__ + (f": {message.splitlines()[0]}" if message else "")
 
 
+JOIN_SECONDS = 0.05  # how often the main thread, waiting for a kernel call, can run a signal handler
+
+
+def off_main_thread(function: Callable[..., None], *arguments: object) -> None:
+    """function(*arguments), in a helper thread when called from the main thread, which waits
+    for it in short joins: Python runs a signal handler only in the main thread and only
+    between bytecodes, so a kernel call held there would delay Ctrl-C by its whole length (a
+    slice of pimc games under load: 6 to 9 s, measured). The kernels release the GIL. The
+    helper runs on the caller's numba thread count (numba's is per thread); its exception,
+    if any, is raised here. After Ctrl-C the helper finishes its slice unwatched (daemon)."""
+    if threading.current_thread() is not threading.main_thread():
+        function(*arguments)
+        return
+    threads = numba.get_num_threads()
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            numba.set_num_threads(threads)
+            function(*arguments)
+        except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
+            failure.append(error)
+
+    helper = threading.Thread(target=run, name="wizard-sim-kernel", daemon=True)
+    helper.start()
+    while helper.is_alive():
+        helper.join(JOIN_SECONDS)
+    if failure:
+        raise failure[0]
+
+
 def in_slices(total: int, first_size: int, run_slice: Callable[[int, int], None]) -> None:
     """run_slice(start, stop) over successive slices of range(total), each sized by the
     measured cost of an item to take about SLICE_SECONDS, so that Python sees a Ctrl-C
@@ -67,7 +99,7 @@ def in_slices(total: int, first_size: int, run_slice: Callable[[int, int], None]
     while start < total:
         stop = min(total, start + size)
         began = time.perf_counter()
-        run_slice(start, stop)
+        off_main_thread(run_slice, start, stop)
         per_item = (time.perf_counter() - began) / (stop - start)
         start = stop
         # Straight to the measured size: items cost alike (whole games, or estimate's samples),

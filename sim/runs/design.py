@@ -44,6 +44,17 @@ def league_design(policies: int, players: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple((shift + offset) % policies for offset in block) for block in blocks for shift in range(policies))
 
 
+def deals_to_seat_everyone(policies: int, players: int) -> int:
+    """The fewest deals after which every listed policy has sat (deal d plays table d mod T):
+    fewer leave a policy without a game, and nothing to rate."""
+    seated: set[int] = set()
+    for index, table in enumerate(league_design(policies, players)):
+        seated.update(table)
+        if len(seated) == policies:
+            return index + 1
+    raise AssertionError("a league design seats every policy")  # each policy is at some table
+
+
 def difference_counts(blocks: np.ndarray, k: int) -> np.ndarray:
     """[blocks, k]: per block, how many ordered pairs of its offsets differ by each residue mod k."""
     differences = (blocks[:, :, None] - blocks[:, None, :]) % k  # [blocks, n, n]

@@ -37,6 +37,7 @@ from sim.storage.parts import DIGEST_KEY
 from sim.engine.threads import set_threads
 from sim.runs.python_seats import check_batch
 from sim.config.errors import BotError, ConfigError
+from sim.config.policies import as_policy, bot_name, is_external, split_policy_list
 
 
 @dataclass
@@ -270,9 +271,35 @@ def load_record(command: str, out: str) -> dict:
     return record
 
 
-def load_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, dict]:
-    """The configuration and record of the `kind` run in `out`, checked against each other."""
+def check_named_bots(record: dict, policies: str | list | None, where: str, option: str = "policies=") -> None:
+    """A run with external bots is rebuilt only when its caller names them again (`policies`:
+    the --policy/--policies text, or a list of texts and objects, matching the recorded labels):
+    run.json alone never makes wizard-sim import code. `option`: how the caller names them."""
+    recorded = record["config"].get("policies")
+    labels = [str(label) for label in recorded] if isinstance(recorded, list) else []
+    bots = [label for label in labels if is_external(label)]
+    if not bots:
+        return
+    if policies is None:
+        raise ConfigError(
+            f"{where}: the run uses external bots ({', '.join(dict.fromkeys(bots))}); name its policies again"
+            f" with {option} to allow importing them"
+        )
+    names = split_policy_list(policies) if isinstance(policies, str) else list(policies)
+    names = names * len(labels) if len(names) == 1 else names
+    named = [name if isinstance(name, str) else as_policy(name).label for name in names]
+    if len(named) != len(labels) or any(
+        is_external(label) and bot_name(name) != bot_name(label) for name, label in zip(named, labels)
+    ):
+        shown = policies if isinstance(policies, str) else ",".join(named)
+        raise ConfigError(f"{option.rstrip('=')} {shown} differs from the run being resumed ({','.join(labels)})")
+
+
+def load_run(kind: type[ChunkedConfig], out: str, policies: str | list | None = None) -> tuple[ChunkedConfig, dict]:
+    """The configuration and record of the `kind` run in `out`, checked against each other;
+    its external bots are imported only when `policies` names them (check_named_bots)."""
     record = load_record(kind.command, out)
+    check_named_bots(record, policies, f"cannot resume: {out}")
     return config_of(kind, record, f"cannot resume: {out}/run.json"), record
 
 
@@ -289,10 +316,13 @@ def config_of(kind: type[ChunkedConfig], record: dict, where: str) -> ChunkedCon
     return config
 
 
-def reopen_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, RunDirectory, dict]:
+def reopen_run(
+    kind: type[ChunkedConfig], out: str, policies: str | list | None = None
+) -> tuple[ChunkedConfig, RunDirectory, dict]:
     """The configuration, directory and record of the interrupted `kind` run in `out`, its lock
     taken (the caller releases it). Every part its journal lists is checked: a missing or
-    damaged one is recomputed; parts of another configuration refuse the resume."""
+    damaged one is recomputed; parts of another configuration refuse the resume. Its external
+    bots are imported only when the caller names them in `policies` (check_named_bots)."""
     directory = RunDirectory(out, ())
     directory.load()  # a run directory at all, before the lock file is created in it
     directory.acquire()
@@ -304,6 +334,7 @@ def reopen_run(kind: type[ChunkedConfig], out: str) -> tuple[ChunkedConfig, RunD
                 f"cannot resume: {out} was started by wizard-sim {recorded}, this is {versions()['wizard_sim']}"
                 " (its data would not be identical); start a new run"
             )
+        check_named_bots(record, policies, f"cannot resume: {out}")
         config = config_of(kind, record, f"cannot resume: {out}/run.json")
         directory.tables = config.tables
         check = directory.audit(record, config.tables)

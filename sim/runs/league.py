@@ -43,7 +43,7 @@ from sim.runs.deals import (
     rotation_slots,
     seat_figures,
 )
-from sim.runs.design import MAX_POLICIES, MIN_POLICIES, league_design
+from sim.runs.design import MAX_POLICIES, MIN_POLICIES, deals_to_seat_everyone, league_design
 from sim.runs.executors import (
     Executor,
     FinishedChunk,
@@ -159,6 +159,12 @@ class LeagueConfig(RecordedConfig):
             chunk_deals = LOOK_DEALS  # the test looks after every chunk
         rotations = rotations_per_deal(rules.players, True, mirrored)
         deals, chunk_deals = check_run_size(rules, log_plays, deals, chunk_deals, rotations)
+        needed = deals_to_seat_everyone(len(parsed), rules.players)
+        if deals < needed:
+            raise ConfigError(
+                f"a league of {len(parsed)} policies at {rules.players}-player tables needs at least {needed:,} deals"
+                f" for every policy to play (its design's first {needed:,} tables), got {deals:,}"
+            )
         seed = draw_seed() if seed is None else check_seed(seed)
         return cls(rules, parsed, seed, deals, chunk_deals, log_plays, sprt, True if mirrored else None)
 
@@ -371,7 +377,10 @@ def resume_league(
     batch: int | None = None,
     on_progress: ProgressCallback | None = None,
     executor: Executor | None = None,
+    policies: str | list | None = None,
 ) -> LeagueResult:
-    """Finish the interrupted league in `out`; the result equals an uninterrupted one."""
+    """Finish the interrupted league in `out`; the result equals an uninterrupted one. A run
+    with external bots (module:Object) needs `policies` naming them again, as given to the run
+    (texts or the objects): run.json alone never makes wizard-sim import code."""
     options = run_options(executor, threads, batch, on_progress)
-    return _run(*reopen_run(LeagueConfig, out), options)
+    return _run(*reopen_run(LeagueConfig, out, policies), options)

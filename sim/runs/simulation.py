@@ -181,7 +181,10 @@ def resume(
     batch: int | None = None,
     on_progress: ProgressCallback | None = None,
     executor: Executor | None = None,
+    policies: str | list | None = None,
 ) -> SimulationResult:
-    """Finish the interrupted run in `out` (on any executor); the result equals an uninterrupted run."""
+    """Finish the interrupted run in `out` (on any executor); the result equals an uninterrupted
+    run. A run with external bots (module:Object) needs `policies` naming them again, as given
+    to the run (texts or the objects): run.json alone never makes wizard-sim import code."""
     options = run_options(executor, threads, batch, on_progress)
-    return _run(*reopen_run(SimulationConfig, out), options)
+    return _run(*reopen_run(SimulationConfig, out, policies), options)

@@ -375,7 +375,10 @@ def resume_tournament(
     batch: int | None = None,
     on_progress: ProgressCallback | None = None,
     executor: Executor | None = None,
+    policies: str | list | None = None,
 ) -> TournamentResult:
-    """Finish the interrupted tournament in `out`; the result equals an uninterrupted one."""
+    """Finish the interrupted tournament in `out`; the result equals an uninterrupted one. A run
+    with external bots (module:Object) needs `policies` naming them again, as given to the run
+    (texts or the objects): run.json alone never makes wizard-sim import code."""
     options = run_options(executor, threads, batch, on_progress)
-    return _run(*reopen_run(TournamentConfig, out), options)
+    return _run(*reopen_run(TournamentConfig, out, policies), options)

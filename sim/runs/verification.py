@@ -46,7 +46,7 @@ class Verification:
     def sound(self) -> bool:
         c = self.check
         problems = (
-            self.pending or c.missing or c.damaged or c.mismatched or c.foreign or c.torn or c.clearing
+            self.pending or c.missing or c.damaged or c.mismatched or c.foreign or c.torn or c.unvouched or c.clearing
             or self.sprt_differs
         )
         return not problems and bool(self.record["finished"])
@@ -59,6 +59,11 @@ class Verification:
             f"  {c.unverified:,} parts carry no checksum (format {record['format_version']}, before checksums):"
             " sizes, rows and footers checked, not their contents"
         )
+        unvouched = (
+            f"  {c.unchecked:,} journal lines carry no checksum of their own (format {record['format_version']},"
+            " before line checksums): their figures are not vouched for"
+        )
+        notes = [line for line, shown in ((unchecked, c.unverified), (unvouched, c.unchecked)) if shown]
         if self.sound:
             if self.stopped is not None and self.stopped["decision"] is not None:
                 decision, deals = self.stopped["decision"], self.stopped["deals"]
@@ -66,7 +71,7 @@ class Verification:
             else:
                 size = f"{count:,} chunks, {record['chunks']['total']:,} {unit(record)}"
             done = f"{self.out}: {kind}: complete and sound ({size})"
-            return [done, unchecked] if c.unverified else [done]
+            return [done, *notes]
         pending = self.pending
         state = "incomplete" if pending or not record["finished"] else "complete"
         lines = [f"{self.out}: {kind}: {state}, {len(c.complete):,} of {count:,} chunks complete and sound"]
@@ -85,6 +90,11 @@ class Verification:
                 lines.append(f"  {label}: {shorten(names)}")
         if c.torn:
             lines.append(f"  unreadable journal lines: {c.torn}")
+        if c.unvouched:
+            lines.append(
+                f"  journal lines that are not what wizard-sim wrote (their checksum differs: edited; --resume"
+                f" recomputes their chunks): {c.unvouched}"
+            )
         if c.clearing:
             lines.append(
                 f"  files of a replaced run still to be removed (an interrupted --overwrite; --resume or --overwrite"
@@ -92,9 +102,7 @@ class Verification:
             )
         if self.sprt_differs:
             lines.append("  run.json's sprt record differs from the test recomputed from its journal")
-        if c.unverified:
-            lines.append(unchecked)
-        return lines
+        return [*lines, *notes]
 
 
 def unit(record: dict) -> str:

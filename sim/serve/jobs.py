@@ -8,12 +8,13 @@ of samples (about every quarter second), raises and the sampling stops there.
 from __future__ import annotations
 
 import asyncio
+import json
 import queue
 import threading
 import time
 from dataclasses import dataclass, field
 
-from sim.analysis.estimate import BidEstimate, CheckedRequest, EstimateRequest, result_json, run_estimate
+from sim.analysis.estimate import BidEstimate, CheckedRequest, EstimateRequest, StopSampling, run_estimate
 from sim.config.errors import BotError, ConfigError
 
 # A small estimate that loads (or compiles) every kernel a page's estimate uses: inference on
@@ -30,6 +31,13 @@ class Busy(Exception):
     """Every place in the queue is taken."""
 
 
+# A request's cost is bounded before it starts: its sampling stops after this many seconds
+# (mc opponents at their largest settings take about 0.25 s a sample: a million samples would
+# hold a worker for days). The answer then says so, and its intervals are those of the
+# samples done, wider than asked for.
+TIME_BUDGET_SECONDS = 30.0
+
+
 @dataclass(eq=False)  # hashed by identity: the running set holds jobs
 class Job:
     """One estimate: its request, its progress (samples done of samples), and its outcome —
@@ -43,6 +51,8 @@ class Job:
     done: int = 0
     total: int = 0
     started: float | None = None
+    budget: float | None = None  # seconds of sampling, then the samples done are the answer's
+    capped: bool = False  # the budget ended the sampling
 
     def cancel(self) -> None:
         self.cancelled.set()
@@ -51,6 +61,22 @@ class Job:
         if self.cancelled.is_set():
             raise Cancelled
         self.done, self.total = done, total
+        if self.budget is not None and self.started is not None and 2 <= done < total:
+            if time.perf_counter() - self.started > self.budget:
+                self.capped = True
+                raise StopSampling
+
+    def answer(self, result: BidEstimate) -> str:
+        """The answer's JSON text: `estimate --json`'s, and when the time budget ended the
+        sampling, what it cut ("time_budget")."""
+        payload = result.to_json()
+        if self.capped:
+            payload["time_budget"] = {
+                "seconds": self.budget, "samples_requested": self.request.samples, "samples": result.samples,
+                "note": f"sampling stopped after {self.budget:g} s, the server's limit per estimate: the intervals"
+                        f" are those of {result.samples:,} samples",
+            }  # fmt: skip
+        return json.dumps(payload, allow_nan=False)
 
     def finish(self, answer: str | None, error: BaseException | None) -> None:
         def deliver() -> None:
@@ -60,6 +86,9 @@ class Job:
                 self.future.set_result(answer)
             else:
                 self.future.set_exception(error)
+                # Read here: a request that went away never awaits its future, and asyncio
+                # would log "Future exception was never retrieved" with a traceback.
+                self.future.exception()
 
         try:
             self.loop.call_soon_threadsafe(deliver)
@@ -71,9 +100,10 @@ class EstimateQueue:
     """`workers` daemon threads take jobs from a queue of at most `capacity` waiting jobs.
     Daemon threads: stopping the server never waits for an estimate (or a compile) to end."""
 
-    def __init__(self, workers: int = 2, capacity: int = 16) -> None:
+    def __init__(self, workers: int = 2, capacity: int = 16, budget: float | None = TIME_BUDGET_SECONDS) -> None:
         self.workers = workers
         self.capacity = capacity
+        self.budget = budget
         self._jobs: queue.Queue[Job | None] = queue.Queue(maxsize=capacity)
         self._running: set[Job] = set()
         self._lock = threading.Lock()
@@ -118,7 +148,7 @@ class EstimateQueue:
             job.started = time.perf_counter()
             try:
                 result: BidEstimate = run_estimate(job.request, progress=job.progress)
-                job.finish(result_json(result), None)
+                job.finish(job.answer(result), None)
             except (Cancelled, ConfigError, BotError) as error:
                 job.finish(None, error)
             except Exception as error:  # noqa: BLE001 - one request's failure never stops the server
@@ -130,7 +160,7 @@ class EstimateQueue:
     def submit(self, request: EstimateRequest | CheckedRequest) -> Job:
         """Queue an estimate (Busy when the queue is full). Call from the event loop."""
         loop = asyncio.get_running_loop()
-        job = Job(request, loop.create_future(), loop)
+        job = Job(request, loop.create_future(), loop, budget=self.budget)
         try:
             self._jobs.put_nowait(job)
         except queue.Full:

@@ -9,8 +9,10 @@ the old run or the new one.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
+import tempfile
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
@@ -36,8 +38,9 @@ from sim.storage.errors import (
     UnsupportedURL,
     Unwritable,
     SymlinkedTable,
+    LinkInRun,
 )
-from sim.storage.journal import JOURNAL_FILE, Journal
+from sim.storage.journal import JOURNAL_FILE, Journal, JournalRead
 from sim.storage.lock import LOCK_FILE, RunLock
 from sim.storage.parts import (
     DIGEST_KEY,
@@ -53,7 +56,7 @@ from sim.storage.parts import (
     table_names,
     write_parquet,
 )
-from sim.storage.record import LEGACY_FORMAT, RUN_FILE, has_checksums, validate_record
+from sim.storage.record import LEGACY_FORMAT, RUN_FILE, has_checksums, has_line_checksums, validate_record
 
 # The summaries a command writes beside its parts (removed by --overwrite, expected by verify).
 OUTPUT_FILES = {
@@ -62,6 +65,12 @@ OUTPUT_FILES = {
 }
 SUMMARY_FILES = tuple(dict.fromkeys(name for names in OUTPUT_FILES.values() for name in names))
 CLEARING_DIR = ".wizard-sim-clearing"  # a replaced run's files on their way out (RunDirectory.begin)
+# The names wizard-sim writes at the top of a run directory (besides its table directories).
+WIZARD_NAMES = (RUN_FILE, JOURNAL_FILE, LOCK_FILE, CLEARING_DIR, *SUMMARY_FILES)
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+DIRECTORY_MODE = 0o777 & ~_UMASK  # what mkdir gives: mkdtemp's private 0700 is for the staging only
 
 # "scheme://..." or "file:/path" is a URL; "runs/a:b" and "C:/runs" (a drive) are paths.
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
@@ -114,6 +123,8 @@ class PartCheck:
     unlisted: list[str] = field(default_factory=list)  # parts of chunks the journal does not list
     foreign: list[str] = field(default_factory=list)  # files wizard-sim did not write
     torn: int = 0  # journal lines that could not be read (a kill mid-append)
+    unvouched: int = 0  # journal lines whose checksum is not theirs (edited): their chunks are recomputed
+    unchecked: int = 0  # journal lines of a format-2 or 3 run: no checksum of their own, figures not vouched for
     clearing: int = 0  # files of a replaced run not yet removed (an interrupted overwrite)
     unverified: int = 0  # sound parts of a format-2 run: sizes, rows and footers checked, no checksum to check
 
@@ -137,7 +148,7 @@ class RunDirectory:
         whose table directories are symbolic links."""
         if self.path.exists() and not self.path.is_dir():
             raise NotADirectory(self.path)
-        self.check_tables()
+        self.check_links()
         resolved = self.path.resolve()
         for ancestor in resolved.parents:
             if (ancestor / RUN_FILE).exists():
@@ -150,6 +161,15 @@ class RunDirectory:
         for table in KNOWN_TABLES:
             if (self.path / table).is_symlink():
                 raise SymlinkedTable(self.path / table)
+
+    def check_links(self) -> None:
+        """Every name wizard-sim opens, creates, appends to, renames or removes in a run directory
+        must be a regular file or directory of it: a symbolic link (or a FIFO, a device) there
+        is refused, so that nothing outside the directory is ever written, moved or read."""
+        self.check_tables()
+        for name in WIZARD_NAMES:
+            if files.is_link_or_special(self.path / name):
+                raise LinkInRun(self.path / name)
 
     def check_new(self, overwrite: bool) -> str | None:
         """Refuse a non-empty directory unless overwriting a previous wizard-sim run; the
@@ -171,7 +191,7 @@ class RunDirectory:
         if not self.run_file.is_file():
             raise NotARunDirectory(self.path, self.run_file)
         try:
-            record = files.read_json(self.run_file)
+            record = files.read_json(self.run_file, in_run=True)
         except files.BadJSON as error:
             raise UnreadableRecord(self.run_file, error.problem) from None
         except OSError as error:
@@ -233,9 +253,9 @@ class RunDirectory:
                 ) from None
             raise
         try:
-            for table in self.tables:
-                (self.path / table).mkdir(exist_ok=True)
-            self.journal.path.write_bytes(b"")
+            # No empty table directory is made: a reader of DIR/<table> finds the new run's first
+            # part or no directory (write_part makes it with its first part), never an empty one.
+            self.journal.start()
             self.finish_clearing()
         except OSError as error:
             raise RunError(f"clearing the previous run in {self.path} failed: {error.strerror or error}") from None
@@ -245,10 +265,9 @@ class RunDirectory:
         temporaries and the parts of tables this run does not have, and a torn last journal
         line (so that the next line starts on its own)."""
         try:
+            self.check_links()
             self.finish_clearing()
             self.remove_wizard_files()
-            for table in self.tables:
-                (self.path / table).mkdir(exist_ok=True)
             self.journal.drop_torn_tail()
         except OSError as error:
             raise RunError(f"preparing {self.path} failed: {error.strerror or error}") from None
@@ -269,8 +288,8 @@ class RunDirectory:
         created. A previous run (overwritten) was already replaced by begin(); a file anyone else
         put there stays. False (nothing removed) when a chunk was recorded: the run stays
         resumable, as after Ctrl-C."""
-        entries, torn = self.read_journal(record["run_id"])
-        if entries or torn:
+        journal = self.read_journal(record)
+        if journal.entries or journal.torn or journal.unvouched:
             return False
         self.remove_stray_temporaries()
         for table in self.tables:
@@ -292,6 +311,7 @@ class RunDirectory:
     def move_aside(self, run_id: str, command: str | None) -> None:
         """Move what a previous run of `command` wrote (its table directories, journal and that
         command's summaries) into CLEARING_DIR/<run_id>/, one rename each."""
+        self.check_links()  # again, under the lock: never a link moved, nor into a linked directory
         batch = self.path / CLEARING_DIR / run_id
         written = (*KNOWN_TABLES, JOURNAL_FILE, *OUTPUT_FILES.get(command or "", ()))
         names = [name for name in written if (self.path / name).exists()]
@@ -352,6 +372,7 @@ class RunDirectory:
         for name in os.listdir(self.path):
             if TEMPORARY_NAME.fullmatch(name) and name.startswith(f".{RUN_FILE}."):
                 files.remove_file(self.path / name)
+        self.remove_staged_tables()
         for table in KNOWN_TABLES:
             directory = self.path / table
             if not directory.is_dir() or directory.is_symlink():
@@ -364,8 +385,23 @@ class RunDirectory:
                 with contextlib.suppress(OSError):
                     directory.rmdir()  # only if empty: a user's files stay
 
+    def remove_staged_tables(self) -> None:
+        """The hidden staging directories of tables' first parts left by a killed run: their
+        part files and temporaries, then the directory if empty (a user's file there stays)."""
+        for table in KNOWN_TABLES:
+            for staging in self.path.glob(f".{table}.*.tmp"):
+                if not staging.is_dir() or staging.is_symlink():
+                    continue
+                for entry in os.scandir(staging):
+                    ours = PART_NAME.fullmatch(entry.name) or is_temporary_part(entry.name)
+                    if ours and entry.is_file(follow_symlinks=False):
+                        files.remove_file(Path(entry.path))
+                with contextlib.suppress(OSError):
+                    staging.rmdir()
+
     def remove_stray_temporaries(self) -> None:
         """Temporaries left by a killed run (invisible to readers, but they take space)."""
+        self.remove_staged_tables()
         for table in self.tables:
             for temporary in (self.path / table).glob(".part-*.tmp"):
                 with contextlib.suppress(OSError):
@@ -377,13 +413,38 @@ class RunDirectory:
     def write_part(
         self, table_name: str, index: int, table: pa.Table, metadata: dict[bytes, bytes]
     ) -> tuple[list[int], str]:
-        """Write one part atomically; its [size in bytes, rows] and its checksum (file_digest)."""
+        """Write one part atomically; its [size in bytes, rows] and its checksum (file_digest).
+        The first part of a table makes its directory, whole: written into a hidden staging
+        directory that is then renamed DIR/<table>, so that no reader ever finds it empty."""
         path = self.path / table_name / part_name(index)
         try:
+            if not path.parent.is_dir() or path.parent.is_symlink():
+                return self._first_part(table_name, index, table, metadata)
             digest = write_parquet(path, table, part_metadata(metadata, index, table.num_rows), PART_FORMATS[table_name])
             return [path.stat().st_size, table.num_rows], digest
         except OSError as error:
             raise RunError(f"writing {table_name}/{part_name(index)} failed: {error.strerror or error}") from None
+
+    def _first_part(self, table_name: str, index: int, table: pa.Table, metadata: dict[bytes, bytes]) -> tuple[list[int], str]:
+        if (self.path / table_name).is_symlink():
+            raise SymlinkedTable(self.path / table_name)
+        staging = Path(tempfile.mkdtemp(prefix=f".{table_name}.", suffix=".tmp", dir=self.path))
+        staged = staging / part_name(index)
+        try:
+            digest = write_parquet(staged, table, part_metadata(metadata, index, table.num_rows), PART_FORMATS[table_name])
+            size = staged.stat().st_size
+            os.chmod(staging, DIRECTORY_MODE)
+            try:
+                os.rename(staging, self.path / table_name)  # replaces no directory but an empty one
+            except OSError as error:
+                if error.errno not in (errno.ENOTEMPTY, errno.EEXIST) or (self.path / table_name).is_symlink():
+                    raise
+                os.rename(staged, self.path / table_name / part_name(index))  # another chunk made it first
+            return [size, table.num_rows], digest
+        finally:
+            with contextlib.suppress(OSError):
+                files.remove_file(staged)
+                staging.rmdir()
 
     def save(self, record: dict) -> None:
         """Write run.json: the record without its per-chunk statistics (those are in the journal)."""
@@ -397,9 +458,10 @@ class RunDirectory:
         self.journal.append(entry)
 
     # -- reading -----------------------------------------------------------------------------
-    def read_journal(self, run_id: str) -> tuple[dict[int, dict], int]:
-        """The journal entries of run `run_id` by chunk, and the number of unreadable lines."""
-        return self.journal.read(run_id)
+    def read_journal(self, record: dict, keep: tuple[str, ...] | None = None) -> JournalRead:
+        """The journal's vouched entries of the run `record` by chunk, and the counts of lines
+        that could not be read or are not vouched for."""
+        return self.journal.read(record["run_id"], keep, vouched=has_line_checksums(record))
 
     def check_part(self, record: dict, table: str, entry: dict) -> tuple[str, str]:
         """("ok" | "unverified" | "missing" | "damaged" | "mismatched", detail) of the part of
@@ -416,7 +478,12 @@ class RunDirectory:
     def audit(self, record: dict, tables: tuple[str, ...]) -> PartCheck:
         """Check every part the journal lists for run `record` (and find what else is there)."""
         check = PartCheck()
-        entries, check.torn = self.read_journal(record["run_id"])
+        if files.is_link_or_special(self.journal.path):
+            check.foreign.append(f"{JOURNAL_FILE} (a symbolic link or special file, not the run's journal: not read)")
+            entries = {}
+        else:
+            journal = self.read_journal(record)
+            entries, check.torn, check.unvouched, check.unchecked = journal
         count = record["chunks"]["count"]
         for index in sorted(entries):
             entry = entries[index]
@@ -448,6 +515,8 @@ class RunDirectory:
             temporary = entry.name.endswith(".tmp") and any(entry.name.startswith(f".{name}.") for name in expected)
             if entry.name in tables and entry.is_symlink():
                 check.foreign.append(f"{entry.name} (a symbolic link, not a table directory of the run)")
+            elif entry.name != JOURNAL_FILE and files.is_link_or_special(Path(entry.path)):
+                check.foreign.append(f"{entry.name} (a symbolic link or special file, not one wizard-sim writes)")
             elif entry.name not in expected and not temporary:
                 check.foreign.append(entry.name + ("/" if entry.is_dir() else ""))
         for table in tables:
@@ -475,7 +544,7 @@ def read_run(path: str | os.PathLike, statistics: bool = True) -> dict:
     record = directory.read_record()
     if record.get("format") == LEGACY_FORMAT:
         return record
-    entries, _ = directory.journal.read(record["run_id"], None if statistics else ())
+    entries = directory.read_journal(record, None if statistics else ()).entries
     count = record["chunks"]["count"]
     complete = {str(index): entries[index].get("stats") for index in sorted(entries) if index < count}
     record["chunks"]["complete"] = complete
@@ -494,11 +563,11 @@ def sound_parts(path: str | os.PathLike, table: str) -> list[Path]:
     record = directory.read_record()
     if table not in table_names(record["config"].get("log_plays") is True):
         return []
-    directory.check_tables()
+    directory.check_links()
     if record.get("format") == LEGACY_FORMAT:
         listed = [(int(index), None) for index in record["chunks"]["complete"]]
     else:
-        entries, _ = directory.journal.read(record["run_id"], ("parts", DIGEST_KEY))
+        entries = directory.read_journal(record, ("parts", DIGEST_KEY)).entries
         listed = [(index, entries[index]) for index in sorted(entries) if index < record["chunks"]["count"]]
     files = []
     for index, entry in sorted(listed, key=lambda item: item[0]):

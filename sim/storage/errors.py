@@ -169,3 +169,11 @@ class RunError(Exception):
     def __init__(self, message: str, resumable: bool = True) -> None:
         super().__init__(message)
         self.resumable = resumable
+
+
+class LinkInRun(PathProblem):
+    """A name wizard-sim writes in a run directory is a symbolic link (or a FIFO, a device)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, "is a symbolic link or special file: wizard-sim never follows one out of a run "
+                               "directory; remove it")

@@ -3,8 +3,10 @@ and JSON read within bounds (size and depth: a hostile file is one line, not a t
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -55,12 +57,51 @@ def parse_json(text: bytes | str, where: str, max_bytes: int = MAX_JSON_BYTES, m
     return value
 
 
-def read_json(path: Path, where: str | None = None, max_bytes: int = MAX_JSON_BYTES) -> object:
+def read_json(path: Path, where: str | None = None, max_bytes: int = MAX_JSON_BYTES, in_run: bool = False) -> object:
     """The JSON value of the file at `path` (parse_json), reading at most max_bytes + 1 bytes
-    of it; OSError passes."""
-    with open(path, "rb") as stream:
+    of it; `in_run`: a file of a run directory, never read through a symbolic link
+    (open_in_run). OSError passes."""
+    with (open_in_run(path, "rb") if in_run else open(path, "rb")) as stream:
         data = stream.read(max_bytes + 1)
     return parse_json(data, where or str(path), max_bytes)
+
+
+NOT_OURS = "a symbolic link or special file, not a file wizard-sim writes (refused)"
+_MODES = {"rb": os.O_RDONLY, "r+b": os.O_RDWR, "a": os.O_WRONLY | os.O_APPEND, "w": os.O_WRONLY | os.O_TRUNC}
+
+
+def is_link_or_special(path: Path) -> bool:
+    """Whether `path` exists as something other than a regular file or directory (a symbolic
+    link, even a dangling one; a FIFO, a socket, a device)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def open_in_run(path: Path, mode: str, create: bool = False):
+    """Open a file of a run directory (mode "rb", "r+b", "a" or "w"; `create`: make it if it is
+    missing) without ever following a symbolic link: a link, a FIFO or a device there raises
+    OSError (NOT_OURS), so a link planted in a run directory is never read, written or
+    appended to. FileNotFoundError when it is missing and not created."""
+    flags = _MODES[mode] | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if create:
+        flags |= os.O_CREAT
+    try:
+        fd = os.open(path, flags, FILE_MODE)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.ENXIO, errno.EMLINK):
+            raise OSError(errno.ELOOP, NOT_OURS, str(path)) from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.ELOOP, NOT_OURS, str(path))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, mode)
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def check_new_file(path: Path, what: str = "the file") -> None:

@@ -9,9 +9,10 @@ import contextlib
 import errno
 import fcntl
 import os
+import stat
 from pathlib import Path
 
-from sim.storage.errors import DirectoryInUse, StorageError, Unwritable
+from sim.storage.errors import DirectoryInUse, LinkInRun, StorageError, Unwritable
 from sim.storage.files import FILE_MODE
 
 LOCK_FILE = ".wizard-sim.lock"
@@ -27,17 +28,26 @@ class RunLock:
         self.created = False  # this process created the lock file
 
     def acquire(self) -> None:
+        # Never through a symbolic link (O_NOFOLLOW; O_EXCL does not follow one either), nor a
+        # FIFO or device (O_NONBLOCK, then a regular file checked): the pid is written into the
+        # lock file of this directory, never into a file a link points to.
+        flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, FILE_MODE)
+            fd = os.open(self.path, flags | os.O_CREAT | os.O_EXCL, FILE_MODE)
             created = True
         except FileExistsError:
             created = False
             try:
-                fd = os.open(self.path, os.O_RDWR, FILE_MODE)
+                fd = os.open(self.path, flags, FILE_MODE)
             except OSError as error:
+                if error.errno in (errno.ELOOP, errno.ENXIO, errno.EMLINK):
+                    raise LinkInRun(self.path) from None
                 raise Unwritable(self.path.parent, error.strerror or str(error)) from None
         except OSError as error:
             raise Unwritable(self.path.parent, error.strerror or str(error)) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise LinkInRun(self.path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as error:

@@ -23,9 +23,12 @@ RUN_FORMAT = "wizard-sim run"
 # 3: every journal line holds the checksum of each of its parts (docs/data.md).
 # A run of format 2 (sizes and row counts only) is still read, verified without content
 # checksums, and resumed as format 2.
-FORMAT_VERSION = 3
-READ_FORMATS = (2, 3)
+# 4: every journal line ends with the checksum of the rest of it (its figures are vouched for).
+# A run of format 3 is read, verified (its figures said to be unvouched) and resumed as format 3.
+FORMAT_VERSION = 4
+READ_FORMATS = (2, 3, 4)
 CHECKSUM_FORMAT = 3  # the first format whose journal lines must hold checksums
+LINE_CHECKSUM_FORMAT = 4  # the first format whose journal lines must each carry their own checksum
 LEGACY_FORMAT = 1  # run.json before the format marker: recognised for overwriting only
 # The commands that write runs, and the fields of their configuration that give a run's size:
 # (units of the run, units per chunk), recorded again as chunks.total and chunks.games.
@@ -77,6 +80,11 @@ def is_count(value: object, low: int = 0) -> bool:
 def has_checksums(record: dict) -> bool:
     """Whether every journal line of the run must hold its parts' checksums."""
     return record["format_version"] >= CHECKSUM_FORMAT
+
+
+def has_line_checksums(record: dict) -> bool:
+    """Whether every journal line of the run must carry its own checksum."""
+    return record["format_version"] >= LINE_CHECKSUM_FORMAT
 
 
 def validate_record(record: object, where: str) -> dict:

@@ -131,13 +131,37 @@ function render() {
   renderSeat();
 }
 
+// A field the page cannot send: its message, the field's name (as the server's answers name
+// them) and the input to mark.
+class InputError extends Error {
+  constructor(message, field, node) { super(message); this.field = field; this.node = node; }
+}
+
+const ORDINALS = ["1st", "2nd", "3rd"];
+const ordinal = (p) => ORDINALS[p] || `${p + 1}th`;
+
+// A whole number typed in `input`; never Number(""), which is 0: an empty field, "e" or "1.5"
+// (an <input type="number"> reads "" for what it cannot parse) is an error, and nothing is sent.
+function wholeNumber(input, what, field, negative = false) {
+  const text = input.value.trim();
+  const pattern = negative ? /^-?[0-9]{1,9}$/ : /^[0-9]{1,9}$/;
+  if ((input.validity && input.validity.badInput) || !pattern.test(text)) {
+    throw new InputError(`${what}: give a whole number${negative ? "" : " (0 or more)"}`, field, input);
+  }
+  return Number(text);
+}
+
 function body() {
   const model = $("#model").value;
+  const bids = [...document.querySelectorAll("#bids input")].map(
+    (input, p) => wholeNumber(input, `the ${ordinal(p)} bid`, "bids"));
+  const totals = [...document.querySelectorAll("#totals input")].map(
+    (input, p) => wholeNumber(input, `the score of the ${ordinal(p)} player`, "totals", true));
   const request = {
     hand: [...state.hand].sort((a, b) => a - b).map(cardText).join(" "),
     players: players(), position: state.position,
-    bids: state.bids.map(Number), bidding: $("#bidding").value, even_bids: $("#even-bids").value,
-    totals: state.totals.map(Number), samples: Number($("#samples").value), seed: 0,
+    bids, bidding: $("#bidding").value, even_bids: $("#even-bids").value,
+    totals, samples: Number($("#samples").value), seed: 0,
   };
   if (state.turned === "none") request.no_trump = false;
   else if (typeof state.turned === "number") {
@@ -183,6 +207,16 @@ async function run() {
     return;
   }
   $("#prompt").hidden = true;
+  let request;
+  try {
+    request = body();
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    markError(error.message, error.field);
+    error.node.classList.add("bad");
+    $("#outcome").hidden = true;
+    return;
+  }
   const controller = new AbortController();
   state.controller = controller;
   const progress = $("#progress");
@@ -192,7 +226,7 @@ async function run() {
   try {
     const response = await fetch("/api/estimate/stream", {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body()), signal: controller.signal,
+      body: JSON.stringify(request), signal: controller.signal,
     });
     if (!response.ok) {
       const answer = await response.json();
