@@ -108,3 +108,15 @@ def resample(storage, player, generator):
             legal = legal_bids(table, seats, bid_position(seat, table.dealer, table.n_players))
             seats[seat].bid = nth_set_bit(legal, below(generator, popcount(legal)))
 
+
+
+@njit(cache=True)
+def set_deal(storage, hands, turned_card):
+    """A round begun and not dealt, dealt at once: hands[seat] for every seat (the search
+    bots give the other seats only the cards they have played, and resample the rest after
+    replaying the round) and the turned-up card (NO_CARD: none)."""
+    workspace = storage[0].workspace
+    for seat in range(workspace.table.n_players):
+        workspace.seats[seat].hand = hands[seat]
+        workspace.seats[seat].dealt = hands[seat]
+    turn_up(workspace.table, turned_card)

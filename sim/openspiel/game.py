@@ -22,7 +22,7 @@ from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
 from sim.config.cards import format_card, format_hand
 from sim.config.errors import ConfigError
 from sim.config.rules import Rules, parse_rounds
-from sim.env.layout import action_name, decode_observation
+from sim.env.layout import action_name
 from sim.env.state_api import new_game_states
 
 SHORT_NAME = "python_wizard"
@@ -281,9 +281,25 @@ class WizardObserver:
 
 
 def observation_text(vector: np.ndarray) -> str:
-    """One line of an observation vector, field by field (sim.env.decode_observation)."""
-    decoded = decode_observation(vector)
-    return "; ".join(f"{key} {value}" for key, value in decoded.items())
+    """One line of an observation vector, field by field (docs/env.md's layout): the entries
+    that are not zero, a card as its name and id (the four Wizards and four Jesters share a
+    name), a count as index:value; two observations have the same text only if equal."""
+    parts = []
+    for name, size, _, high, _ in OBSERVATION_FIELDS:
+        values = vector[OBSERVATION_OFFSETS[name] : OBSERVATION_OFFSETS[name] + size]
+        hot = np.flatnonzero(values)
+        if name in CARD_FIELDS:
+            items = [f"{format_card(int(i) % N_CARDS)}#{int(i)}" for i in hot]
+        elif high == 1:
+            items = [str(int(i)) for i in hot]
+        else:
+            items = [f"{int(i)}:{int(values[i])}" for i in hot]
+        parts.append(f"{name}={','.join(items)}")
+    return " ".join(parts)
+
+
+# Fields indexed by card id (per seat: seat * 60 + card).
+CARD_FIELDS = frozenset({"hand", "turned_up", "current_trick", "played_by", "card_trick"})
 
 
 pyspiel.register_game(_GAME_TYPE, WizardGame)
