@@ -150,6 +150,15 @@ def test_openspiel_policy_spec():
         parse_policy("openspiel:nosuch")
 
 
+def test_without_the_extra_an_openspiel_policy_is_one_line(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyspiel" else real(name, *a))
+    with pytest.raises(ConfigError, match=r"^openspiel: policies need OpenSpiel: pip install 'wizard-sim\[openspiel\]'$"):
+        parse_policy("openspiel:ismcts")
+
+
 @pytest.mark.slow
 def test_ismcts_plays_reproducibly():
     rules = Rules(4, (1, 2))
