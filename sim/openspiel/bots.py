@@ -21,14 +21,12 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from kernels import chance_state, vector_env
+from kernels import chance_state
+from kernels.cards import N_CARDS, NO_CARD
 from kernels.observation import ACTION_BID0, ACTION_SUIT0, N_BIDS
-from kernels.records import MAX_PLAYERS, MIN_PLAYERS
+from kernels.records import MAX_PLAYERS, MIN_PLAYERS, PHASE_BID, PHASE_TRUMP
 from sim.env.layout import BIDDING_NAMES, EVEN_BIDS_NAMES, field
 from sim.openspiel.game import WizardState
-
-_N_CARDS = 60
-
 
 def _one_hot(vector: np.ndarray, name: str) -> int:
     return int(np.flatnonzero(field(vector, name))[0])
@@ -63,9 +61,9 @@ def round_from_observation(observation: np.ndarray, generator: np.ndarray) -> Wi
         },
     )
     state = game.new_initial_state()
-    storage = state._storage
+    storage = state.storage
     table = storage["workspace"]["table"]
-    played_by = field(observation, "played_by").reshape(MAX_PLAYERS, _N_CARDS)
+    played_by = field(observation, "played_by").reshape(MAX_PLAYERS, N_CARDS)
     bids = field(observation, "bids").reshape(MAX_PLAYERS, N_BIDS)
     totals = field(observation, "totals")
     hands = np.zeros(MAX_PLAYERS, dtype=np.int64)
@@ -78,7 +76,7 @@ def round_from_observation(observation: np.ndarray, generator: np.ndarray) -> Wi
             shown_bids[seat] = int(np.flatnonzero(bids[relative])[0])
     hands[me] |= _mask(field(observation, "hand"))
     turned = np.flatnonzero(field(observation, "turned_up"))
-    chance_state.set_deal(storage, hands, int(turned[0]) if turned.size else -1)
+    chance_state.set_deal(storage, hands, int(turned[0]) if turned.size else NO_CARD)
     own_bid = np.flatnonzero(field(observation, "own_bid"))
     trump = np.flatnonzero(field(observation, "trump"))
     card_trick = field(observation, "card_trick")
@@ -87,11 +85,11 @@ def round_from_observation(observation: np.ndarray, generator: np.ndarray) -> Wi
     while True:
         player = state.current_player()
         phase = int(table["phase"][0])
-        if phase == 0:  # the dealer named trump after a Wizard (known once named)
+        if phase == PHASE_TRUMP:  # the dealer named trump after a Wizard (known once named)
             if trump.size == 0:
                 break
             state.apply_action(ACTION_SUIT0 + int(trump[0]))
-        elif phase == 1:
+        elif phase == PHASE_BID:
             if player == me:
                 if own_bid.size == 0:
                     break

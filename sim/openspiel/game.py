@@ -17,7 +17,7 @@ from kernels import chance_state, vector_env
 from kernels.cards import N_CARDS
 from kernels.game_state import APPLIED
 from kernels.observation import N_ACTIONS, OBSERVATION_FIELDS, OBSERVATION_OFFSETS, OBSERVATION_SIZE
-from kernels.records import FIRST_DEALER_DRAW, MAX_PLAYERS, MIN_PLAYERS, NO_SEAT, PHASE_DEAL, PHASE_DONE
+from kernels.records import FIRST_DEALER_DRAW, MAX_PLAYERS, MIN_PLAYERS, PHASE_DEAL, PHASE_DONE
 from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
 from sim.config.cards import format_card, format_hand
 from sim.config.errors import ConfigError
@@ -146,6 +146,11 @@ class WizardState(pyspiel.State):
     @property
     def record(self) -> np.record:
         return self._storage[0]
+
+    @property
+    def storage(self) -> np.ndarray:
+        """The one-record GAME_STATE_DTYPE array that kernels.chance_state's functions take."""
+        return self._storage
 
     # --- OpenSpiel's state API ------------------------------------------------------------
 
