@@ -142,6 +142,30 @@ def test_replay_of_run_games_gives_the_same_bids_tricks_and_scores(rules):
         assert state.returns() == [float(t) for t in batch.games[g]["total"]]
 
 
+@pytest.mark.parametrize("bidding", ["open", "delayed"])
+def test_the_bot_rebuilds_the_round_its_observation_describes(bidding):
+    """openspiel:ismcts's root state (sim.openspiel.bots.round_from_observation) shows the
+    deciding seat exactly the observation it was given, with the same legal actions."""
+    from sim.openspiel.bots import round_from_observation
+
+    game = pyspiel.load_game("python_wizard", {"players": 4, "round_list": "1;3;5", "bidding": bidding})
+    rng = np.random.default_rng(5)
+    generator = np.array([99], dtype=np.uint64)
+    count = [0]
+
+    def visit(state):
+        player = state.current_player()
+        observation = np.array(state.observation_tensor(player), dtype=np.float32)
+        rebuilt = round_from_observation(observation, generator)
+        assert rebuilt.current_player() == player
+        assert np.array_equal(np.array(rebuilt.observation_tensor(player), dtype=np.float32), observation)
+        assert rebuilt.legal_actions() == state.legal_actions()
+        count[0] += 1
+
+    _random_play(game, rng, visit)
+    assert count[0] > 30
+
+
 def test_openspiel_policy_spec():
     policy = parse_policy("openspiel:ismcts:simulations=20,uct_c=5")
     assert policy.label == "openspiel:ismcts:simulations=20,uct_c=5"
