@@ -229,6 +229,9 @@ class WizardState(pyspiel.State):
     def __str__(self) -> str:
         table = self._storage["workspace"]["table"][0]
         seats = self._storage["workspace"]["seats"][0]
+        if self.is_terminal():
+            totals = " ".join(str(int(t)) for t in table["totals"][: self.rules.players])
+            return f"game over after {len(self.rules.round_sizes)} rounds; totals {totals}"
         lines = [f"round {int(self._storage['round_index'][0]) + 1} of {len(self.rules.round_sizes)}: "
                  f"{int(table['round_size'])} cards, dealer {int(table['dealer'])}"]
         for seat in range(self.rules.players):
