@@ -94,26 +94,40 @@ REFUSED_ILLEGAL = 2
 
 
 @njit(cache=True)
-def start_round(state):
-    """Begin, deal and seed the round round_sizes[round_index] with its full-game dealer."""
+def begin_state_round(state):
+    """Begin the round round_sizes[round_index] with its full-game dealer (not dealt yet)."""
     workspace = state.workspace
     table = workspace.table
     round_size = state.round_sizes[at(state.round_index)]
     begin_round(table, workspace.seats, round_size, dealer_of_round(state.first_dealer, round_size, table.n_players))
     for card in range(N_CARDS):
         state.card_trick[card] = 0
-    deal_and_seed((state.seed, state.game), workspace)
+
+
+@njit(cache=True)
+def start_round(state):
+    """Begin, deal and seed the round round_sizes[round_index] with its full-game dealer."""
+    begin_state_round(state)
+    deal_and_seed((state.seed, state.game), state.workspace)
+
+
+@njit(cache=True)
+def begin_first_round(state, first_dealer):
+    """The game's first round begun (not dealt) with `first_dealer` dealing the first round
+    of a full game; the score pad is the caller's (begin_game clears it)."""
+    state.round_index = 0
+    state.over = 0
+    state.rounds_ended = 0
+    state.first_dealer = first_dealer
+    begin_state_round(state)
 
 
 @njit(cache=True)
 def start_game(state, game):
     """Start game `game` of the state's seed: the first-dealer draw, then the first round."""
     state.game = game
-    state.round_index = 0
-    state.over = 0
-    state.rounds_ended = 0
-    state.first_dealer = begin_game((state.seed, game), state.rules, state.workspace)
-    start_round(state)
+    begin_first_round(state, begin_game((state.seed, game), state.rules, state.workspace))
+    deal_and_seed((state.seed, game), state.workspace)
 
 
 @njit(cache=True)
@@ -153,16 +167,25 @@ def apply_answer(state, decision, answer):
 
 
 @njit(cache=True)
-def next_round(state):
-    """After a finished round: start the next one, or the game is over."""
+def close_round(state):
+    """After a finished round: count it and begin the next one, not dealt yet (True), or the
+    game is over (False)."""
     state.rounds_ended += 1
     state.round_index += 1
     if state.round_index < state.n_rounds:
-        start_round(state)
-    else:
-        state.over = 1
-        table = state.workspace.table
-        game_winners(table.totals, table.n_players, state.winners)
+        begin_state_round(state)
+        return True
+    state.over = 1
+    table = state.workspace.table
+    game_winners(table.totals, table.n_players, state.winners)
+    return False
+
+
+@njit(cache=True)
+def next_round(state):
+    """After a finished round: deal and seed the next one, or the game is over."""
+    if close_round(state):
+        deal_and_seed((state.seed, state.game), state.workspace)
 
 
 @njit(cache=True)

@@ -12,7 +12,9 @@ calibration.png (estimate's P(take the trick) against round-1 self-play, with an
 inference from the earlier bids; benchmarks/bench_estimate.py --calibration), inference.json
 (mc with inference against mc without, a duplicate tournament), pimc.json (the pimc player
 against mc at its defaults, against the heuristic, with and without inference, and bid
-accuracy by round size). The datasets behind them go to --runs (default
+accuracy by round size), openspiel.json (OpenSpiel's ISMCTS, openspiel:ismcts, at two
+budgets against three heuristic seats and at a pimc table; needs the [openspiel] extra, else
+the step is skipped). The datasets behind them go to --runs (default
 results/runs/, not in git). Every figure records its seed and the package
 version.
 """
@@ -36,6 +38,7 @@ import sim
 from sim.analysis.report import accuracy_tables
 from sim.config.rules import Rules
 from sim.runs.comparison import compare_tournaments
+from sim.runs.league import LeagueConfig, league
 from sim.runs.simulation import SimulationConfig, simulate
 from sim.runs.tournament import TournamentConfig, resume_tournament, summarize_tournament, tournament
 from sim.runs.verification import verify_run
@@ -77,6 +80,20 @@ PIMC_COMPARISONS = (
 )
 COMPARISON_FIELDS = ("policy_a", "policy_b", "deals", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
                      "significant", "verdict")  # fmt: skip
+# Issue #38's tournaments of OpenSpiel's ISMCTS (docs/openspiel.md): rounds 1-3 (a Python
+# search at every decision: about 5 ms of one core a simulation), 4 players, duplicate.
+OPENSPIEL_ROUNDS = (1, 2, 3)
+OPENSPIEL_TABLES = {
+    "ismcts10_vs_heuristic": "openspiel:ismcts:simulations=10,heuristic,heuristic,heuristic",
+    "ismcts40_vs_heuristic": "openspiel:ismcts:simulations=40,heuristic,heuristic,heuristic",
+    "ismcts160_vs_heuristic": "openspiel:ismcts:simulations=160,heuristic,heuristic,heuristic",
+    # pimc's default decision costs about 0.25 ms of one core at these rounds, ISMCTS's
+    # cheapest (one simulation) about 5 ms: equal CPU is out of reach, so pimc at its default
+    # meets ISMCTS at 40 simulations (about 800 times pimc's CPU per decision)
+    "pimc_vs_ismcts40": "pimc,openspiel:ismcts:simulations=40,heuristic,heuristic",
+}
+# A league of five (ISMCTS at its cheapest budget here: it sits at four of the five tables).
+OPENSPIEL_LEAGUE = "random,heuristic,mc,pimc,openspiel:ismcts:simulations=10"
 EXAMPLE_HAND = {"hand": "W AS KH 7H J", "trump": "3H", "players": 4, "position": 2, "bids": (1, 0)}
 
 
@@ -89,14 +106,16 @@ class Sizes:
     calibration_samples: int
     inference_deals: int
     pimc_deals: int
+    openspiel_deals: int
 
 
 FULL = Sizes(accuracy_games=200_000, tournament_deals=50_000, estimate_samples=200_000,
-             calibration_games=4_000_000, calibration_samples=200_000, inference_deals=20_000, pimc_deals=2_000)
+             calibration_games=4_000_000, calibration_samples=200_000, inference_deals=20_000, pimc_deals=2_000,
+             openspiel_deals=12)
 QUICK = Sizes(accuracy_games=400, tournament_deals=30, estimate_samples=2_000,
-              calibration_games=20_000, calibration_samples=2_000, inference_deals=10, pimc_deals=4)
-SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1, "calibration": 11, "inference": 2026, "pimc": 2600}
-STEPS = ("accuracy", "tournament", "estimate", "calibration", "inference", "pimc")
+              calibration_games=20_000, calibration_samples=2_000, inference_deals=10, pimc_deals=4, openspiel_deals=2)
+SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1, "calibration": 11, "inference": 2026, "pimc": 2600, "openspiel": 38}
+STEPS = ("accuracy", "tournament", "estimate", "calibration", "inference", "pimc", "openspiel")
 
 
 def provenance(seed: int, **extra) -> dict:
@@ -245,6 +264,75 @@ def pimc_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
               "comparisons": comparisons, "accuracy_by_round": accuracy_rows}  # fmt: skip
     (out / "pimc.json").write_text(json.dumps(result, indent=2) + "\n")
     return result
+
+
+# -- OpenSpiel's ISMCTS at our table ---------------------------------------------------------------
+def openspiel_figures(sizes: Sizes, out: Path, runs: Path) -> dict | None:
+    """The duplicate tournaments of OPENSPIEL_TABLES, each with its seconds (None without the
+    [openspiel] extra: the step is skipped)."""
+    if importlib.util.find_spec("pyspiel") is None:
+        print("openspiel: skipped (pip install 'wizard-sim[openspiel]')")
+        return None
+    seed = SEEDS["openspiel"]
+    tables = {}
+    for name, policies_text in OPENSPIEL_TABLES.items():
+        config = TournamentConfig.build(Rules(players=4, rounds=OPENSPIEL_ROUNDS), policies_text, seed=seed,
+                                        deals=sizes.openspiel_deals)
+        (policies, pairs), seconds = timed_tournament(config, runs / name)
+        tables[name] = {"policies_text": policies_text, "deals": sizes.openspiel_deals, "rotations": config.rotations,
+                        "policies": policies, "pairs": pairs, "seconds": seconds}  # fmt: skip
+    config = LeagueConfig.build(Rules(players=4, rounds=OPENSPIEL_ROUNDS), OPENSPIEL_LEAGUE, seed=seed,
+                                deals=sizes.openspiel_deals)
+    path = runs / "openspiel_league"
+    record, summary = path / "run.json", path / "summary.json"  # a finished league's summary is read back
+    if (record.exists() and summary.exists() and json.loads(record.read_text()).get("config") == config.to_dict()
+            and verify_run(str(path)).sound):
+        summary_data = json.loads(summary.read_text())
+        ratings, pairs = summary_data["ratings"], summary_data["pairs"]
+    else:
+        ratings, pairs = league(config, str(path), overwrite=True).summary
+    league_result = {"policies_text": OPENSPIEL_LEAGUE, "deals": sizes.openspiel_deals, "ratings": ratings,
+                     "pairs": pairs, "seconds": run_seconds(path)}  # fmt: skip
+    result = {**provenance(seed, deals=sizes.openspiel_deals, players=4, rounds=list(OPENSPIEL_ROUNDS), duplicate=True),
+              "tables": tables, "league": league_result}  # fmt: skip
+    (out / "openspiel.json").write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def openspiel_section(result: dict | None) -> str:
+    if not result:
+        return ""
+    parts = [f"""## OpenSpiel's ISMCTS at our table (docs/openspiel.md)
+
+4 players, rounds {'-'.join(map(str, (result['rounds'][0], result['rounds'][-1])))}, duplicate tournaments of {result['deals']} deals (seed {result['seed']});
+`openspiel:ismcts` is OpenSpiel's Python ISMCTSBot with random rollouts and our resampler.
+"""]
+    for name, table in result["tables"].items():
+        verdicts = "\n".join(f"- {pair['verdict']}" for pair in table["pairs"])
+        seconds = "" if table["seconds"] is None else f", {table['seconds']} s wall on a shared 2-core machine"
+        parts.append(f"""### `{table['policies_text']}`
+
+{table['deals']} deals x {table['rotations']} seatings{seconds}.
+
+{markdown_table(policy_table(table['policies']))}
+
+{verdicts}
+""")
+    league_result = result.get("league")
+    if league_result:
+        columns = ["policy", "rating", "ci_low", "ci_high", "games", "mean_score", "win_rate"]
+        ratings = pd.DataFrame(league_result["ratings"])
+        ratings = ratings[[column for column in columns if column in ratings.columns]].round(
+            {"rating": 1, "ci_low": 1, "ci_high": 1, "mean_score": 1, "win_rate": 3})
+        seconds = "" if league_result["seconds"] is None else f", {league_result['seconds']} s wall"
+        parts.append(f"""### League: `{league_result['policies_text']}`
+
+{league_result['deals']} deals (as `wizard-sim league --games {league_result['deals']}`){seconds}; ratings are points per game relative to
+the pool's mean (docs/league.md).
+
+{markdown_table(ratings)}
+""")
+    return "\n".join(parts)
 
 
 # -- an example per-hand estimate ----------------------------------------------------------------
@@ -481,6 +569,8 @@ deals them uniformly. Issue #14 asks for mc with inference to win with its inter
 {inference_verdicts}
 
 {pimc_section(pimc_result)}
+
+{openspiel_section(results.get("openspiel"))}
 """
     (out / "README.md").write_text(text)
 
@@ -503,7 +593,8 @@ def main() -> None:
              ("estimate", lambda: estimate_figures(sizes, out)),
              ("calibration", lambda: calibration_figures(sizes, out)),
              ("inference", lambda: inference_figures(sizes, out, runs)),
-             ("pimc", lambda: pimc_figures(sizes, out, runs)))  # fmt: skip
+             ("pimc", lambda: pimc_figures(sizes, out, runs)),
+             ("openspiel", lambda: openspiel_figures(sizes, out, runs)))  # fmt: skip
     only = arguments.only or STEPS
     results = {}
     for name, step in steps:
@@ -513,9 +604,9 @@ def main() -> None:
         results[name] = step()
         print(f"{name}: {time.perf_counter() - start:.1f} s")
     files = {"accuracy": "accuracy.json", "tournament": "tournament.json", "estimate": "estimate.json",
-             "calibration": "calibration.json", "inference": "inference.json", "pimc": "pimc.json"}
+             "calibration": "calibration.json", "inference": "inference.json", "pimc": "pimc.json", "openspiel": "openspiel.json"}
     for name in STEPS:
-        if name not in results:
+        if results.get(name) is None and (out / files[name]).exists():
             results[name] = json.loads((out / files[name]).read_text())
     notes = ""
     if arguments.only:

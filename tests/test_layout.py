@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # `sim` itself (sim/__init__.py) is the public API: it gathers from every layer, and no module
 # of the package imports it.
 LAYERS = (
-    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.config", "kernels",
+    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.config", "kernels",
 )  # fmt: skip
 
 
@@ -125,6 +125,7 @@ KERNEL_LAYERS = (
     ("kernels.game_state", "kernels.estimate", "kernels.estimate.situation"),  # a game a decision at a time; a situation
     # drivers: estimate's rollouts, the Python-seat pool, the vector environment
     ("kernels.estimate.rollouts", "kernels.estimate.stepped", "kernels.estimate.proposals", "kernels.python_seats",
+     "kernels.chance_state",
      "kernels.vector_env"),
 )  # fmt: skip
 KERNEL_LAYER = {name: index for index, names in enumerate(KERNEL_LAYERS) for name in names}

@@ -5,9 +5,10 @@ table (kernels/dispatch.py) describe it.
 """
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -138,12 +139,29 @@ def as_policy(item: object) -> Policy:
     return policy_of_object(item)
 
 
+# `openspiel:NAME[:key=value,...]`: OpenSpiel's search bots (docs/openspiel.md), Python policies
+# imported by name from sim.openspiel.bots when the optional extra is installed.
+OPENSPIEL_BOTS = {"ismcts": "ISMCTS"}
+
+
+def _openspiel_kind(bot: str) -> PolicyKind:
+    if bot not in OPENSPIEL_BOTS:
+        raise ConfigError(f"unknown OpenSpiel policy openspiel:{bot}; known: {', '.join(OPENSPIEL_BOTS)}")
+    if importlib.util.find_spec("pyspiel") is None:
+        raise ConfigError("openspiel: policies need OpenSpiel: pip install 'wizard-sim[openspiel]'")
+    kind = _external_kind(f"sim.openspiel.bots:{OPENSPIEL_BOTS[bot]}")
+    return replace(kind, name=f"openspiel:{bot}", summary=f"OpenSpiel's {bot} (docs/openspiel.md)")
+
+
 def parse_policy(text: str) -> Policy:
-    """`heuristic`, `heuristic:aggression=1.1,crowding=0.2`, or an external bot
-    `mymodule:MyBot` / `mymodule:MyBot:key=value`."""
+    """`heuristic`, `heuristic:aggression=1.1,crowding=0.2`, `openspiel:ismcts:simulations=50`,
+    or an external bot `mymodule:MyBot` / `mymodule:MyBot:key=value`."""
     name, _, arguments = text.strip().partition(":")
     kind = REGISTRY.get(name)
     object_name, _, bot_arguments = arguments.partition(":")
+    if kind is None and name == "openspiel":
+        kind = _openspiel_kind(object_name)
+        arguments = bot_arguments
     if kind is None and object_name and "=" not in object_name and "," not in object_name:
         kind = _external_kind(f"{name}:{object_name}")
         arguments = bot_arguments

@@ -1,0 +1,192 @@
+"""python_wizard (sim/openspiel): OpenSpiel's own checks, resampling, equality with run_games,
+and the openspiel:ismcts policy."""
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+import sim.openspiel  # noqa: E402,F401  (registers python_wizard)
+from kernels.observation import ACTION_BID0, ACTION_SUIT0  # noqa: E402
+from kernels.records import PHASE_BID, PHASE_TRUMP  # noqa: E402
+from sim.config.errors import ConfigError  # noqa: E402
+from sim.config.policies import parse_policy  # noqa: E402
+from sim.config.rules import Rules  # noqa: E402
+from sim.runs.games import run_games  # noqa: E402
+
+
+def test_load_game_and_parameters():
+    game = pyspiel.load_game("python_wizard(players=4)")
+    assert game.num_players() == 4 and game.num_distinct_actions() == 85
+    assert game.rules.round_sizes == tuple(range(1, 16))
+    one = pyspiel.load_game("python_wizard(players=4,rounds=1)")
+    assert one.rules.round_sizes == (1,)
+    listed = pyspiel.load_game("python_wizard", {"players": 3, "round_list": "1-3,7"})
+    assert listed.rules.round_sizes == (1, 2, 3, 7)
+    assert str(listed) == "python_wizard(bidding=open,even_bids=allowed,first_dealer=-1,players=3,round_list=1;2;3;7,rounds=0)"
+    assert pyspiel.load_game(str(listed)).rules == listed.rules  # the game string reads back
+    fixed = pyspiel.load_game("python_wizard(players=5,rounds=2,first_dealer=3)")
+    assert fixed.new_initial_state().is_chance_node()  # the deal; no first-dealer draw
+    assert fixed.rules.first_dealer == 3
+    with pytest.raises(Exception, match="round size 16"):
+        pyspiel.load_game("python_wizard(players=4,rounds=16)")
+
+
+@pytest.mark.parametrize(
+    "parameters",
+    [
+        {"players": 3, "rounds": 3},
+        {"players": 4, "round_list": "1-2", "bidding": "hidden"},
+        {"players": 6, "rounds": 2, "bidding": "delayed"},
+        {"players": 4, "rounds": 3, "even_bids": "forbidden", "first_dealer": 1},
+        {"players": 5, "round_list": "1;3", "even_bids": "leader"},
+    ],
+)
+def test_openspiel_random_sim_test(parameters):
+    """OpenSpiel's own consistency checks, with serialization (Python games pickle their state)."""
+    game = pyspiel.load_game("python_wizard", parameters)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def _random_play(game, rng, visit):
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            continue
+        visit(state)
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    return state
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
+def test_resampling_keeps_the_information_state(bidding):
+    game = pyspiel.load_game("python_wizard", {"players": 4, "round_list": "2;3", "bidding": bidding})
+    rng = np.random.default_rng(7)
+    generator = np.array([12345], dtype=np.uint64)
+    checked = []
+
+    def visit(state):
+        for player in range(4):
+            before = state.information_state_string(player)
+            tensor = state.information_state_tensor(player)
+            hands = [int(h) for h in state.record["workspace"]["seats"]["hand"][:4]]
+            changed = False
+            for _ in range(3):
+                sample = state.resample(player, generator)
+                assert sample.information_state_string(player) == before
+                assert sample.information_state_tensor(player) == tensor
+                assert sample.legal_actions() == state.legal_actions() or sample.current_player() != player
+                new_hands = [int(h) for h in sample.record["workspace"]["seats"]["hand"][:4]]
+                assert new_hands[player] == hands[player]
+                assert sum(bin(h).count("1") for h in new_hands) == sum(bin(h).count("1") for h in hands)
+                changed |= new_hands != hands
+            checked.append(changed)
+
+    for _ in range(3):
+        _random_play(game, rng, visit)
+    assert len(checked) > 50 and any(checked)
+
+
+def replay(game, batch, g):
+    """Play game g of a run_games batch through python_wizard: its first dealer, deals and
+    turned-up cards as chance outcomes, its trump choices, bids and cards as actions."""
+    rules = game.rules
+    n = rules.players
+    state = game.new_initial_state()
+    first_size = rules.round_sizes[0]
+    state.apply_action(int((batch.rounds[g, 0]["dealer"] - first_size + 1) % n))
+    plays = iter(batch.plays[g])
+    for k, size in enumerate(rules.round_sizes):
+        for seat in range(n):
+            hand = int(batch.seats[g, k, seat]["hand"])
+            for card in range(60):
+                if (hand >> card) & 1:
+                    state.apply_action(card)
+        turned = int(batch.rounds[g, k]["trump_card"])
+        if n * size < 60:
+            state.apply_action(turned)
+        for _ in range(n + n * size + 1):
+            if state.is_chance_node() or state.is_terminal():
+                break
+            phase = int(state.record["workspace"]["table"]["phase"])
+            if phase == PHASE_TRUMP:
+                state.apply_action(ACTION_SUIT0 + int(batch.rounds[g, k]["trump"]))
+            elif phase == PHASE_BID:
+                state.apply_action(ACTION_BID0 + int(batch.seats[g, k, state.current_player()]["bid"]))
+            else:
+                play = next(plays)
+                assert int(play["seat"]) == state.current_player()
+                state.apply_action(int(play["card"]))
+        summary = state.record["last_round"]
+        assert [int(b) for b in summary["seats"]["bid"][:n]] == [int(b) for b in batch.seats[g, k]["bid"]]
+        assert [int(t) for t in summary["seats"]["tricks"][:n]] == [int(t) for t in batch.seats[g, k]["tricks"]]
+        assert [int(s) for s in summary["seats"]["score"][:n]] == [int(s) for s in batch.seats[g, k]["score"]]
+    assert state.is_terminal()
+    return state
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(4, (1, 2, 3, 4)), Rules(3, (5, 20), bidding="hidden"), Rules(6, (1, 10), even_bids="forbidden")],
+)
+def test_replay_of_run_games_gives_the_same_bids_tricks_and_scores(rules):
+    batch = run_games(rules, "heuristic,random," + ",".join(["heuristic"] * (rules.players - 2)),
+                      seed=11, games=100, log_plays=True, threads=1)
+    game = pyspiel.load_game("python_wizard", {
+        "players": rules.players, "round_list": ";".join(map(str, rules.round_sizes)),
+        "bidding": rules.bidding, "even_bids": rules.even_bids})
+    for g in range(len(batch.game_ids)):
+        state = replay(game, batch, g)
+        assert state.returns() == [float(t) for t in batch.games[g]["total"]]
+
+
+@pytest.mark.parametrize("bidding", ["open", "delayed"])
+def test_the_bot_rebuilds_the_round_its_observation_describes(bidding):
+    """openspiel:ismcts's root state (sim.openspiel.bots.round_from_observation) shows the
+    deciding seat exactly the observation it was given, with the same legal actions."""
+    from sim.openspiel.bots import round_from_observation
+
+    game = pyspiel.load_game("python_wizard", {"players": 4, "round_list": "1;3;5", "bidding": bidding})
+    rng = np.random.default_rng(5)
+    generator = np.array([99], dtype=np.uint64)
+    count = [0]
+
+    def visit(state):
+        player = state.current_player()
+        observation = np.array(state.observation_tensor(player), dtype=np.float32)
+        rebuilt = round_from_observation(observation, generator)
+        assert rebuilt.current_player() == player
+        assert np.array_equal(np.array(rebuilt.observation_tensor(player), dtype=np.float32), observation)
+        assert rebuilt.legal_actions() == state.legal_actions()
+        count[0] += 1
+
+    _random_play(game, rng, visit)
+    assert count[0] > 30
+
+
+def test_openspiel_policy_spec():
+    policy = parse_policy("openspiel:ismcts:simulations=20,uct_c=5")
+    assert policy.label == "openspiel:ismcts:simulations=20,uct_c=5"
+    assert parse_policy(policy.label) == policy
+    with pytest.raises(ConfigError, match="known: ismcts"):
+        parse_policy("openspiel:nosuch")
+
+
+def test_without_the_extra_an_openspiel_policy_is_one_line(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyspiel" else real(name, *a))
+    with pytest.raises(ConfigError, match=r"^openspiel: policies need OpenSpiel: pip install 'wizard-sim\[openspiel\]'$"):
+        parse_policy("openspiel:ismcts")
+
+
+@pytest.mark.slow
+def test_ismcts_plays_reproducibly():
+    rules = Rules(4, (1, 2))
+    policies = "openspiel:ismcts:simulations=10,heuristic,heuristic,heuristic"
+    first = run_games(rules, policies, seed=3, games=2, threads=1)
+    second = run_games(rules, policies, seed=3, games=2, threads=1)
+    assert np.array_equal(first.seats, second.seats) and np.array_equal(first.games, second.games)
