@@ -77,6 +77,7 @@ OWNER_BITS = 3  # bits per card in a transposition key's sequence of owners
 OWNERS_PER_WORD = 21
 MAX_KEYED_CARDS = 2 * OWNERS_PER_WORD  # positions with more cards in play are not tabled
 NO_SLOT = -1
+MAX_TRICKS = MAX_PLAYS_PER_ROUND // 3  # the most tricks a round has (3 players)
 MAX_DEPTH = MAX_PLAYS_PER_ROUND  # one frame per card played below the root
 
 _i8 = np.int64
@@ -97,8 +98,13 @@ SOLVER_DTYPE = np.dtype(
         ("trick_cards", _i8),  # mask of the cards of the current trick
         ("nodes", _i8),  # cards tried (a count for benchmarks)
         ("owner", _i8, (64,)),  # the seat holding each card in play (set_position)
-        ("lo", _i8, (MAX_PLAYERS,)),  # trick_bounds: every seat's fewest and most final tricks
-        ("hi", _i8, (MAX_PLAYERS,)),
+        # trick_bounds by tricks left (the trick in progress too): every seat's fewest and most
+        # final tricks, their sums over the seats, and the tricks of the round.
+        ("lo", _i8, (MAX_TRICKS + 1, MAX_PLAYERS)),
+        ("hi", _i8, (MAX_TRICKS + 1, MAX_PLAYERS)),
+        ("sum_lo", _i8, (MAX_TRICKS + 1,)),
+        ("sum_hi", _i8, (MAX_TRICKS + 1,)),
+        ("round_tricks", _i8, (MAX_TRICKS + 1,)),
         ("key_owners", _i8, (2,)),  # table_key: the owners of the cards in play, in order
         # The transposition table (table_key); an entry's state is never 0, so a zeroed
         # entry is empty.
@@ -277,8 +283,10 @@ def score_bound(bid, lo, hi):
 
 @njit(cache=True)
 def trick_bounds(work):
-    """work.lo[s] .. work.hi[s]: the fewest and the most tricks seat s can end the round with,
-    whatever anyone plays from the current position.
+    """work.lo[left, s] .. work.hi[left, s]: the fewest and the most tricks seat s can end the
+    round with, whatever anyone plays from the current position, where `left` (returned) is
+    the number of tricks left, the one in progress too. The bounds of a trick boundary hold
+    for every position of its trick, which is how the search uses them (one call a trick).
 
     Sure tricks: every card is played, each in a trick of its own, so a seat's Wizards and its
     trumps above every trump in another hand each take their trick, but for one such trick
@@ -326,13 +334,23 @@ def trick_bounds(work):
             most = left - max(1, jesters)
         else:
             most = left - jesters
-        work.lo[seat] = gain
-        work.hi[seat] = most
+        work.lo[left, seat] = gain
+        work.hi[left, seat] = most
         sure_total += gain
+    sum_lo = 0
+    sum_hi = 0
+    round_tricks = left
     for seat in range(n_players):
         taken = tricks_of(work.tricks, seat)
-        work.hi[seat] = taken + min(work.hi[seat], left - (sure_total - work.lo[seat]))
-        work.lo[seat] += taken
+        work.hi[left, seat] = taken + min(work.hi[left, seat], left - (sure_total - work.lo[left, seat]))
+        work.lo[left, seat] += taken
+        sum_lo += work.lo[left, seat]
+        sum_hi += work.hi[left, seat]
+        round_tricks += taken
+    work.sum_lo[left] = sum_lo
+    work.sum_hi[left] = sum_hi
+    work.round_tricks[left] = round_tricks
+    return left
 
 
 @njit(cache=True)
@@ -426,11 +444,13 @@ def open_node(work, depth):
         return work.tricks
     if work.n_in_trick == 0 and popcount(hand) == 1:
         return last_trick(work)
-    trick_bounds(work)
+    left = popcount(hand)  # tricks left, this one too
+    if work.n_in_trick == 0 or depth == 0:
+        trick_bounds(work)
     if depth > 0:
         parent = work.frame_seat[depth - 1]
         best = work.frame_best_score[depth - 1]
-        if best > NO_SCORE and score_bound(work.bids[at(parent)], work.lo[parent], work.hi[parent]) <= best:
+        if best > NO_SCORE and score_bound(work.bids[at(parent)], work.lo[left, parent], work.hi[left, parent]) <= best:
             return PRUNED
     slot = NO_SLOT
     if work.n_in_trick == 0:
@@ -445,26 +465,19 @@ def open_node(work, depth):
                 return work.tricks + work.entry_rest[slot]
     bid = work.bids[at(seat)]
     work.frame_seat[depth] = seat
-    work.frame_bound[depth] = score_bound(bid, work.lo[seat], work.hi[seat])
+    work.frame_bound[depth] = score_bound(bid, work.lo[left, seat], work.hi[left, seat])
     if depth > 0:
         # What the parent's seat can still get once this seat is sure of a score: the
         # tricks of the round not surely another seat's (shallow_cut).
         parent = work.frame_seat[depth - 1]
-        pair_most = popcount(hand)  # the tricks left, this one too
-        pair_fewest = pair_most
-        for other in range(work.n_players):
-            taken = tricks_of(work.tricks, other)
-            pair_most += taken
-            pair_fewest += taken
-            if other != parent and other != seat:
-                pair_most -= work.lo[other]
-                pair_fewest -= work.hi[other]
-        work.frame_parent_lo[depth] = work.lo[parent]
-        work.frame_parent_hi[depth] = work.hi[parent]
-        work.frame_lo[depth] = work.lo[seat]
-        work.frame_hi[depth] = work.hi[seat]
-        work.frame_pair_most[depth] = pair_most
-        work.frame_pair_fewest[depth] = pair_fewest
+        others_lo = work.sum_lo[left] - work.lo[left, parent] - work.lo[left, seat]
+        others_hi = work.sum_hi[left] - work.hi[left, parent] - work.hi[left, seat]
+        work.frame_parent_lo[depth] = work.lo[left, parent]
+        work.frame_parent_hi[depth] = work.hi[left, parent]
+        work.frame_lo[depth] = work.lo[left, seat]
+        work.frame_hi[depth] = work.hi[left, seat]
+        work.frame_pair_most[depth] = work.round_tricks[left] - (others_lo if parent != seat else 0)
+        work.frame_pair_fewest[depth] = work.round_tricks[left] - (others_hi if parent != seat else 0)
     work.frame_best_score[depth] = NO_SCORE
     work.frame_best_final[depth] = 0
     work.frame_rest[depth] = candidates(work, seat)

@@ -71,8 +71,8 @@ def solver_answer(work, storage, hands, bids):
     seats["bid"] = bids
     solver.set_position(work, storage[0], seats)
     players = len(hands)
-    solver.trick_bounds(work)
-    bounds = [(int(work["lo"][seat]), int(work["hi"][seat])) for seat in range(players)]
+    left = solver.trick_bounds(work)
+    bounds = [(int(work["lo"][left][seat]), int(work["hi"][left][seat])) for seat in range(players)]
     final = solver.solve(work)
     card = solver.best_card(work)
     again = solver.solve(work)
