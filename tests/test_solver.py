@@ -7,10 +7,13 @@ bids, so seats are already over their bid; the trump suit's top cards and Wizard
 twice, so the transposition entries of earlier positions and solves are in the table; none
 may change a value. The bounds the search prunes with (solver.trick_bounds) are checked
 against the fewest and most tricks of every seat over every legal play (reference.trick_ranges)."""
+import hashlib
+
 import numpy as np
 import pytest
 
 import reference
+import sim
 from helpers import make_table
 from kernels import records as st
 from kernels import rules as K
@@ -161,3 +164,21 @@ def test_a_relabelled_position_is_a_transposition_hit(players, tricks_left):
         final = solver.solve(work)
         assert work["nodes"] == 0, f"position {i} ({kind}): {work['nodes']} cards tried"
         assert [int(solver.tricks_of(final, s)) - before[s] - 1 for s in range(players)] == [f - b for f, b in zip(first, before)]
+
+
+# pimc's games at main c422028 (before the solver's bounds, shallow pruning and normalised
+# table): the solver's exact speed-ups must not move one card, bid or score.
+PIMC_PINNED = [
+    pytest.param(dict(players=4), "pimc,heuristic,heuristic,random", 6, "920ec8f20c762a5cf857862bcd3cfaa7", marks=pytest.mark.slow),
+    (dict(players=3), "pimc:samples=4,play_samples=16,mc:samples=2,play_samples=2,pimc:samples=4,play_samples=8,depth=2", 4,
+     "b87b68d15f686e8981023cec4dc6e5df"),
+]
+
+
+@pytest.mark.parametrize("rules, policies, games, digest", PIMC_PINNED)
+def test_pimc_games_are_those_before_the_solver_speedups(rules, policies, games, digest):
+    batch = sim.run_games(sim.Rules(**rules), policies, seed=2026, games=games, log_plays=True)
+    hashed = hashlib.sha256()
+    for array in (batch.rounds, batch.seats, batch.games, batch.plays):
+        hashed.update(array.tobytes())
+    assert hashed.hexdigest()[:32] == digest
