@@ -90,7 +90,7 @@ def deal_card(storage, card):
 def resample(storage, player, generator):
     """Redraw what `player` has not seen: the other seats' current hands, uniform among the
     deals consistent with its own hand, the cards played, the turned-up card and the voids
-    shown (kernels.posterior.sample_hands), and each bid another seat made that the mode has
+    shown (kernels.search.posterior.sample_hands), and each bid another seat made that the mode has
     not shown yet, uniform over the bids that were legal (hidden and delayed bidding have no
     restriction). Only for a dealt round of a game not over."""
     workspace = storage[0].workspace

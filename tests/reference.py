@@ -471,3 +471,35 @@ def max_n(hands, bids, tricks, trick, leader, trump):
 
     final, card = outcome(tuple(tuple(sorted(h)) for h in hands), tuple(tricks), tuple(trick), leader)
     return list(final), card
+
+
+def trick_ranges(hands, tricks, trick, leader, trump):
+    """The fewest and the most final tricks of every seat over every legal play of the rest of
+    the round (arguments as max_n's): [(fewest, most) per seat]. What a sound bound on the
+    max^n outcome must contain. Plain enumeration, memoised by position."""
+    n = len(hands)
+    memo = {}
+
+    def ranges(hands, tricks, trick, leader):
+        key = (hands, tricks, trick, leader)
+        if key in memo:
+            return memo[key]
+        seat = (leader + len(trick)) % n
+        if not hands[seat]:
+            result = tuple((t, t) for t in tricks)
+        else:
+            result = None
+            for card in legal_cards(list(hands[seat]), list(trick)):
+                rest = tuple(tuple(c for c in h if c != card) if s == seat else h for s, h in enumerate(hands))
+                played = trick + (card,)
+                if len(played) == n:
+                    winner = (leader + trick_winner(list(played), trump)) % n
+                    taken = tuple(t + (s == winner) for s, t in enumerate(tricks))
+                    child = ranges(rest, taken, (), winner)
+                else:
+                    child = ranges(rest, tricks, played, leader)
+                result = child if result is None else tuple((min(a[0], b[0]), max(a[1], b[1])) for a, b in zip(result, child))
+        memo[key] = result
+        return result
+
+    return [list(r) for r in ranges(tuple(tuple(sorted(h)) for h in hands), tuple(tricks), tuple(trick), leader)]

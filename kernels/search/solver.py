@@ -15,12 +15,24 @@ The search: depth first over the cards, one level per card, with
 - card-equivalence pruning: of cards of one hand with no card still in play elsewhere (in
   another hand or the current trick) between them, only the lowest is tried (they play
   alike; kernels.search.equivalence, shared with mc);
+- bounds on every seat's final tricks under any play (trick_bounds: Wizards and the top
+  trumps are sure tricks but for the Wizards that can still beat them, a Jester loses when
+  too few Jesters are left to fill a trick, and the tricks are shared), which bound each
+  seat's round score;
 - immediate pruning: a seat's cards are tried in ascending id and the first that reaches the
-  seat's best possible score is taken (no later card could beat it under the tie-break);
+  seat's bound is taken (no later card could beat it under the tie-break);
+- shallow pruning (exact under the tie-break): a card after which the seat's bound is no
+  better than its best so far is not searched, since only a strictly better score replaces
+  the best;
 - the last trick (every hand one card) resolved directly;
-- a transposition table at trick boundaries, keyed by the cards still in play, the leader
-  and the tricks taken so far (these decide the rest), entries stamped by solve so a new
-  position needs no clearing.
+- a transposition table at trick boundaries, keyed on the position up to what cannot change
+  its value: the remaining cards rank-normalised (in each suit only the order of the cards
+  still in play counts; Wizards and Jesters only by how many each seat holds), the leader,
+  the trump and every seat's need (its bid minus its tricks, clamped to -1 .. tricks left
+  + 1: beyond that its preferences do not change). It stores the tricks still to be taken,
+  so positions reached with other tricks or other cards share an entry. The entries stay
+  valid for the life of the working record (every solve of a pimc decision shares them);
+  a key is compared in full, so a hash collision costs a search, never a wrong value.
 
 Tricks are packed 5 bits per seat in an int64 (at most 20 tricks a round, 6 seats).
 
@@ -39,11 +51,20 @@ Usage (all compiled; one working record per thread):
 import numpy as np
 from numba import njit
 
-from kernels.bits import at, lowest_bit, popcount
-from kernels.cards import card_bit
+from kernels.bits import at, highest_bit, lowest_bit, popcount
+from kernels.cards import JESTER_MASK, N_SUITS, NO_SUIT, WIZARD_MASK, card_bit, suit_mask
 from kernels.search.equivalence import distinct_cards
 from kernels.records import LED_NONE, MAX_PLAYERS, MAX_PLAYS_PER_ROUND
-from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK, led_suit_after, legal_cards, round_score, seat_after, trick_power
+from kernels.rules import (
+    EXACT_BID_BONUS,
+    POINTS_PER_TRICK,
+    POWER_WIZARD,
+    led_suit_after,
+    legal_cards,
+    round_score,
+    seat_after,
+    trick_power,
+)
 
 TRICK_BITS = 5  # bits per seat in a packed trick vector (a round has at most 20 tricks)
 TRICK_FIELD = (1 << TRICK_BITS) - 1
@@ -51,6 +72,12 @@ TABLE_BITS = 12  # transposition table of 2**12 entries (128 KiB: a decision all
 TABLE_SIZE = 1 << TABLE_BITS
 NO_SCORE = -(1 << 30)
 OPEN = np.int64(-1)  # a node's value while its cards are being tried (packed tricks are >= 0)
+PRUNED = np.int64(-2)  # a card not searched: its seat's bound is no better than its best so far
+OWNER_BITS = 3  # bits per card in a transposition key's sequence of owners
+OWNERS_PER_WORD = 21
+MAX_KEYED_CARDS = 2 * OWNERS_PER_WORD  # positions with more cards in play are not tabled
+NO_SLOT = -1
+MAX_TRICKS = MAX_PLAYS_PER_ROUND // 3  # the most tricks a round has (3 players)
 MAX_DEPTH = MAX_PLAYS_PER_ROUND  # one frame per card played below the root
 
 _i8 = np.int64
@@ -70,15 +97,24 @@ SOLVER_DTYPE = np.dtype(
         ("winning_power", _i8),  # rules.trick_power of the card winning the trick
         ("trick_cards", _i8),  # mask of the cards of the current trick
         ("nodes", _i8),  # cards tried (a count for benchmarks)
-        ("stamp", _i8),  # the current solve's stamp in the transposition table
-        ("entry_stamp", _i8, (TABLE_SIZE,)),
-        ("entry_cards", _i8, (TABLE_SIZE,)),
-        ("entry_state", _i8, (TABLE_SIZE,)),  # leader | tricks so far << 3
-        ("entry_final", _i8, (TABLE_SIZE,)),  # packed final tricks
+        ("owner", _i8, (64,)),  # the seat holding each card in play (set_position)
+        # trick_bounds by tricks left (the trick in progress too): every seat's fewest and most
+        # final tricks, their sums over the seats, and the tricks of the round.
+        ("lo", _i8, (MAX_TRICKS + 1, MAX_PLAYERS)),
+        ("hi", _i8, (MAX_TRICKS + 1, MAX_PLAYERS)),
+        ("sum_lo", _i8, (MAX_TRICKS + 1,)),
+        ("sum_hi", _i8, (MAX_TRICKS + 1,)),
+        ("round_tricks", _i8, (MAX_TRICKS + 1,)),
+        ("key_owners", _i8, (2,)),  # table_key: the owners of the cards in play, in order
+        # The transposition table (table_key); an entry's state is never 0, so a zeroed
+        # entry is empty.
+        ("entry_state", _i8, (TABLE_SIZE,)),
+        ("entry_owners", _i8, (TABLE_SIZE, 2)),
+        ("entry_rest", _i8, (TABLE_SIZE,)),  # packed tricks still to be taken
         # The search's stack, one frame per node on the path from the root: the seat to act,
         # its best possible score, its best so far, the cards it has still to try, the card
-        # being tried and the trick state that card's undo restores. (Its bid and
-        # transposition slot follow from the node's position, which undo restores.)
+        # being tried, the trick state that card's undo restores and the node's
+        # transposition slot and key. (Its bid follows from the node's position.)
         ("frame_seat", _i8, (MAX_DEPTH,)),
         ("frame_bound", _i8, (MAX_DEPTH,)),
         ("frame_best_score", _i8, (MAX_DEPTH,)),
@@ -92,6 +128,17 @@ SOLVER_DTYPE = np.dtype(
         ("frame_winning_power", _i8, (MAX_DEPTH,)),
         ("frame_trick_cards", _i8, (MAX_DEPTH,)),
         ("frame_tricks", _i8, (MAX_DEPTH,)),
+        ("frame_slot", _i8, (MAX_DEPTH,)),  # the node's transposition slot (NO_SLOT: none)
+        # Shallow pruning against the parent's seat (shallow_cut): its fewest and most
+        # tricks, the node's seat's, and the tricks the two of them share at most and least.
+        ("frame_parent_lo", _i8, (MAX_DEPTH,)),
+        ("frame_parent_hi", _i8, (MAX_DEPTH,)),
+        ("frame_lo", _i8, (MAX_DEPTH,)),
+        ("frame_hi", _i8, (MAX_DEPTH,)),
+        ("frame_pair_most", _i8, (MAX_DEPTH,)),
+        ("frame_pair_fewest", _i8, (MAX_DEPTH,)),
+        ("frame_state", _i8, (MAX_DEPTH,)),  # and its key (table_key)
+        ("frame_owners", _i8, (MAX_DEPTH, 2)),
     ]
 )
 
@@ -117,8 +164,8 @@ def one_trick(seat):
 def set_position(work, table, seats):
     """Load a position: the table's trump, tricks taken and trick in progress (a TABLE_DTYPE
     record in its play phase) and every seat's record (SEAT_DTYPE: its current hand and the
-    bid it plays for). Starts a new solve (transposition entries of earlier positions no
-    longer count)."""
+    bid it plays for). The transposition entries of earlier positions stay: their keys hold
+    all that decides their values."""
     n_players = table.n_players
     work.n_players = n_players
     work.trump = table.trump
@@ -127,6 +174,10 @@ def set_position(work, table, seats):
     for seat in range(MAX_PLAYERS):
         held = seats[seat].hand if seat < n_players else 0
         work.hands[seat] = held
+        rest = held
+        while rest:
+            work.owner[lowest_bit(rest)] = seat
+            rest &= rest - 1
         work.bids[seat] = seats[seat].bid if seat < n_players else 0
         in_play |= held
         if seat < n_players:
@@ -142,22 +193,11 @@ def set_position(work, table, seats):
     for position in range(table.n_in_trick):
         trick_cards |= card_bit(table.trick_cards[position])
     work.trick_cards = trick_cards
-    work.stamp += 1
 
 
 @njit(cache=True, inline="always")
 def seat_to_play(work):
     return seat_after(work.leader, work.n_in_trick, work.n_players)
-
-
-@njit(cache=True, inline="always")
-def best_possible(bid, taken, left):
-    """The best round score a seat with `taken` tricks and `left` still to play can make."""
-    if bid < taken:
-        return -POINTS_PER_TRICK * (taken - bid)
-    if bid > taken + left:
-        return -POINTS_PER_TRICK * (bid - taken - left)
-    return EXACT_BID_BONUS + POINTS_PER_TRICK * bid
 
 
 @njit(cache=True, inline="always")
@@ -232,15 +272,142 @@ def last_trick(work):
 
 
 @njit(cache=True, inline="always")
-def boundary_state(work):
-    """What decides the rest at a trick boundary besides the cards in play: the leader and the
-    tricks taken so far."""
-    return work.leader | (work.tricks << 3)
+def score_bound(bid, lo, hi):
+    """The best round score of a seat that will end with lo..hi tricks."""
+    if bid < lo:
+        return -POINTS_PER_TRICK * (lo - bid)
+    if bid > hi:
+        return -POINTS_PER_TRICK * (bid - hi)
+    return EXACT_BID_BONUS + POINTS_PER_TRICK * bid
+
+
+@njit(cache=True)
+def trick_bounds(work):
+    """work.lo[left, s] .. work.hi[left, s]: the fewest and the most tricks seat s can end the
+    round with, whatever anyone plays from the current position, where `left` (returned) is
+    the number of tricks left, the one in progress too. The bounds of a trick boundary hold
+    for every position of its trick, which is how the search uses them (one call a trick).
+
+    Sure tricks: every card is played, each in a trick of its own, so a seat's Wizards and its
+    trumps above every trump in another hand each take their trick, but for one such trick
+    per Wizard in another hand (it can come first, or beat a trump) and, when the seat has
+    still to play to the trick in progress, that trick (it may hold a Wizard or a higher
+    trump already); a Wizard leading the trick in progress takes it. Sure losses: a Jester
+    loses its trick unless the trick is all Jesters, impossible with fewer Jesters left than
+    players; a seat that has played to the trick in progress and is not winning it loses it,
+    and so does every seat after a Wizard. The most tricks are also at most what the others'
+    sure tricks leave."""
+    n_players = work.n_players
+    leader = work.leader
+    n_in_trick = work.n_in_trick
+    in_play = work.in_play
+    left = popcount(work.hands[at(seat_after(leader, n_in_trick, n_players))])  # tricks left, this one too
+    wizards = popcount(in_play & WIZARD_MASK)
+    jesters_lose = popcount((in_play | work.trick_cards) & JESTER_MASK) < n_players
+    top_seat = -1
+    top_trumps = 0
+    if work.trump != NO_SUIT:
+        trumps = in_play & suit_mask(work.trump)
+        if trumps:
+            top_seat = work.owner[highest_bit(trumps)]
+            held = work.hands[at(top_seat)] & trumps
+            below = trumps & ~held
+            above = ~((card_bit(highest_bit(below)) << 1) - 1) if below else np.int64(-1)
+            top_trumps = popcount(held & above)
+    winner = seat_after(leader, work.winning_position, n_players)
+    wizard_won = n_in_trick > 0 and work.winning_power == POWER_WIZARD
+    sure_total = 0
+    for position in range(n_players):
+        seat = seat_after(leader, position, n_players)
+        hand = work.hands[at(seat)]
+        played = position < n_in_trick
+        own_wizards = popcount(hand & WIZARD_MASK)
+        sure = own_wizards + (top_trumps if seat == top_seat else 0)
+        beaten = wizards - own_wizards + (1 if n_in_trick > 0 and not played else 0)
+        gain = max(0, sure - beaten) + (1 if wizard_won and seat == winner else 0)
+        jesters = popcount(hand & JESTER_MASK) if jesters_lose else 0
+        if n_in_trick == 0:
+            most = left - jesters
+        elif played:
+            most = (1 if seat == winner else 0) + left - 1 - jesters
+        elif wizard_won:
+            most = left - max(1, jesters)
+        else:
+            most = left - jesters
+        work.lo[left, seat] = gain
+        work.hi[left, seat] = most
+        sure_total += gain
+    sum_lo = 0
+    sum_hi = 0
+    round_tricks = left
+    for seat in range(n_players):
+        taken = tricks_of(work.tricks, seat)
+        work.hi[left, seat] = taken + min(work.hi[left, seat], left - (sure_total - work.lo[left, seat]))
+        work.lo[left, seat] += taken
+        sum_lo += work.lo[left, seat]
+        sum_hi += work.hi[left, seat]
+        round_tricks += taken
+    work.sum_lo[left] = sum_lo
+    work.sum_hi[left] = sum_hi
+    work.round_tricks[left] = round_tricks
+    return left
+
+
+@njit(cache=True)
+def table_key(work):
+    """The transposition state of a position at a trick boundary (0: not tabled, too many
+    cards), its owner sequence left in work.key_owners: the owner of every card in play in
+    id order (suits by rank), then the Wizards' and the Jesters' owners by seat. With the
+    number of cards in play of each suit and kind, the leader, the trump, the players and
+    every seat's clamped need in the state, it decides the rest of the round: a relabelling
+    of the ranks that keeps their order within each suit plays every trick alike and keeps
+    the order of each hand's card ids (the tie-break)."""
+    in_play = work.in_play
+    n_players = work.n_players
+    if popcount(in_play) > MAX_KEYED_CARDS:
+        return np.int64(0)
+    left = popcount(work.hands[at(work.leader)])
+    first = np.int64(0)
+    second = np.int64(0)
+    count = 0
+    suited = in_play & ~(WIZARD_MASK | JESTER_MASK)
+    while suited:
+        owner = work.owner[lowest_bit(suited)]
+        suited &= suited - 1
+        if count < OWNERS_PER_WORD:
+            first |= owner << (OWNER_BITS * count)
+        else:
+            second |= owner << (OWNER_BITS * (count - OWNERS_PER_WORD))
+        count += 1
+    state = np.int64(work.leader) | ((work.trump + 1) << 3) | (np.int64(n_players) << 6)
+    shift = 9
+    for seat in range(n_players):
+        need = work.bids[at(seat)] - tricks_of(work.tricks, seat)
+        state |= (min(max(need, -1), left + 1) + 1) << shift
+        shift += 5
+    for kind in (WIZARD_MASK, JESTER_MASK):
+        for seat in range(n_players):
+            for _ in range(popcount(work.hands[at(seat)] & kind)):
+                if count < OWNERS_PER_WORD:
+                    first |= np.int64(seat) << (OWNER_BITS * count)
+                else:
+                    second |= np.int64(seat) << (OWNER_BITS * (count - OWNERS_PER_WORD))
+                count += 1
+    shift = 39
+    for suit in range(N_SUITS):
+        state |= np.int64(popcount(in_play & suit_mask(suit))) << shift
+        shift += 4
+    state |= np.int64(popcount(in_play & WIZARD_MASK)) << 55
+    state |= np.int64(popcount(in_play & JESTER_MASK)) << 58
+    work.key_owners[0] = first
+    work.key_owners[1] = second
+    return state
 
 
 @njit(cache=True, inline="always")
-def table_slot(cards, state):
-    mixed = (cards ^ (state * np.int64(0x9E3779B97F4A7C15))) * np.int64(0xBF58476D1CE4E5B9)
+def table_slot(work, state):
+    mixed = (work.key_owners[0] ^ (state * np.int64(0x9E3779B97F4A7C15)) ^ (work.key_owners[1] * np.int64(0x94D049BB133111EB)))
+    mixed *= np.int64(0xBF58476D1CE4E5B9)
     return (mixed >> (64 - TABLE_BITS)) & (TABLE_SIZE - 1)
 
 
@@ -268,37 +435,94 @@ def kept(work, depth):
 @njit(cache=True)
 def open_node(work, depth):
     """The current position's packed final tricks when they need no search (the round is
-    over, the last trick, a transposition hit); otherwise OPEN, with frame `depth` set up to
+    over, the last trick, a transposition hit); PRUNED when the card that led here (frame
+    depth - 1) cannot improve its seat's best; otherwise OPEN, with frame `depth` set up to
     try the seat's cards."""
     seat = seat_to_play(work)
     hand = work.hands[at(seat)]
     if hand == 0:
         return work.tricks
+    if work.n_in_trick == 0 and popcount(hand) == 1:
+        return last_trick(work)
+    left = popcount(hand)  # tricks left, this one too
+    if work.n_in_trick == 0 or depth == 0:
+        trick_bounds(work)
+    if depth > 0:
+        parent = work.frame_seat[depth - 1]
+        best = work.frame_best_score[depth - 1]
+        if best > NO_SCORE and score_bound(work.bids[at(parent)], work.lo[left, parent], work.hi[left, parent]) <= best:
+            return PRUNED
+    slot = NO_SLOT
     if work.n_in_trick == 0:
-        if popcount(hand) == 1:
-            return last_trick(work)
-        state = boundary_state(work)
-        slot = table_slot(work.in_play, state)
-        if (
-            work.entry_stamp[slot] == work.stamp
-            and work.entry_cards[slot] == work.in_play
-            and work.entry_state[slot] == state
-        ):
-            return work.entry_final[slot]
+        state = table_key(work)
+        if state != 0:
+            slot = table_slot(work, state)
+            if (
+                work.entry_state[slot] == state
+                and work.entry_owners[slot, 0] == work.key_owners[0]
+                and work.entry_owners[slot, 1] == work.key_owners[1]
+            ):
+                return work.tricks + work.entry_rest[slot]
     bid = work.bids[at(seat)]
     work.frame_seat[depth] = seat
-    work.frame_bound[depth] = best_possible(bid, tricks_of(work.tricks, seat), popcount(hand))
+    work.frame_bound[depth] = score_bound(bid, work.lo[left, seat], work.hi[left, seat])
+    if depth > 0:
+        # What the parent's seat can still get once this seat is sure of a score: the
+        # tricks of the round not surely another seat's (shallow_cut).
+        parent = work.frame_seat[depth - 1]
+        others_lo = work.sum_lo[left] - work.lo[left, parent] - work.lo[left, seat]
+        others_hi = work.sum_hi[left] - work.hi[left, parent] - work.hi[left, seat]
+        work.frame_parent_lo[depth] = work.lo[left, parent]
+        work.frame_parent_hi[depth] = work.hi[left, parent]
+        work.frame_lo[depth] = work.lo[left, seat]
+        work.frame_hi[depth] = work.hi[left, seat]
+        work.frame_pair_most[depth] = work.round_tricks[left] - (others_lo if parent != seat else 0)
+        work.frame_pair_fewest[depth] = work.round_tricks[left] - (others_hi if parent != seat else 0)
     work.frame_best_score[depth] = NO_SCORE
     work.frame_best_final[depth] = 0
     work.frame_rest[depth] = candidates(work, seat)
+    work.frame_slot[depth] = slot
+    if slot != NO_SLOT:
+        work.frame_state[depth] = state
+        work.frame_owners[depth, 0] = work.key_owners[0]
+        work.frame_owners[depth, 1] = work.key_owners[1]
     return OPEN
+
+
+@njit(cache=True, inline="always")
+def shallow_cut(work, depth):
+    """Whether the node at `depth` (> 0) can stop: whatever card its seat ends up playing
+    scores at least its best so far for it, so holds its tricks within a range, which leaves
+    the parent's seat no score better than the parent's best so far (a tie does not replace
+    that best either). Max^n's shallow pruning (Korf; Sturtevant and Korf), with the shared
+    tricks in place of a constant sum of scores."""
+    parent = work.frame_seat[depth - 1]
+    seat = work.frame_seat[depth]
+    if parent == seat:
+        return False
+    parent_best = work.frame_best_score[depth - 1]
+    if parent_best == NO_SCORE:
+        return False
+    best = work.frame_best_score[depth]
+    bid = work.bids[at(seat)]
+    # The tricks at which the seat's score is at least `best` (at most `best`'s distance
+    # from the bid, or the bid itself).
+    spread = 0 if best > 0 else -best // POINTS_PER_TRICK
+    fewest = max(work.frame_lo[depth], bid - spread)
+    most = min(work.frame_hi[depth], bid + spread)
+    parent_lo = max(work.frame_parent_lo[depth], work.frame_pair_fewest[depth] - most)
+    parent_hi = min(work.frame_parent_hi[depth], work.frame_pair_most[depth] - fewest)
+    if parent_lo > parent_hi:
+        return False
+    return score_bound(work.bids[at(parent)], parent_lo, parent_hi) <= parent_best
 
 
 @njit(cache=True)
 def search(work):
     """Packed final tricks of every seat under max^n play from the current position (the
     position is restored on return). Each seat tries its candidate cards in ascending id and
-    keeps the first best-scoring one, stopping at its best possible score."""
+    keeps the first best-scoring one, stopping at its bound and skipping the cards that
+    cannot beat its best so far."""
     depth = 0
     value = open_node(work, depth)
     while True:
@@ -313,27 +537,30 @@ def search(work):
             depth += 1
             value = open_node(work, depth)
             continue
-        # `value` is the node at `depth` decided: fold it into its parent.
+        # `value` is the node at `depth` decided (or PRUNED): fold it into its parent.
         if depth == 0:
             return value
         depth -= 1
         seat = work.frame_seat[depth]
         undo(work, seat, work.frame_card[depth], kept(work, depth))
-        score = round_score(work.bids[at(seat)], tricks_of(value, seat))
-        if score > work.frame_best_score[depth]:
-            work.frame_best_score[depth] = score
-            work.frame_best_final[depth] = value
-        if score != work.frame_bound[depth] and work.frame_rest[depth] != 0:
-            value = OPEN
+        if value != PRUNED:
+            score = round_score(work.bids[at(seat)], tricks_of(value, seat))
+            if score > work.frame_best_score[depth]:
+                work.frame_best_score[depth] = score
+                work.frame_best_final[depth] = value
+        if work.frame_best_score[depth] != work.frame_bound[depth] and work.frame_rest[depth] != 0:
+            if depth == 0 or not shallow_cut(work, depth):
+                value = OPEN
+                continue
+            value = PRUNED  # its parent keeps its best: no value of this node is needed
             continue
         value = work.frame_best_final[depth]
-        if work.n_in_trick == 0:  # a node at a trick boundary: remember its value
-            state = boundary_state(work)
-            slot = table_slot(work.in_play, state)
-            work.entry_stamp[slot] = work.stamp
-            work.entry_cards[slot] = work.in_play
-            work.entry_state[slot] = state
-            work.entry_final[slot] = value
+        slot = work.frame_slot[depth]
+        if slot != NO_SLOT:  # a node at a trick boundary: remember what is still to be taken
+            work.entry_state[slot] = work.frame_state[depth]
+            work.entry_owners[slot, 0] = work.frame_owners[depth, 0]
+            work.entry_owners[slot, 1] = work.frame_owners[depth, 1]
+            work.entry_rest[slot] = value - work.tricks
 
 
 @njit(cache=True)

@@ -1,0 +1,297 @@
+"""Where pimc's CPU goes (docs/pimc.md, "Where the time goes"): one decision split into
+sampling, playouts, solver and bookkeeping, for bids and cards, by round size.
+
+    python benchmarks/profile_pimc.py                          # pimc at its defaults, 4 players
+    python benchmarks/profile_pimc.py --policy pimc:depth=4 --games 20 --sizes 1,5,10,15 --json
+
+The decisions are real: the pimc seat's (seat 0) bid and card decisions of `--games` rounds of
+every round size at the table POLICY,heuristic,heuristic,random (what bench_pimc.py and
+bench_mc.py time), captured with the state the seat saw. Each decision is then taken again on
+one thread, with a random stream of its own, five times over, each time stopping at a later
+stage of pimc's own loop (kernels/policies/pimc.py, sampled_bid and sampled_card):
+
+    setup      the heuristic's choice, the distinct candidates, the decision's working memory
+    sampling   + start_sampling and mc.sample_base for every sample (the deals)
+    playouts   + for every sample and candidate: the rollout state reset, the candidate
+               applied (a bid: the bidding completed), the playout until `depth` tricks are left
+    solver     + solver.set_position and solve / final_after for every sample and candidate
+    full       pimc.choose_bid / choose_card itself
+
+The heuristic playout draws no random number, so every stage sees the same deals. The parts
+are the differences: sampling = sampling - setup, playouts = playouts - sampling, solver =
+solver - playouts, bookkeeping = setup + (full - solver) (the memory, the heuristic's choice,
+the totals and the best choice). Each stage is timed as the least CPU time (time.process_time)
+of `--repeats` runs over all decisions of a kind and round size, the stages alternating; the
+solver's cards tried (its nodes) are counted exactly. A forced decision (one distinct choice)
+costs only its setup. The full game's row sums every round size once (rounds 1 to 60/players).
+
+numba caches this script's kernels under benchmarks/__pycache__, which an edit of kernels/
+does not clear (sim.config.kernel_cache clears only kernels/' own caches): after editing a
+kernel, remove benchmarks/__pycache__/profile_pimc.* or the profile runs the old code.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+from numba import njit
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from kernels.search import solver  # noqa: E402
+from kernels.batch import begin_game, deal_and_seed, new_workspace  # noqa: E402
+from kernels.bits import at, lowest_bit, popcount  # noqa: E402
+from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative  # noqa: E402
+from kernels.policies import heuristic  # noqa: E402
+from kernels.search import mc, pimc  # noqa: E402
+from kernels.dispatch import decide  # noqa: E402
+from kernels.records import DECIDE_BID, DECIDE_CARD, PHASE_PLAY, SEAT_DTYPE, TABLE_DTYPE  # noqa: E402
+from kernels.rng import STREAM_DECISIONS, seed_stream  # noqa: E402
+from kernels.round_state import NO_PLAY_LOG, apply_card, begin_round, play_out, restart_bidding  # noqa: E402
+from kernels.rules import dealer_of_round, round_score  # noqa: E402
+from sim import Rules  # noqa: E402
+from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
+
+OPPONENTS = ["heuristic", "heuristic", "random"]
+SETUP, SAMPLING, PLAYOUTS, SOLVER, FULL = range(5)
+STAGES = ("setup", "sampling", "playouts", "solver", "full")
+PARTS = ("sampling", "playouts", "solver", "bookkeeping")
+CAPTURE_SEED = 26
+PROFILE_SEED = 37
+
+
+# --- capturing the pimc seat's decisions ---------------------------------------------------
+
+
+@njit(cache=True)
+def capturing_decide(context, decision, me, table, legal, generator):
+    """The table's own decision (kernels.dispatch), after storing seat 0's bid and
+    card decisions: the table and the seat's own record as it saw them."""
+    policies, tables, seat_records, kinds, legals, count = context
+    if me.seat == 0 and (decision == DECIDE_BID or decision == DECIDE_CARD):
+        i = count[0]
+        tables[i] = table
+        seat_records[i] = me
+        kinds[i] = decision
+        legals[i] = legal
+        count[0] = i + 1
+    return decide(policies, decision, me, table, legal, generator)
+
+
+@njit(cache=True)
+def capture_rounds(seed, game_ids, rules, round_size, policies, tables, seat_records, kinds, legals):
+    """Play one round of `round_size` of every game (dealt as in a full game); returns the
+    number of seat-0 decisions stored."""
+    storage = new_workspace(rules, policies)
+    workspace = storage[0]
+    count = np.zeros(1, dtype=np.int64)
+    context = (policies, tables, seat_records, kinds, legals, count)
+    for game in game_ids:
+        first = begin_game((seed, game), rules, workspace)
+        begin_round(workspace.table, workspace.seats, round_size, dealer_of_round(first, round_size, rules.n_players))
+        deal_and_seed((seed, game), workspace)
+        play_out(capturing_decide, context, workspace.table, workspace.seats, workspace.scratch.generator,
+                 workspace.fixed_bids, NO_PLAY_LOG)  # fmt: skip
+    return count[0]
+
+
+# --- one decision, stopped at a stage (pimc.sampled_bid / sampled_card up to the stage) ------
+
+
+@njit(cache=True)
+def bid_until(storage, policies, me, table, legal, generator, stage, nodes):
+    _, params = policies
+    heuristic.choose_bid(mc.ROLLOUT_PARAMS, me, table, legal)
+    samples = int(params[at(me.seat), pimc.P_SAMPLES])
+    if samples == 0 or popcount(legal) == 1 or stage == SETUP:
+        return
+    depth = int(params[at(me.seat), pimc.P_DEPTH])
+    playout = int(params[at(me.seat), pimc.P_PLAYOUT])
+    memory = storage[0]
+    deals = memory.deals
+    work = memory.solver
+    pimc.start_sampling(policies, me, table, deals, generator)
+    for _ in range(samples):
+        weight = mc.sample_base(params, me, table, deals, generator)
+        if weight == 0.0 or stage == SAMPLING:
+            continue
+        rest = legal
+        while rest:
+            bid = lowest_bit(rest)
+            rest &= rest - 1
+            rollout_table = mc.reset_rollout(deals, table.n_players)
+            restart_bidding(rollout_table, deals.rollout_seats)
+            mc.rollout_bidding(deals, me.seat, bid)
+            solve_rest(memory, playout, depth, generator, stage)
+    nodes[0] += work.nodes
+
+
+@njit(cache=True)
+def solve_rest(memory, playout, depth, generator, stage):
+    """pimc.faceup_score up to the stage."""
+    deals = memory.deals
+    table = deals.rollout_table[0]
+    seats = deals.rollout_seats
+    pimc.play_to(playout, table, seats, generator, deals.fixed_bids, table.round_size - depth)
+    if stage == PLAYOUTS or table.phase != PHASE_PLAY:
+        return
+    solver.set_position(memory.solver, table, seats)
+    solver.solve(memory.solver)
+
+
+@njit(cache=True)
+def card_until(storage, policies, me, table, legal, generator, stage, nodes):
+    _, params = policies
+    preferred = heuristic.choose_card(me, table, legal)
+    samples = int(params[at(me.seat), pimc.P_PLAY_SAMPLES])
+    choices = distinct_cards(legal, in_play_for_seat(me, table))
+    if samples == 0 or popcount(choices) == 1:
+        return
+    representative(preferred, choices)
+    if stage == SETUP:
+        return
+    depth = int(params[at(me.seat), pimc.P_DEPTH])
+    playout = int(params[at(me.seat), pimc.P_PLAYOUT])
+    memory = storage[0]
+    deals = memory.deals
+    work = memory.solver
+    pimc.start_sampling(policies, me, table, deals, generator)
+    solved_now = table.round_size - table.trick <= depth
+    for _ in range(samples):
+        weight = mc.sample_base(params, me, table, deals, generator)
+        if weight == 0.0 or stage == SAMPLING:
+            continue
+        if solved_now:
+            if stage == SOLVER:
+                solver.set_position(work, deals.base_table[0], deals.base_seats)
+        rest = choices
+        while rest:
+            card = lowest_bit(rest)
+            rest &= rest - 1
+            if solved_now:
+                if stage == SOLVER:
+                    round_score(me.bid, solver.tricks_of(solver.final_after(work, card), me.seat))
+            else:
+                rollout_table = mc.reset_rollout(deals, table.n_players)
+                apply_card(rollout_table, deals.rollout_seats, card)
+                solve_rest(memory, playout, depth, generator, stage)
+    nodes[0] += work.nodes
+
+
+@njit(cache=True)
+def run_stage(policies, tables, seat_records, kinds, legals, stage, nodes):
+    """Take every decision again up to `stage` (FULL: pimc's own), each with its own stream."""
+    generator = np.zeros(1, dtype=np.uint64)
+    for i in range(tables.shape[0]):
+        seed_stream(generator, PROFILE_SEED, i, tables[i].round_size, STREAM_DECISIONS)
+        me = seat_records[i]
+        table = tables[i]
+        if kinds[i] == DECIDE_BID:
+            if stage == FULL:
+                pimc.choose_bid(policies, me, table, legals[i], generator)
+            else:
+                bid_until(pimc.new_memory(), policies, me, table, legals[i], generator, stage, nodes)
+        elif stage == FULL:
+            pimc.choose_card(policies, me, table, legals[i], generator)
+        else:
+            card_until(pimc.new_memory(), policies, me, table, legals[i], generator, stage, nodes)
+
+
+# --- the measurement --------------------------------------------------------------------
+
+
+def capture(rules: Rules, policies, round_size: int, games: int):
+    """Seat 0's decisions in one round of `round_size` of `games` games: (tables, seat
+    records, kinds, legal masks)."""
+    rows = games * (round_size + 1)
+    tables = np.zeros(rows, dtype=TABLE_DTYPE)
+    seat_records = np.zeros(rows, dtype=SEAT_DTYPE)
+    kinds = np.zeros(rows, dtype=np.int64)
+    legals = np.zeros(rows, dtype=np.int64)
+    game_ids = np.arange(games, dtype=np.int64)
+    count = capture_rounds(CAPTURE_SEED, game_ids, rules.to_record()[0], round_size, policies, tables, seat_records, kinds, legals)
+    return tables[:count], seat_records[:count], kinds[:count], legals[:count]
+
+
+def profile(policy: str, players: int, sizes: list[int], games: int, repeats: int) -> dict:
+    rules = Rules(players=players)
+    policies = policy_arrays(parse_policies([policy] + OPPONENTS[: players - 1] + ["heuristic"] * max(0, players - 4), players))
+    rows = []
+    for round_size in sizes:
+        tables, seat_records, kinds, legals = capture(rules, policies, round_size, games)
+        for kind, name in ((DECIDE_BID, "bid"), (DECIDE_CARD, "card")):
+            chosen = kinds == kind
+            arrays = (tables[chosen], seat_records[chosen], kinds[chosen], legals[chosen])
+            nodes = np.zeros(1, dtype=np.int64)
+            for stage in range(len(STAGES)):  # compiled or loaded, and warm
+                run_stage(policies, *(a[:2] for a in arrays), stage, nodes)
+            best = [float("inf")] * len(STAGES)
+            for _ in range(repeats):
+                for stage in range(len(STAGES)):
+                    nodes[0] = 0
+                    start = time.process_time()
+                    run_stage(policies, *arrays, stage, nodes)
+                    best[stage] = min(best[stage], time.process_time() - start)
+                    if stage == SOLVER:
+                        solver_nodes = int(nodes[0])
+            seconds = dict(zip(STAGES, best))
+            parts = {
+                "sampling": seconds["sampling"] - seconds["setup"],
+                "playouts": seconds["playouts"] - seconds["sampling"],
+                "solver": seconds["solver"] - seconds["playouts"],
+                "bookkeeping": seconds["setup"] + seconds["full"] - seconds["solver"],
+            }
+            decisions = int(chosen.sum())
+            rows.append({
+                "round_size": round_size, "decision": name, "decisions": decisions,
+                "us_per_decision": round(1e6 * seconds["full"] / decisions, 1),
+                "ms_per_round": round(1e3 * seconds["full"] / games, 3),
+                "share": {part: round(parts[part] / seconds["full"], 3) for part in PARTS},
+                "solver_nodes_per_decision": round(solver_nodes / decisions, 1),
+            })  # fmt: skip
+    return {"policy": policy, "players": players, "games": games, "repeats": repeats, "rows": rows}
+
+
+def full_game(rows: list[dict], kind: str | None) -> dict:
+    """Every round size once (a full game, if every size was profiled): ms and shares."""
+    chosen = [row for row in rows if kind is None or row["decision"] == kind]
+    total = sum(row["ms_per_round"] for row in chosen)
+    share = {part: round(sum(row["ms_per_round"] * row["share"][part] for row in chosen) / total, 3) for part in PARTS}
+    return {"ms": round(total, 2), "share": share}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--policy", default="pimc", help="the pimc setting of seat 0")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--sizes", default=None, help="round sizes (default: every size of a full game)")
+    parser.add_argument("--games", type=int, default=20, help="rounds of each size")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs of each stage (the least counts)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    import numba
+
+    numba.set_num_threads(1)
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(range(1, 60 // args.players + 1))
+    figures = profile(args.policy, args.players, sizes, args.games, args.repeats)
+    figures["full_game"] = {kind or "all": full_game(figures["rows"], kind) for kind in ("bid", "card", None)}
+    if args.json:
+        print(json.dumps(figures))
+        return
+    print(f"{args.policy},{','.join(OPPONENTS)}: seat 0's decisions, {args.games} rounds of each size, one thread")
+    print("| round size | decision | us per decision | ms per round | sampling | playouts | solver | bookkeeping | solver nodes per decision |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for row in figures["rows"]:
+        shares = " | ".join(f"{100 * row['share'][part]:.0f}%" for part in PARTS)
+        print(f"| {row['round_size']} | {row['decision']} | {row['us_per_decision']:,.1f} | {row['ms_per_round']:.2f} | {shares} | {row['solver_nodes_per_decision']:,.0f} |")
+    for kind, game in figures["full_game"].items():
+        shares = " | ".join(f"{100 * game['share'][part]:.0f}%" for part in PARTS)
+        print(f"| sizes {sizes[0]}-{sizes[-1]} | {kind} | | {game['ms']:.2f} | {shares} | |")
+
+
+if __name__ == "__main__":
+    main()
