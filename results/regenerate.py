@@ -111,7 +111,7 @@ class Sizes:
 
 FULL = Sizes(accuracy_games=200_000, tournament_deals=50_000, estimate_samples=200_000,
              calibration_games=4_000_000, calibration_samples=200_000, inference_deals=20_000, pimc_deals=2_000,
-             openspiel_deals=12)
+             openspiel_deals=24)
 QUICK = Sizes(accuracy_games=400, tournament_deals=30, estimate_samples=2_000,
               calibration_games=20_000, calibration_samples=2_000, inference_deals=10, pimc_deals=4, openspiel_deals=2)
 SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1, "calibration": 11, "inference": 2026, "pimc": 2600, "openspiel": 38}
