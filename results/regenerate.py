@@ -1,6 +1,6 @@
 """Regenerate every reference figure in results/ (seeded: it reproduces exactly).
 
-    python results/regenerate.py              # full size (about 45 minutes on 2 cores)
+    python results/regenerate.py              # full size (about 45 minutes on 2 cores; openspiel about 15 more)
     python results/regenerate.py --quick --out /tmp/results   # a small smoke run
     python results/regenerate.py --only calibration           # one figure; the README from the JSONs
 
