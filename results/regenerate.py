@@ -1,6 +1,6 @@
 """Regenerate every reference figure in results/ (seeded: it reproduces exactly).
 
-    python results/regenerate.py              # full size (about 45 minutes on 2 cores)
+    python results/regenerate.py              # full size (about 45 minutes on 2 cores; openspiel about 15 more)
     python results/regenerate.py --quick --out /tmp/results   # a small smoke run
     python results/regenerate.py --only calibration           # one figure; the README from the JSONs
 
@@ -111,7 +111,7 @@ class Sizes:
 
 FULL = Sizes(accuracy_games=200_000, tournament_deals=50_000, estimate_samples=200_000,
              calibration_games=4_000_000, calibration_samples=200_000, inference_deals=20_000, pimc_deals=2_000,
-             openspiel_deals=12)
+             openspiel_deals=24)
 QUICK = Sizes(accuracy_games=400, tournament_deals=30, estimate_samples=2_000,
               calibration_games=20_000, calibration_samples=2_000, inference_deals=10, pimc_deals=4, openspiel_deals=2)
 SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1, "calibration": 11, "inference": 2026, "pimc": 2600, "openspiel": 38}
