@@ -55,6 +55,9 @@ from kernels.round_state import NO_PLAY_LOG, apply_card, begin_round, play_out, 
 from kernels.rules import dealer_of_round, round_score  # noqa: E402
 from sim import Rules  # noqa: E402
 from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
+from sim.engine.startup import start  # noqa: E402
+
+start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 OPPONENTS = ["heuristic", "heuristic", "random"]
 SETUP, SAMPLING, PLAYOUTS, SOLVER, FULL = range(5)
