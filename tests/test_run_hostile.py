@@ -66,6 +66,7 @@ def same_size_edit(out: Path, line: int) -> None:
 # --- class 2: every journal line vouched for ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_same_size_edit_of_a_figure_is_found_and_never_summed(tmp_path, tournament_run):
     out = copy_of(tournament_run, tmp_path)
     before = (out / JOURNAL_FILE).stat().st_size
@@ -87,6 +88,7 @@ def test_every_line_of_a_new_run_carries_its_checksum(simulated):
     assert json.loads((simulated / "run.json").read_text())["format_version"] == 4
 
 
+@pytest.mark.slow
 def test_a_format_3_run_reads_verifies_and_resumes(tmp_path, simulated):
     """Runs written before line checksums: read, resumed as format 3, and verify says their
     figures are not vouched for."""
@@ -119,6 +121,7 @@ def plant(out: Path, name: str, target: Path) -> None:
     link.symlink_to(target)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [LOCK_FILE, JOURNAL_FILE, "run.json", CLEARING_DIR])
 def test_a_planted_link_is_never_followed_and_verify_reports_it(tmp_path, simulated, name):
     out = copy_of(simulated, tmp_path)
@@ -142,6 +145,7 @@ def test_a_planted_link_is_never_followed_and_verify_reports_it(tmp_path, simula
     assert (out / name).is_symlink()  # and the link itself is the user's: not removed
 
 
+@pytest.mark.slow
 def test_a_fifo_in_a_run_directory_does_not_hang_verify(tmp_path, simulated):
     out = copy_of(simulated, tmp_path)
     (out / JOURNAL_FILE).unlink()
@@ -151,6 +155,7 @@ def test_a_fifo_in_a_run_directory_does_not_hang_verify(tmp_path, simulated):
     one_line(invoke("simulate", "--resume", "--out", out), 2, "special file")
 
 
+@pytest.mark.slow
 def test_a_linked_part_is_damaged_and_never_read(tmp_path, simulated):
     out = copy_of(simulated, tmp_path)
     outside = tmp_path / "elsewhere.parquet"
@@ -164,6 +169,7 @@ def test_a_linked_part_is_damaged_and_never_read(tmp_path, simulated):
 # --- class 2: readers mid-overwrite ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_an_overwrite_stopped_before_its_first_part_leaves_no_empty_table(tmp_path, simulated, monkeypatch):
     out = copy_of(simulated, tmp_path)
 
@@ -208,6 +214,7 @@ def with_bot_in_record(out: Path, tmp_path: Path, monkeypatch) -> Path:
     return tmp_path / "imported"
 
 
+@pytest.mark.slow
 def test_no_api_entry_imports_a_module_named_in_run_json(tmp_path, tournament_run, monkeypatch):
     out = copy_of(tournament_run, tmp_path)
     mark = with_bot_in_record(out, tmp_path, monkeypatch)
@@ -223,6 +230,7 @@ def test_no_api_entry_imports_a_module_named_in_run_json(tmp_path, tournament_ru
     assert not mark.exists() and "hostile_bot_40" not in sys.modules
 
 
+@pytest.mark.slow
 def test_resume_takes_the_bots_its_caller_names(tmp_path, tournament_run, monkeypatch):
     out = copy_of(tournament_run, tmp_path)
     with_bot_in_record(out, tmp_path, monkeypatch)

@@ -1,6 +1,7 @@
 """`wizard-sim serve`: the page and JSON API of sim.serve on a uvicorn server (registered in sim/cli/main.py)."""
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import sys
@@ -76,6 +77,10 @@ def serve_command(
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame) -> None:
             jobs.stop()  # Ctrl-C: running estimates stop at their next slice, so open requests end now
+            # The requests still open (uploads, streams) are cancelled by the shutdown: uvicorn
+            # would log each ("ASGI callable returned without starting response"). The
+            # operator asked to stop: one line says so, nothing per request.
+            logging.getLogger("uvicorn.error").addFilter(lambda record: False)
             super().handle_exit(sig, frame)
 
     application = QuietCancellation(create_app(jobs, allowed_hosts(host)))
