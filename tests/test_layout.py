@@ -113,10 +113,11 @@ KERNEL_LAYERS = (
     ("kernels.round_state", "kernels.results", "kernels.columns", "kernels.seating", "kernels.observation"),
     ("kernels.policies", "kernels.policies.ids", "kernels.policies.heuristic", "kernels.policies.random_policy",
      "kernels.policies.faceup"),
+    ("kernels.sequencer",),  # the fast path: rounds of built-in non-search seats (the decision step's twin)
     ("kernels.posterior",),  # the unseen cards given what a seat has seen
     ("kernels.policies.mc", "kernels.policies.pimc"),  # policies that search (they sample with the posterior)
     ("kernels.policies.dispatch",),  # a policy by id
-    ("kernels.batch",),  # whole games
+    ("kernels.batch", "kernels.fast_games"),  # whole games (on the decision step; on the fast path)
     ("kernels.game_state", "kernels.estimate", "kernels.estimate.situation"),  # a game a decision at a time; a situation
     # drivers: estimate's rollouts, the Python-seat pool, the vector environment
     ("kernels.estimate.rollouts", "kernels.estimate.stepped", "kernels.estimate.proposals", "kernels.python_seats",
