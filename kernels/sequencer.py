@@ -13,8 +13,8 @@ rules.legal_bids / legal_cards), and each policy is its own module's choice
 
 tests/test_fast_path.py holds it bit-identical to play_until with dispatch.decide (every
 result and play record, over randomized rules, round lists, seatings, parameters and
-seeds). It is used by kernels.fast_games (whole games of built-in seats) and by mc's and
-pimc's rollouts (the heuristic at every seat); everything else takes the decision step.
+seeds). It is used by kernels.fast_games (whole games of built-in seats); everything else,
+mc's and pimc's rollouts included (on it they measured slower), takes the decision step.
 """
 from numba import njit
 

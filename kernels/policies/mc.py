@@ -26,9 +26,8 @@ from kernels.posterior import (
     sample_hands,
     set_model,
 )
-from kernels.round_state import NO_PLAY_LOG, apply_card, restart_bidding
+from kernels.round_state import NO_PLAY_LOG, apply_card, play_out, restart_bidding
 from kernels.rules import round_score
-from kernels.sequencer import play_rest
 from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, SEAT_DTYPE, TABLE_DTYPE
 
 # Parameter vector layout; defaults and names live in the Python registry (sim.policies).
@@ -57,10 +56,8 @@ RANGES = {
     "spread": (0.0, 10.0),
 }
 
-# Every seat of a rollout plays the heuristic with its default parameters, on the fast path
-# (kernels.sequencer.play_rest: the decision step's twin).
+# Every seat of a rollout plays the heuristic with its default parameters.
 ROLLOUT_PARAMS = np.array([[default for _, default in heuristic.PARAMETERS]] * MAX_PLAYERS)
-ROLLOUT_POLICY_IDS = np.full(MAX_PLAYERS, POLICY_HEURISTIC, dtype=np.int64)
 
 # The posterior sampler as mc runs it (infer=1): a decision takes 16 samples, not estimate's
 # 100,000, so fewer pilot draws and candidates than estimate's defaults, and a small cap on
@@ -143,6 +140,13 @@ def set_base(me, table, scratch):
         for seat in range(table.n_players):
             if base_seats[seat].bid == NO_BID:
                 base_seats[seat].bid = estimated_bid(scratch.base_table[0], base_seats, seat)
+
+
+@njit(cache=True, inline="always")
+def rollout_decide(params, decision, me, table, legal, generator):
+    """Every seat of a rollout plays the heuristic with the parameter rows `params` (the
+    `policies` that kernels.round_state.play_out passes through)."""
+    return heuristic.decide(decision, params, me, table, legal, generator)
 
 
 @njit(cache=True)
@@ -254,7 +258,7 @@ def sampled_bid(storage, policies, me, table, legal, preferred, generator):
             rollout_table = reset_rollout(scratch, table.n_players)
             restart_bidding(rollout_table, rollout_seats)
             fixed_bids = rollout_bidding(scratch, me.seat, bid)
-            play_rest(ROLLOUT_POLICY_IDS, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, fixed_bids, NO_PLAY_LOG)
+            play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, fixed_bids, NO_PLAY_LOG)
             scratch.totals[bid] += weight * outcome(rollout_table, rollout_seats, me.seat)
     return best_choice(scratch.totals, legal, preferred)
 
@@ -290,8 +294,7 @@ def sampled_card(storage, policies, me, table, choices, preferred_choice, genera
             rest &= rest - 1
             rollout_table = reset_rollout(scratch, table.n_players)
             apply_card(rollout_table, rollout_seats, card)
-            play_rest(ROLLOUT_POLICY_IDS, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, scratch.fixed_bids,
-                      NO_PLAY_LOG)  # fmt: skip
+            play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, rollout_seats, generator, scratch.fixed_bids, NO_PLAY_LOG)
             scratch.totals[card] += weight * outcome(rollout_table, rollout_seats, me.seat)
     return best_choice(scratch.totals, choices, preferred_choice)
 

@@ -23,7 +23,6 @@ from kernels.posterior import OPPONENT_HEURISTIC, prepare
 from kernels.records import DECIDE_BID, DECIDE_CARD, PHASE_PLAY
 from kernels.round_state import NO_PLAY_LOG, apply_card, play_until, restart_bidding
 from kernels.rules import round_score
-from kernels.sequencer import play_on
 from kernels import solver
 
 # Parameter vector layout. The first four are mc's (samples, play_samples, infer, spread), so
@@ -119,11 +118,11 @@ def play_to(playout, table, seats, generator, fixed_bids, end_trick):
     """Play a sample's round on (bidding first, if it is still bidding) until trick
     `end_trick` starts or the round ends: the playout at every card, heuristic bids except
     the fixed ones."""
-    play_on(mc.ROLLOUT_POLICY_IDS, mc.ROLLOUT_PARAMS, table, seats, generator, fixed_bids, NO_PLAY_LOG, 0)
+    play_until(mc.rollout_decide, mc.ROLLOUT_PARAMS, table, seats, generator, fixed_bids, NO_PLAY_LOG, 0)
     if playout == PLAYOUT_FACEUP:
         play_until(faceup.decide, seats, table, seats, generator, fixed_bids, NO_PLAY_LOG, end_trick)
     else:
-        play_on(mc.ROLLOUT_POLICY_IDS, mc.ROLLOUT_PARAMS, table, seats, generator, fixed_bids, NO_PLAY_LOG, end_trick)
+        play_until(mc.rollout_decide, mc.ROLLOUT_PARAMS, table, seats, generator, fixed_bids, NO_PLAY_LOG, end_trick)
 
 
 @njit(cache=True)
