@@ -77,8 +77,10 @@ def write_perf_map(dispatcher) -> None:
 
 
 def play(policy: str, games: int, threads: int) -> None:
-    from kernels.batch import play_games
+    from kernels import batch, fast_games
     from sim import Rules, run_games
+    from sim.config.policies import parse_policies, policy_arrays
+    from sim.runs.games import builtin_only
 
     rules = Rules(players=4)
 
@@ -88,7 +90,9 @@ def play(policy: str, games: int, threads: int) -> None:
         return time.perf_counter() - start
 
     run(10)  # load (or compile and cache) the kernels
-    write_perf_map(play_games)
+    policies = parse_policies(policy, rules.players)
+    # Built-in seats play on the fast path's kernel (docs/architecture.md, "The fast path").
+    write_perf_map((fast_games if builtin_only(policies, policy_arrays(policies)) else batch).play_games)
     seconds = run(games)
     print(f"{policy}: {games / seconds:,.0f} games/s on {threads} thread(s); object kept in {OBJECT}")
 

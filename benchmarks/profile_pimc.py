@@ -8,7 +8,7 @@ The decisions are real: the pimc seat's (seat 0) bid and card decisions of `--ga
 every round size at the table POLICY,heuristic,heuristic,random (what bench_pimc.py and
 bench_mc.py time), captured with the state the seat saw. Each decision is then taken again on
 one thread, with a random stream of its own, five times over, each time stopping at a later
-stage of pimc's own loop (kernels/policies/pimc.py, sampled_bid and sampled_card):
+stage of pimc's own loop (kernels/search/pimc.py, sampled_bid and sampled_card):
 
     setup      the heuristic's choice, the distinct candidates, the decision's working memory
     sampling   + start_sampling and mc.sample_base for every sample (the deals)

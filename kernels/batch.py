@@ -78,10 +78,12 @@ def deal_and_seed(game_key, workspace):
     seed_stream(scratch.generator, seed, game, table.round_size, STREAM_DECISIONS)
 
 
-@njit(cache=True)
-def play_game(game_key, rules, round_sizes, workspace_storage, results, slot):
+@njit(cache=True, inline="always")
+def play_game(play_round, game_key, rules, round_sizes, workspace_storage, results, slot):
     """Play the rounds of `round_sizes` (each dealt by its own dealer of the full game) and
-    fill results slot `slot` (results: a kernels.results.GameResults)."""
+    fill results slot `slot` (results: a kernels.results.GameResults). `play_round`(game key,
+    workspace, log_plays) plays each begun round: this module's (the decision step) or
+    kernels.fast_games' (its twin, built-in seats only)."""
     # The storage array, not its record, crosses the call: a record does not keep its array
     # alive, and the caller's reference does.
     workspace = workspace_storage[0]
@@ -117,17 +119,60 @@ def begin_game(game_key, rules, workspace):
 Games = namedtuple("Games", ("seed", "game_ids", "rules", "round_sizes"))
 
 
-@njit(cache=True)
-def play_block(games, rows, workspace, results):
+@njit(cache=True, inline="always")
+def play_block(play_round, games, rows, workspace, results):
     """Play the games of rows = (first, stop) into their results slots; return the first that
     failed (a policy raised, or answered illegally: kernels.round_state.checked), which ends
     the block, or NO_FAILURE (kernels.blocks: why it is caught here)."""
     for i in range(rows[0], rows[1]):
         try:
-            play_game((games.seed, games.game_ids[i]), games.rules, games.round_sizes, workspace, results, i)
+            play_game(play_round, (games.seed, games.game_ids[i]), games.rules, games.round_sizes, workspace, results, i)
         except Exception:  # numba cannot bind it: replay_game raises it again
             return i
     return NO_FAILURE
+
+
+@njit(cache=True, inline="always")
+def games_block_with(play_round, block, seed, game_ids, rules, round_sizes, policies, results):
+    """Block `block` of play_games' loop with `play_round`: the first failed row or NO_FAILURE.
+
+    A jitted function passed as an argument must be inlined down to its call (play_game,
+    play_block and these two are inline="always"): passed on to a compiled function, it is
+    a Python object in the machine code, which numba cannot cache. Each parallel kernel calls
+    a block function (games_block, seated_block) that names its `play_round` itself."""
+    n_games = game_ids.shape[0]
+    table_rules = rules[0]
+    workspace = new_workspace(table_rules, policies)
+    # A thread-local copy: an array shared by threads puts its reference count on a
+    # contended cache line.
+    games = Games(seed, game_ids, table_rules, round_sizes.copy())
+    return play_block(play_round, games, block_rows(block, n_games), workspace, results)
+
+
+@njit(cache=True, inline="always")
+def seated_block_with(play_round, block, seed, game_ids, seatings, rules, round_sizes, listed, results):
+    """Block `block` of play_seated_games' loop with `play_round` (a seating per row)."""
+    n_games = game_ids.shape[0]
+    table_rules = rules[0]
+    workspace = new_workspace(table_rules, listed)
+    games = Games(seed, game_ids, table_rules, round_sizes.copy())
+    first, stop = block_rows(block, n_games)
+    for i in range(first, stop):
+        seat_listed(workspace[0], seatings[i], listed[0], listed[1])
+        failed = play_block(play_round, games, (i, i + 1), workspace, results)
+        if failed != NO_FAILURE:
+            return failed
+    return NO_FAILURE
+
+
+@njit(cache=True)
+def games_block(block, seed, game_ids, rules, round_sizes, policies, results):
+    return games_block_with(play_round, block, seed, game_ids, rules, round_sizes, policies, results)
+
+
+@njit(cache=True)
+def seated_block(block, seed, game_ids, seatings, rules, round_sizes, listed, results):
+    return seated_block_with(play_round, block, seed, game_ids, seatings, rules, round_sizes, listed, results)
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -142,12 +187,7 @@ def play_games(seed, game_ids, rules, round_sizes, policies, results):
     n_games = game_ids.shape[0]
     failures = new_failures(n_games)
     for block in prange(n_blocks(n_games)):
-        table_rules = rules[0]
-        workspace = new_workspace(table_rules, policies)
-        # A thread-local copy: an array shared by threads puts its reference count on a
-        # contended cache line.
-        games = Games(seed, game_ids, table_rules, round_sizes.copy())
-        failures[block] = play_block(games, block_rows(block, n_games), workspace, results)
+        failures[block] = games_block(block, seed, game_ids, rules, round_sizes, policies, results)
     return first_failure(failures)
 
 
@@ -160,17 +200,7 @@ def play_seated_games(seed, game_ids, seatings, rules, round_sizes, listed, resu
     n_games = game_ids.shape[0]
     failures = new_failures(n_games)
     for block in prange(n_blocks(n_games)):
-        table_rules = rules[0]
-        workspace = new_workspace(table_rules, listed)
-        games = Games(seed, game_ids, table_rules, round_sizes.copy())
-        first, stop = block_rows(block, n_games)
-        failed = NO_FAILURE
-        for i in range(first, stop):
-            seat_listed(workspace[0], seatings[i], listed[0], listed[1])
-            failed = play_block(games, (i, i + 1), workspace, results)
-            if failed != NO_FAILURE:
-                break
-        failures[block] = failed
+        failures[block] = seated_block(block, seed, game_ids, seatings, rules, round_sizes, listed, results)
     return first_failure(failures)
 
 
@@ -179,4 +209,4 @@ def replay_game(seed, game, rules, round_sizes, workspace_storage, results):
     """Play game `game` into results slot 0 on the given workspace, in the calling thread, so
     that a failure raises its exception (play_games only says which game failed) and leaves
     the workspace's round at the failing decision."""
-    play_game((seed, game), rules[0], round_sizes, workspace_storage, results, 0)
+    play_game(play_round, (seed, game), rules[0], round_sizes, workspace_storage, results, 0)

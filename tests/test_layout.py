@@ -115,13 +115,14 @@ KERNEL_LAYERS = (
     ("kernels.round_state", "kernels.results", "kernels.columns", "kernels.seating", "kernels.observation"),
     # the policies below the posterior: they decide from the seat's own view, without search
     ("kernels.policies", "kernels.policies.ids", "kernels.policies.heuristic", "kernels.policies.random_policy"),
+    ("kernels.sequencer",),  # the fast path: rounds of built-in non-search seats (the decision step's twin)
     # search: equivalent cards, the perfect-information solver, the face-up playout; the posterior
     # (it models seats by the heuristic); the policies that search (they sample with it)
     ("kernels.search", "kernels.search.equivalence", "kernels.search.solver", "kernels.search.faceup"),
     ("kernels.search.posterior",),
     ("kernels.search.mc", "kernels.search.pimc"),
     ("kernels.dispatch",),  # a policy by id
-    ("kernels.batch",),  # whole games
+    ("kernels.batch", "kernels.fast_games"),  # whole games (on the decision step; on the fast path)
     ("kernels.game_state", "kernels.estimate", "kernels.estimate.situation"),  # a game a decision at a time; a situation
     # drivers: estimate's rollouts, the Python-seat pool, the vector environment
     ("kernels.estimate.rollouts", "kernels.estimate.stepped", "kernels.estimate.proposals", "kernels.python_seats",

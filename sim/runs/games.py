@@ -9,11 +9,14 @@ import numpy as np
 
 from kernels import records
 from kernels.cards import N_CARDS
-from kernels.batch import new_workspace, play_games, play_seated_games, replay_game
+from kernels import batch as kernels_batch
+from kernels import fast_games
+from kernels.batch import new_workspace, replay_game
 from kernels.blocks import NO_FAILURE
 from kernels.results import GameResults
 from kernels.round_state import IllegalAction, current_seat, legal_actions
 from kernels.rules import draw_first_dealer as _draw_first_dealer
+from kernels.sequencer import FAST_POLICY_IDS
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards
 from sim.config.errors import BotError, ConfigError
 from sim.config.limits import MAX_GAMES, check_count
@@ -132,6 +135,13 @@ def result_bytes(rules: Rules, games: int, log_plays: bool) -> int:
 FIRST_SLICE_BLOCKS = 1  # games per thread in the first call (then sized by measurement)
 
 
+def builtin_only(policies: list[Policy], arrays: tuple[np.ndarray, np.ndarray]) -> bool:
+    """Whether every policy is `random` or `heuristic` (no bot): the games then take the fast
+    path (kernels.fast_games), which compiles no searching policy."""
+    ids = arrays[0][: len(policies)]
+    return not external_bots(policies) and all(int(policy_id) in FAST_POLICY_IDS for policy_id in ids)
+
+
 def play_in_slices(
     policies: list[Policy],
     seed: int,
@@ -148,13 +158,15 @@ def play_in_slices(
     with a GameFailure naming the first game (in row order) it failed in, whatever the thread
     count; `place(row)` names that row's game instead (a tournament's game and deal)."""
     rules_record, sizes, arrays = rules.to_record(), rules.round_sizes_array(), policy_arrays(policies)
+    engine = fast_games if builtin_only(policies, arrays) else kernels_batch
 
     def play(start: int, stop: int) -> None:
         rows = GameResults(*(result[start:stop] for result in results))
         if seatings is None:
-            failed = call_kernel(play_games, policies, seed, game_ids[start:stop], rules_record, sizes, arrays, rows)
+            failed = call_kernel(engine.play_games, policies, seed, game_ids[start:stop], rules_record, sizes, arrays,
+                                 rows)  # fmt: skip
         else:
-            failed = call_kernel(play_seated_games, policies, seed, game_ids[start:stop], seatings[start:stop],
+            failed = call_kernel(engine.play_seated_games, policies, seed, game_ids[start:stop], seatings[start:stop],
                                  rules_record, sizes, arrays, rows)  # fmt: skip
         if failed == NO_FAILURE:
             return
