@@ -356,7 +356,8 @@ def test_a_failing_task_stops_the_run_and_resume_finishes_it(tmp_path, client):
 
     def break_the_games_directory(done: int, total: int) -> None:
         if done == 0:  # before any task runs
-            shutil.rmtree(out / "games")
+            if (out / "games").is_dir():  # a table's directory appears with its first part
+                shutil.rmtree(out / "games")
             (out / "games").write_text("not a directory")
 
     with pytest.raises(RunError, match="writing games/part-0000"):

@@ -203,12 +203,13 @@ def test_the_journal_keeps_only_the_fields_asked_for(tmp_path):
     assert runner.invoke(app, ["simulate", "--players", "3", "--games", "3", "--chunk-games", "1", "--seed", "2",
                                "--out", str(root), "-q"]).exit_code == 0
     run_id = json.loads((root / "run.json").read_text())["run_id"]
-    whole, _ = Journal(root / JOURNAL_FILE).read(run_id)
-    kept, torn = Journal(root / JOURNAL_FILE).read(run_id, ("parts", "sha256"))
-    assert torn == 0 and sorted(kept) == sorted(whole) == [0, 1, 2]
+    whole = Journal(root / JOURNAL_FILE).read(run_id).entries
+    read = Journal(root / JOURNAL_FILE).read(run_id, ("parts", "sha256"))
+    kept = read.entries
+    assert read.torn == read.unvouched == 0 and sorted(kept) == sorted(whole) == [0, 1, 2]
     for chunk, entry in kept.items():
         assert entry == {"chunk": chunk, "parts": whole[chunk]["parts"], "sha256": whole[chunk]["sha256"]}
-    assert Journal(root / JOURNAL_FILE).read(run_id, ())[0] == {chunk: {"chunk": chunk} for chunk in range(3)}
+    assert Journal(root / JOURNAL_FILE).read(run_id, ()).entries == {chunk: {"chunk": chunk} for chunk in range(3)}
     assert read_run(root, statistics=False)["chunks"]["complete"] == {"0": None, "1": None, "2": None}
     assert read_run(root)["chunks"]["complete"] == {str(chunk): whole[chunk]["stats"] for chunk in range(3)}
 

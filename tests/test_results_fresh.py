@@ -31,7 +31,7 @@ def load_regenerate():
 REGENERATE = load_regenerate()
 SLICE = REGENERATE.Sizes(accuracy_games=8_000, tournament_deals=300, estimate_samples=8_000,
                          calibration_games=200_000, calibration_samples=8_000, inference_deals=80,
-                         pimc_deals=12)  # fmt: skip
+                         pimc_deals=12, openspiel_deals=2)  # fmt: skip
 
 
 def published(name: str) -> dict:

@@ -75,7 +75,7 @@ def is_link_or_special(path: Path) -> bool:
     link, even a dangling one; a FIFO, a socket, a device)."""
     try:
         mode = os.lstat(path).st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # missing, or a parent is a file
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
