@@ -172,6 +172,10 @@ def test_openspiel_policy_spec():
     assert parse_policy(policy.label) == policy
     with pytest.raises(ConfigError, match="known: ismcts"):
         parse_policy("openspiel:nosuch")
+    # Fewer than one simulation or rollout is refused (one line, exit 2), not clamped to one.
+    for bad in ("simulations=0", "rollouts=0", "simulations=2.5"):
+        with pytest.raises(ConfigError, match="^policy parameter (simulations|rollouts) must be"):
+            parse_policy(f"openspiel:ismcts:{bad}")
 
 
 def test_without_the_extra_an_openspiel_policy_is_one_line(monkeypatch):

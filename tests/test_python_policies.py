@@ -249,6 +249,7 @@ def test_a_failing_bot_is_one_line_naming_it(tmp_path, policy, words):
         ("python_bots:BadFallback", ["python_bots:BadFallback.FALLBACK: unknown policy 'no_such_policy'"]),
         ("python_bots:instance_with_parameters", ["has PARAMETERS but is an instance"]),
         ("python_bots:WithParameters:speed=2", ["has no parameter 'speed=2'"]),
+        ("python_bots:WithParameters:margin=2", ["policy parameter margin must be a finite number in [0, 1], got 2"]),
         ("no_such_module:Bot", ["cannot import policy module 'no_such_module'"]),
         ("__main__:Bot", ["defined in __main__", "move it into a module"]),
     ],

@@ -114,7 +114,8 @@ def _python_kind(bot: PythonBot) -> PolicyKind:
         raise ConfigError(f"{bot.path}.FALLBACK: {error}") from None
     if fallback.kind.bot is not None or fallback.kind.python is not None:
         raise ConfigError(f"{bot.path}.FALLBACK must be a built-in policy, got {bot.fallback!r}")
-    return PolicyKind(bot.path, -1, bot.parameters, f"Python policy {bot.path}", python=bot, fallback=fallback)
+    return PolicyKind(bot.path, -1, bot.parameters, f"Python policy {bot.path}", counts=bot.counts, ranges=bot.ranges,
+                      python=bot, fallback=fallback)  # fmt: skip
 
 
 def policy_of_object(target: object) -> Policy:

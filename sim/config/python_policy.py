@@ -17,6 +17,8 @@ and round size of every row, so a bot may keep memory per game.
 Optional attributes of the class (or instance):
 
     PARAMETERS = (("name", default), ...)   # options `module:Object:name=value`, at most 8
+    COUNTS = ("name", ...)                  # parameters that must be whole numbers >= 0
+    RANGES = {"name": (low, high), ...}     # a parameter's valid interval (refused outside)
     DECISIONS = ("trump", "bid", "card")    # the decisions the bot is asked; the others are
                                             # played by FALLBACK inside the kernels (fast)
     FALLBACK = "heuristic"                  # a built-in policy, `name[:key=value,...]`
@@ -82,6 +84,8 @@ class PythonBot:
     batched: bool  # act (True) or act_one (False)
     takes_context: bool
     source: str  # the bot's file, for error messages
+    counts: tuple[str, ...] = ()  # parameters that must be whole numbers >= 0 (its COUNTS)
+    ranges: tuple[tuple[str, tuple[float, float]], ...] = ()  # valid [low, high] per parameter (its RANGES)
 
     def instantiate(self, params: tuple[float, ...]) -> object:
         """The object that answers: a new instance of the class with `params` as keywords, or
@@ -136,6 +140,7 @@ def load_python_bot(path: str, target: object) -> PythonBot:
         raise ConfigError(f"{path} has {len(parameters)} parameters; at most {MAX_PARAMS}")
     if parameters and not inspect.isclass(target):
         raise ConfigError(f"{path} has PARAMETERS but is an instance: name the class so they can be passed")
+    counts, ranges = declared_limits(path, target, [key for key, _ in parameters])
     decision_names = getattr(target, "DECISIONS", tuple(DECISION_KINDS))
     if isinstance(decision_names, str):
         decision_names = (decision_names,)
@@ -158,7 +163,25 @@ def load_python_bot(path: str, target: object) -> PythonBot:
         batched,
         count == 3,
         source,
+        counts,
+        ranges,
     )
+
+
+def declared_limits(path: str, target: object, names: list[str]) -> tuple[tuple[str, ...], tuple]:
+    """A Python policy's COUNTS and RANGES, as a built-in policy declares them: each names its
+    PARAMETERS; a range is (low, high) with low <= high."""
+    counts = getattr(target, "COUNTS", ())
+    ranges = getattr(target, "RANGES", {})
+    if isinstance(counts, str) or not all(isinstance(name, str) and name in names for name in counts):
+        raise ConfigError(f"{path}.COUNTS must name some of its PARAMETERS, got {counts!r}")
+    try:
+        limits = tuple((str(name), (float(low), float(high))) for name, (low, high) in dict(ranges).items())
+    except (TypeError, ValueError):
+        raise ConfigError(f"{path}.RANGES must be {{name: (low, high), ...}}, got {ranges!r}") from None
+    if not all(name in names and low <= high for name, (low, high) in limits):
+        raise ConfigError(f"{path}.RANGES must give (low, high) with low <= high for some of its PARAMETERS, got {ranges!r}")
+    return tuple(counts), limits
 
 
 def error_text(error: BaseException, source: str) -> str:

@@ -119,13 +119,15 @@ class ISMCTS:
     """OpenSpiel's information-set MCTS (Python ISMCTSBot) with our resampler."""
 
     PARAMETERS = (("simulations", 100.0), ("uct_c", 20.0), ("rollouts", 1.0), ("seed", 0.0))
+    COUNTS = ("simulations", "rollouts")
+    RANGES = {"simulations": (1, 1_000_000), "rollouts": (1, 10_000)}  # at least one: refused below, not clamped
     DECISIONS = ("trump", "bid", "card")
     FALLBACK = "random"
 
     def __init__(self, simulations: float = 100.0, uct_c: float = 20.0, rollouts: float = 1.0, seed: float = 0.0):
-        self.simulations = max(1, int(simulations))
+        self.simulations = int(simulations)
         self.uct_c = float(uct_c)
-        self.rollouts = max(1, int(rollouts))
+        self.rollouts = int(rollouts)
         self.seed = seed
 
     def act_one(self, observation: np.ndarray, mask: np.ndarray, context) -> int:

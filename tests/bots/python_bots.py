@@ -126,6 +126,7 @@ class BadFallback(Delegating):
 
 class WithParameters:
     PARAMETERS = (("margin", 0.5),)
+    RANGES = {"margin": (0, 1)}
 
     def __init__(self, margin=0.5):
         self.margin = margin
