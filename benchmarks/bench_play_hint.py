@@ -5,7 +5,7 @@
 
 One game per opponent kind (heuristic, mc, random at every other seat) of 4 players, the
 person at seat 2 answering like the heuristic, rounds of 1, 5, 10 and 15 cards; at each of
-the person's bids the bid hint (PlaySession.bid_hint) is timed on warm kernels (a first,
+the person's bids the bid hint (sim.analysis.hints.bid_hint) is timed on warm kernels (a first,
 untimed hint loads them).
 """
 from __future__ import annotations
@@ -15,7 +15,8 @@ import time
 
 import sim
 from kernels.records import DECIDE_BID
-from sim.analysis.play import PlayConfig, PlaySession
+from sim.analysis.hints import bid_hint
+from sim.drivers.session import PlayConfig, PlaySession
 from sim.config.policies import parse_policy
 from sim.engine.startup import start
 
@@ -32,7 +33,7 @@ def main() -> None:
     heuristic = parse_policy("heuristic")
     warm = PlaySession(PlayConfig.build(sim.Rules(4, (1,)), 0, "heuristic", 0, 0))
     warm.advance()
-    warm.bid_hint(heuristic, 100)
+    bid_hint(warm, heuristic, 100)
     print(f"bid hint, {arguments.samples:,} samples, 4 players, seat 2, seed {arguments.seed}")
     print(f"{'opponents':>10} " + " ".join(f"{size:>4} cards" for size in ROUNDS))
     for opponents in ("heuristic", "mc", "random"):
@@ -44,7 +45,7 @@ def main() -> None:
                 break
             if session.decision() == DECIDE_BID:
                 start = time.perf_counter()
-                session.bid_hint(heuristic, arguments.samples)
+                bid_hint(session, heuristic, arguments.samples)
                 seconds.append(time.perf_counter() - start)
             session.answer(session.policy_hint(heuristic))
         print(f"{opponents:>10} " + " ".join(f"{value:>8.2f} s" for value in seconds))

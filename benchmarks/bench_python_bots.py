@@ -32,7 +32,7 @@ from kernels.game_state import observe
 from kernels.observation import N_ACTIONS, OBSERVATION_SIZE
 from sim.engine.bot_caller import BotCaller
 from sim.config.rules import Rules
-from sim.runs import python_seats
+from sim.runs import bot_games
 from sim.runs.tournament import TournamentConfig, tournament
 from sim.engine.startup import start
 
@@ -107,8 +107,8 @@ class Profile:
         self.decisions += observations.shape[0]
 
     def __enter__(self) -> "Profile":
-        self._wrap(python_seats.Part, "advance", "kernel", self._after_step)
-        self._wrap(python_seats.Part, "ask", "main_thread")
+        self._wrap(bot_games.Part, "advance", "kernel", self._after_step)
+        self._wrap(bot_games.Part, "ask", "main_thread")
         self._wrap(BotCaller, "ask", "ask", self._after_ask)
         self._wrap(BotCaller, "check", "check")
         self._wrap(PreferenceBot, "act", "act")

@@ -99,10 +99,10 @@ def play(policy: str, games: int, threads: int) -> None:
 
 def play_python_seats(deals: int, batch: int) -> None:
     """bench_python_bots.py's workload: a duplicate tournament with its numpy seat and three
-    heuristic seats, the pool of `batch` games stepped by kernels.python_seats.run_envs (on
+    heuristic seats, the pool of `batch` games stepped by kernels.bot_pool.run_envs (on
     the run's threads: the kernel steps and the bot's numpy overlap)."""
     import bench_python_bots
-    from kernels.python_seats import run_envs
+    from kernels.bot_pool import run_envs
     from sim import Rules
 
     rules = Rules(players=4)

@@ -11,7 +11,7 @@ random numbers as in run_games.
 
 The caller controls decision kinds per seat (`controlled[seat]`: bit DECIDE_* set when the
 caller makes that seat's decisions of that kind; the environments control all of a seat's
-decisions, the Python-seat driver, kernels.python_seats, those its bots take). With `records` set
+decisions, the Python-seat driver, kernels.bot_pool, those its bots take). With `records` set
 (the driver), cards are logged to the workspace's play log as the engine logs them and a
 finished round stays at PHASE_DONE until next_round, so that it can be recorded first.
 """

@@ -1,6 +1,6 @@
 """What a finished round and a finished game leave: the result records, written in one place.
 
-The batch of games (kernels.batch) and the Python-seat driver (kernels.python_seats) write
+The batch of games (kernels.batch) and the Python-seat driver (kernels.bot_pool) write
 them into a batch's result arrays (GameResults, indexed [game slot, ...]); a game state keeps
 its last finished round in the same record types (kernels.game_state.ROUND_SUMMARY_DTYPE).
 Records are addressed one by one: a view of a result array would count a reference on its

@@ -1,4 +1,4 @@
-"""`estimate` with Python policies (sim.analysis.estimate_bots, kernels/estimate/stepped.py): a bot
+"""`estimate` with Python policies (sim.drivers.estimate_rollouts, kernels/estimate/stepped.py): a bot
 that delegates everything is the heuristic, sample for sample where the deals are drawn alike
 and within sampling error where its bids are inferred by rejection; a bot's own bidding rule
 is what inference conditions on (exact posteriors by enumeration, 1-card rounds); the same
@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 import reference
-from sim.analysis import estimate_bots
+from sim.drivers import estimate_rollouts as estimate_bots
 from sim.analysis.estimate import estimate, make_situation, run_estimate
 from sim.cli import app
 from sim.config.errors import BotError

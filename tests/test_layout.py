@@ -1,6 +1,6 @@
 """The package layout of issues #13 and #36: `sim` is layered and its modules import only downward
-(command line -> server -> analysis -> environments -> runs -> storage -> engine -> configuration
--> kernels), with no cycles.
+(command line -> server -> analysis -> drivers -> OpenSpiel -> environments -> runs -> storage ->
+engine -> configuration -> kernels), with no cycles.
 
 Imports are read from the source with `ast`, including those inside functions, so an import
 deferred to run time (to save start-up time, or to hide a cycle) counts like any other."""
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # `sim` itself (sim/__init__.py) is the public API: it gathers from every layer, and no module
 # of the package imports it.
 LAYERS = (
-    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.config", "kernels",
+    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.drivers", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.config", "kernels",
 )  # fmt: skip
 
 
@@ -125,7 +125,7 @@ KERNEL_LAYERS = (
     ("kernels.batch", "kernels.fast_games"),  # whole games (on the decision step; on the fast path)
     ("kernels.game_state", "kernels.estimate", "kernels.estimate.situation"),  # a game a decision at a time; a situation
     # drivers: estimate's rollouts, the Python-seat pool, the vector environment
-    ("kernels.estimate.rollouts", "kernels.estimate.stepped", "kernels.estimate.proposals", "kernels.python_seats",
+    ("kernels.estimate.rollouts", "kernels.estimate.stepped", "kernels.estimate.proposals", "kernels.bot_pool",
      "kernels.chance_state",
      "kernels.vector_env"),
 )  # fmt: skip
@@ -160,8 +160,34 @@ def test_the_engine_layer_alone_runs_kernels_for_the_layers_above():
     environments and analysis call kernels through sim.engine, not through sim.runs."""
     assert LAYERS.index("sim.config") > LAYERS.index("sim.engine") > LAYERS.index("sim.runs")
     assert not [target for name in GRAPH if name.startswith("sim.env") for target in GRAPH[name] if target.startswith("sim.runs")]
-    for name in ("sim.analysis.estimate", "sim.analysis.estimate_bots", "sim.analysis.estimate_slices", "sim.env.vector"):
+    for name in ("sim.analysis.estimate", "sim.drivers.estimate_rollouts", "sim.analysis.estimate_slices", "sim.env.vector"):
         assert "sim.runs.games" not in GRAPH[name]
     assert {name for name in MODULES if name.startswith("sim.engine.")} == {
-        f"sim.engine.{module}" for module in ("bot_caller", "bot_engine", "calls", "kernel_cache", "startup", "threads")
+        f"sim.engine.{module}" for module in ("bot_caller", "bot_engine", "calls", "kernel_cache", "seating", "startup", "threads")
     }
+
+
+# The kernels that step games a decision at a time, for callers in Python.
+STEPPING_KERNELS = {"kernels.vector_env", "kernels.game_state", "kernels.bot_pool", "kernels.estimate.stepped"}
+
+
+def test_games_are_stepped_from_python_only_by_the_drivers():
+    """Issue #36: the modules that step games from Python are the environments (sim.env, and
+    OpenSpiel's game on them), a run's games with Python seats (sim.runs.bot_games) and the
+    drivers of estimate and play (sim.drivers); analysis ("what the games say") holds none.
+    They all ask Python policies through one core, sim.engine.bot_caller.BotTable."""
+    stepping = sorted(name for name in GRAPH if name.startswith("sim") and GRAPH[name] & STEPPING_KERNELS)
+    allowed = ("sim.env.", "sim.drivers.", "sim.openspiel.game", "sim.runs.bot_games")
+    assert [name for name in stepping if not name.startswith(allowed)] == []
+    assert not [name for name in MODULES if name.startswith("sim.analysis") and GRAPH[name] & STEPPING_KERNELS]
+    asking = sorted(name for name in GRAPH if "sim.engine.bot_caller" in GRAPH[name])
+    assert asking == ["sim.drivers.estimate_rollouts", "sim.drivers.session", "sim.runs.bot_games"]
+
+
+def test_each_thing_has_its_own_name():
+    """Three things were called python_seats (issue #36): the pool's kernels (kernels.bot_pool),
+    a run's games with Python policies (sim.runs.bot_games) and the seats of a list of policies
+    held by Python policies (now Seating.python, sim.engine.seating)."""
+    assert not [name for name in MODULES if name.rpartition(".")[2] == "python_seats"]
+    assert {"kernels.bot_pool", "sim.runs.bot_games", "sim.engine.seating"} <= set(MODULES)
+    assert "def python_seats(" not in MODULES["sim.config.policies"].read_text()

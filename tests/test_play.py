@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 import sim
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
-from sim.analysis.play import PlayConfig, PlaySession, load_session
+from sim.analysis.hints import bid_hint
+from sim.drivers.session import PlayConfig, PlaySession, load_session
 from sim.cli import app
 from sim.config.cards import SUIT_LETTERS, SUIT_NAMES, format_card
 from sim.config.policies import parse_policy
@@ -259,7 +260,7 @@ def test_the_hint_is_shown():
     config = PlayConfig.build(sim.Rules(3, (2,)), 0, "heuristic", 2, 0)
     session = PlaySession(config)
     session.advance()
-    expected_bid = session.bid_hint(HEURISTIC, 200).recommended_bid
+    expected_bid = bid_hint(session, HEURISTIC, 200).recommended_bid
     texts, _ = policy_answers(config)
     result = play(["--players", 3, "--rounds", 2, "--seed", 2, "--hint", "--hint-samples", 200], texts)
     assert result.exit_code == 0, result.output
@@ -275,7 +276,7 @@ def test_the_bid_hint_is_estimate_of_the_situation():
     score pad (here: seat 1 bids second in round 3, after round 2 was scored)."""
     config = PlayConfig.build(sim.Rules(3, (2, 3), first_dealer=2), 1, "heuristic", 3, 0)
     _, session = find_state(config, lambda s: s.decision() == DECIDE_BID and len(s.state.history) == 1)
-    hint = session.bid_hint(HEURISTIC, 300)
+    hint = bid_hint(session, HEURISTIC, 300)
     table, seats, _ = session.state.records()
     dealer = int(table["dealer"])
     order = [(dealer + 1 + k) % 3 for k in range(3)]

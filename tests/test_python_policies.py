@@ -22,8 +22,8 @@ from sim.config.errors import BotError, ConfigError
 from sim.config.policies import parse_policy
 from sim.runs.games import run_games
 from sim import env
-from sim.runs import python_seats
-from sim.runs.python_seats import finished_rows, pipeline_parts
+from sim.runs import bot_games
+from sim.runs.bot_games import finished_rows, pipeline_parts
 from sim.runs.tournament import TournamentConfig, play_chunk
 from sim.storage import read_run
 
@@ -123,17 +123,17 @@ def test_a_pool_in_parts_covers_its_envs_once():
     assert pipeline_parts(64, 2) == [range(0, 32), range(32, 64)]
     for pool, threads in ((8192, 2), (1001, 2), (300, 4), (97, 3)):
         parts = pipeline_parts(pool, threads)
-        assert len(parts) == min(max(python_seats.PIPELINE_PARTS, threads + 1), pool // python_seats.PIPELINE_MIN_ENVS)
+        assert len(parts) == min(max(bot_games.PIPELINE_PARTS, threads + 1), pool // bot_games.PIPELINE_MIN_ENVS)
         assert [env for part in parts for env in part] == list(range(pool))
-        assert min(len(part) for part in parts) >= python_seats.PIPELINE_MIN_ENVS
+        assert min(len(part) for part in parts) >= bot_games.PIPELINE_MIN_ENVS
 
 
 @pytest.mark.parametrize("parts, min_envs", [(3, 4), (7, 2)])
 def test_a_pool_in_any_number_of_parts_plays_the_same_games(monkeypatch, parts, min_envs):
     # Parts of a few games each: envs finish (and leave their part) at many different steps.
     reference, _ = lowest_run(batch=1, threads=1)
-    monkeypatch.setattr(python_seats, "PIPELINE_PARTS", parts)
-    monkeypatch.setattr(python_seats, "PIPELINE_MIN_ENVS", min_envs)
+    monkeypatch.setattr(bot_games, "PIPELINE_PARTS", parts)
+    monkeypatch.setattr(bot_games, "PIPELINE_MIN_ENVS", min_envs)
     for batch in (9, 16):
         played, bot = lowest_run(batch=batch, threads=2)
         assert_same_games(played, reference)
@@ -145,7 +145,7 @@ def test_a_bot_sees_the_observations_and_masks_of_the_environment(monkeypatch):
     # are the state API's for the same game (the lowest legal action everywhere).
     from python_bots import Recording
 
-    monkeypatch.setattr(python_seats, "PIPELINE_MIN_ENVS", 2)
+    monkeypatch.setattr(bot_games, "PIPELINE_MIN_ENVS", 2)
     bot = Recording()
     rules = sim.Rules(players=3, rounds=(1, 3, 20))
     games = 7

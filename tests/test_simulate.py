@@ -301,6 +301,10 @@ def test_resume_rules(tmp_path):
     assert simulate(*SMALL, "--out", str(out)).exit_code == 0
     done = simulate("--resume", "--out", str(out), "--seed", "5", "--players", "3", "-q")
     assert done.exit_code == 0  # already complete: nothing to do, options that agree are fine
+    # Resume compares configurations, not option texts: these spell the recorded one differently.
+    same = simulate("--resume", "--out", str(out), "--rounds", "4,1-3", "--policy", "heuristic,random,heuristic:aggression=1.20",
+                    "--first-dealer", "draw", "-q")  # fmt: skip
+    assert same.exit_code == 0, same.stderr
     for arguments, message in (
         (["--seed", "6"], "--seed 6 differs from the run being resumed (5)"),
         (["--games", "30"], "--games 30 differs"),
@@ -348,3 +352,30 @@ def test_killed_run_resumes_to_identical_data(tmp_path):
     result = simulate(*arguments[1:], "--out", str(reference))
     assert result.exit_code == 0
     assert_same_dataset(reference, out, ("rounds", "games", "plays"))
+
+
+def test_a_run_parses_its_policies_once_and_looks_its_engine_up_once(tmp_path, monkeypatch):
+    """Issue #36: a run's policies are validated once, into the configuration's Seating, and
+    every chunk and kernel slice after that reuses it, with the engine looked up once."""
+    import dataclasses
+
+    import kernels.batch
+    import sim.config.policies
+    import sim.engine.seating
+    from sim.runs.simulation import SimulationConfig
+    from sim.runs.simulation import simulate as run_simulation
+
+    parsed, looked_up = [], []
+    real_parse = sim.config.policies.parse_policy
+    monkeypatch.setattr(sim.config.policies, "parse_policy", lambda text: parsed.append(text) or real_parse(text))
+    config = SimulationConfig.build(Rules(3, (1, 2)), "heuristic,random,heuristic:aggression=1.2", seed=5, games=23,
+                                    chunk_games=7)  # fmt: skip
+    assert len(parsed) == 3
+    # A stand-in numba bot, so that the engine is looked up: the lookup is counted and gives
+    # the built-in entry point (which plays these policies).
+    monkeypatch.setattr(sim.engine.seating, "engine_with_bots", lambda bots, entry: looked_up.append(entry) or entry)
+    config.__dict__["seating"] = dataclasses.replace(config.seating, bots=(object(),))
+    result = run_simulation(config, str(tmp_path / "run"), threads=1)
+    assert result.units_computed == 23 and len(result.record["chunks"]["complete"]) == 4
+    assert len(parsed) == 3, "a policy was parsed again during the run"
+    assert looked_up == [kernels.batch.play_games], "the engine was looked up more than once"

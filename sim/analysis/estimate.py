@@ -32,10 +32,11 @@ from sim.config.cards import (
     mask_to_cards,
     parse_card,
     parse_cards,
+    parse_suit,
 )
 from sim.config.errors import BotError, ConfigError
 from sim.config.limits import check_totals
-from sim.analysis.estimate_bots import BotEstimate, BotInference, evaluated_decisions
+from sim.drivers.estimate_rollouts import BotEstimate, BotInference, evaluated_decisions
 from sim.config.policies import (
     Policy,
     as_policy,
@@ -43,12 +44,12 @@ from sim.config.policies import (
     POLICY_FORMS,
     parse_policy,
     policy_arrays,
-    python_seats,
     split_policy_list,
 )
 from sim.config.rules import Rules, is_whole_number, max_round
 from sim.config.seeds import check_seed
 from sim.analysis.estimate_slices import estimate_in_slices
+from sim.engine.seating import Seating
 from sim.engine.calls import call_kernel
 from sim.engine.threads import check_threads, set_threads
 from sim.runs.statistics import Z_95
@@ -63,22 +64,9 @@ MAX_SPREAD = 10.0  # the tolerant model's bid noise, in tricks (10: nearly uninf
 UNKNOWN_SPREAD = 0.5
 UNKNOWN_FLOOR = 0.0
 FEW_EFFECTIVE_SAMPLES = 400  # below this the printed percentages are off by 5 points or more
-_SUIT_WORDS = {
-    word: suit
-    for suit, words in enumerate(zip("CDHS", "♣♦♥♠", (name.upper() for name in SUIT_NAMES)))
-    for word in words
-}
 
 
 # --- validation -------------------------------------------------------------------------
-
-
-def parse_suit(text: str) -> int:
-    """Suit 0..3 of `S`, `spades` or `♠` (any case)."""
-    suit = _SUIT_WORDS.get(str(text).strip().upper())
-    if suit is None:
-        raise ConfigError(f"unknown trump suit {text!r}: use C, D, H, S (or clubs, diamonds, hearts, spades)")
-    return suit
 
 
 def parse_hand(hand: str | int | Sequence[str] | Sequence[int]) -> list[int]:
@@ -267,7 +255,7 @@ class Situation:
         return self.trump_card != NO_CARD and FIRST_WIZARD <= self.trump_card < FIRST_JESTER
 
     def bot_inference(self, seed: int, model: OpponentModel) -> BotInference:
-        """The deals with Python policies at the table (sim.analysis.estimate_bots): the
+        """The deals with Python policies at the table (sim.drivers.estimate_rollouts): the
         posterior sampler's model with the seats whose observed decision a bot answers made
         uninformative, the acceptance tables of those answers, and the built-in policies that
         answer when such a bot delegates (its fallback; mc's bid modelled by the heuristic)."""
@@ -828,9 +816,10 @@ def run_estimate(
     weights = np.zeros(samples, dtype=np.float64)
     proposals = np.zeros(samples, dtype=np.int64)
     rules_record, situation_record = situation.rules.to_record(), situation.to_record()
-    policies, arrays = list(situation.policies), policy_arrays(list(situation.policies))
+    seating = Seating.of(situation.policies)  # once: every slice's call shares its engine
+    policies, arrays = list(seating.policies), seating.arrays
     bot_observed = 0
-    if python_seats(policies):
+    if seating.python:
         # Python policies at the table: their bots are asked between kernel steps.
         inference = situation.bot_inference(seed, model)
         sampler_model = inference.sampler_model
@@ -851,7 +840,7 @@ def run_estimate(
             whole = (low, high) == (0, candidates.shape[0])
             piece = tricks[start:stop] if whole else np.zeros((stop - start, high - low), dtype=tricks.dtype)
             results = SampleResults(piece, weights[start:stop], proposals[start:stop])
-            failed = call_kernel(estimate_tricks, policies, Samples(seed, start), (rules_record, situation_record),
+            failed = call_kernel(estimate_tricks, seating, Samples(seed, start), (rules_record, situation_record),
                                  arrays, candidates[low:high], (sampler_model, bool(model.infer)), results)  # fmt: skip
             if failed != NO_FAILURE:
                 labels = ", ".join(dict.fromkeys(policy.label for policy in policies))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import sys
 import time
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from rich.table import Table
 
 from sim.cli.compare import compare_command
 from sim.cli.estimate import estimate_command
-from sim.cli.options import first_dealer_option, rules_from_options
+from sim.cli.options import rules_from_options
 from sim.cli.play import play_command
 from sim.cli.progress import GameProgress
 from sim.cli.report import report_command
@@ -23,19 +24,19 @@ from sim.cli.verify import verify_command
 from sim.cli.terminal import POLICY_FORMS, CommandLine, OneLineErrors, console, fail, on_interrupt
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
 from sim.config.errors import BotError, ConfigError
-from sim.config.policies import as_policy, bot_name, is_external, parse_policies, split_policy_list
 from sim.config.limits import MAX_GAMES, MAX_WORKERS, check_count
-from sim.config.rules import Rules, parse_rounds
+from sim.config.rules import Rules
 from sim.config.seeds import check_seed
 from sim.config.version import __version__
-from sim.runs.executors import Executor, LocalExecutor, check_named_bots, check_out, load_record, load_run
+from sim.runs.executors import Executor, LocalExecutor, check_named_bots, check_out, load_record, load_run, resume
+from sim.runs.executors import run as run_config
 from sim.runs.games import run_games
-from sim.runs.league import LeagueConfig, LeagueResult, league, resume_league
-from sim.runs.python_seats import DEFAULT_BATCH, MAX_BATCH, check_batch
-from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
+from sim.runs.league import LeagueConfig, LeagueResult
+from sim.runs.bot_games import DEFAULT_BATCH, MAX_BATCH, check_batch
+from sim.runs.simulation import SimulationConfig, SimulationResult
 from sim.runs.sprt import LOOK_DEALS, Sprt, sprt_line
 from sim.runs.tables import table_names
-from sim.runs.tournament import TournamentConfig, TournamentResult, resume_tournament, tournament
+from sim.runs.tournament import TournamentConfig, TournamentResult
 from sim.storage import RUN_FILE, RunError, local_path
 
 app = CommandLine(
@@ -120,50 +121,6 @@ def demo(
         )
 
 
-def stored_options(config) -> dict:
-    """The option values a simulate, tournament or league run was started with, by option name."""
-    units, chunk = config.size
-    sprt = getattr(config, "sprt", None)
-    return {
-        "players": config.rules.players,
-        "rounds": config.rules.round_sizes,
-        "bidding": config.rules.bidding,
-        "even-bids": config.rules.even_bids,
-        "first-dealer": config.rules.first_dealer,
-        "seed": config.seed,
-        "games": units,
-        "chunk-games": chunk,
-        "log-plays": config.log_plays,
-        "policy": [policy.label for policy in config.policies],
-        "policies": [policy.label for policy in config.policies],
-        "no-duplicate": not getattr(config, "duplicate", True),
-        "mirror": bool(getattr(config, "mirrored", None)),
-        "sprt": None if sprt is None else f"{sprt.low:g},{sprt.high:g}",
-        "alpha": None if sprt is None else sprt.alpha,
-        "beta": None if sprt is None else sprt.beta,
-    }
-
-
-def check_resume_options(stored: dict, given: dict) -> None:
-    """On --resume every option comes from run.json; an explicit different one is an error."""
-    for option, value in given.items():
-        if value is None:
-            continue
-        if option == "rounds":
-            value = parse_rounds(value, stored["players"])
-        elif option == "policy":
-            value = [policy.label for policy in parse_policies(value, stored["players"])]
-        elif option == "policies":
-            value = [as_policy(name).label for name in split_policy_list(value)]
-        elif option == "first-dealer":
-            value = first_dealer_option(value)
-        elif option == "sprt":
-            value = Sprt.parse(value, None, None)
-            value = f"{value.low:g},{value.high:g}"
-        if value != stored[option]:
-            raise ConfigError(f"--{option} {value} differs from the run being resumed ({stored[option]})")
-
-
 def print_summary(result: SimulationResult) -> None:
     config = result.record["config"]
     games = config["games"]
@@ -211,12 +168,6 @@ def check_engine(
     import_distributed()  # imports Dask
     if scheduler is not None:
         probe_scheduler(scheduler)
-
-
-def resume_policies(out: str, command: str, given: Optional[str], option: str) -> None:
-    """A run with external bots is resumed only when they are named again with --policy or
-    --policies (matching the recorded labels): run.json alone never makes wizard-sim import code."""
-    check_named_bots(load_record(command, out), given, "cannot resume", f"--{option}")
 
 
 def open_executor(engine: str, scheduler: Optional[str], workers: Optional[int]) -> contextlib.AbstractContextManager[Executor]:
@@ -333,27 +284,75 @@ def run_reporting_errors(command: str, out: str, action: Callable[[], T]) -> T:
         raise typer.Exit(code=130)
 
 
-def start_options(given: dict, overwrite: bool, resume_run: bool) -> Rules | None:
-    """Check the options of a new run (None when resuming) and build its rules."""
-    if overwrite and resume_run:
-        raise ConfigError("--overwrite and --resume exclude each other")
-    if given.get("sprt") is None and (given.get("alpha") is not None or given.get("beta") is not None):
-        raise ConfigError("--alpha and --beta need --sprt")
-    if resume_run:
-        return None
-    if given["games"] is None:
-        raise ConfigError("--games is required (or --resume to finish a run)")
-    return rules_from_options(
-        given["players"] if given["players"] is not None else 4,
-        given["rounds"],
-        given["bidding"] or "open",
-        given["even-bids"] or "allowed",
-        given["first-dealer"] or "draw",
-    )
+@dataclass(frozen=True)
+class RunGiven:
+    """The options of simulate, tournament and league that make a run's configuration, as
+    given on the command line (None: not given). `policies` is --policy (simulate) or
+    --policies. A new run's configuration is built from them with the defaults; on --resume
+    each one given must leave the recorded configuration as it is (resumed_config)."""
+
+    players: Optional[int] = None
+    rounds: Optional[str] = None
+    bidding: Optional[str] = None
+    even_bids: Optional[str] = None
+    first_dealer: Optional[str] = None
+    policies: Optional[str] = None
+    seed: Optional[int] = None
+    games: Optional[int] = None
+    chunk_games: Optional[int] = None
+    log_plays: Optional[bool] = None
+    no_duplicate: Optional[bool] = None
+    mirror: Optional[bool] = None
+    sprt: Optional[str] = None
+    alpha: Optional[float] = None
+    beta: Optional[float] = None
+
+    @classmethod
+    def of(cls, config: Any) -> "RunGiven":
+        """The options that build `config` again (its recorded values, as option texts)."""
+        rules, units, chunk = config.rules, *config.size
+        sprt = getattr(config, "sprt", None)
+        return cls(
+            rules.players, ",".join(map(str, rules.round_sizes)), rules.bidding, rules.even_bids, str(rules.first_dealer),
+            ",".join(policy.label for policy in config.policies), config.seed, units, chunk, config.log_plays,
+            not getattr(config, "duplicate", True), bool(getattr(config, "mirrored", None)),
+            None if sprt is None else f"{sprt.low!r},{sprt.high!r}", None if sprt is None else sprt.alpha,
+            None if sprt is None else sprt.beta,
+        )  # fmt: skip
+
+    def given(self) -> list[str]:
+        """The fields given on the command line."""
+        return [field.name for field in dataclasses.fields(self) if getattr(self, field.name) is not None]
+
+    def rules(self) -> Rules:
+        return rules_from_options(
+            4 if self.players is None else self.players, self.rounds, self.bidding or "open", self.even_bids or "allowed",
+            self.first_dealer or "draw",
+        )  # fmt: skip
+
+    def sprt_test(self) -> Sprt | None:
+        return None if self.sprt is None else Sprt.parse(self.sprt, self.alpha, self.beta)
 
 
-def sprt_of(given: dict) -> Sprt | None:
-    return None if given["sprt"] is None else Sprt.parse(given["sprt"], given["alpha"], given["beta"])
+def simulation_config(given: RunGiven) -> SimulationConfig:
+    return SimulationConfig.build(
+        given.rules(), "heuristic" if given.policies is None else given.policies, seed=given.seed, games=given.games,
+        chunk_games=given.chunk_games, log_plays=bool(given.log_plays),
+    )  # fmt: skip
+
+
+def tournament_config(given: RunGiven) -> TournamentConfig:
+    return TournamentConfig.build(
+        given.rules(), given.policies, seed=given.seed, deals=given.games, chunk_deals=given.chunk_games,
+        duplicate=not given.no_duplicate, log_plays=bool(given.log_plays), sprt=given.sprt_test(), mirrored=given.mirror,
+    )  # fmt: skip
+
+
+def league_config(given: RunGiven) -> LeagueConfig:
+    return LeagueConfig.build(
+        given.rules(), given.policies, seed=given.seed, deals=given.games, chunk_deals=given.chunk_games,
+        log_plays=bool(given.log_plays), sprt=given.sprt_test(), mirrored=given.mirror,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -365,11 +364,29 @@ class RunCommand:
     name: str
     kind: type  # its configuration class (SimulationConfig, ...)
     policy_option: str  # the option that names its policies: policy or policies
-    build: Callable[[Rules, dict], Any]  # a new run's configuration from the options given
-    start: Callable[..., Any]  # simulate, tournament, league
-    resume: Callable[..., Any]
+    build: Callable[[RunGiven], Any]  # its configuration from the options (simulation_config, ...)
     report: Callable[[Any], None]
     policies_example: str | None = None  # its policy option is required: what to say when it is missing
+
+
+def option_name(field: str, command: RunCommand) -> str:
+    return command.policy_option if field == "policies" else field.replace("_", "-")
+
+
+def resumed_config(command: RunCommand, stored: Any, given: RunGiven) -> None:
+    """On --resume every option comes from run.json: each option given is applied to the
+    recorded ones, and the configuration it builds must be the recorded one (an option that
+    changes it, or cannot apply to it, is an error naming it)."""
+    recorded = RunGiven.of(stored)
+    for field in given.given():
+        value = getattr(given, field)
+        try:
+            same = command.build(dataclasses.replace(recorded, **{field: value})).to_dict() == stored.to_dict()
+        except ConfigError:
+            same = False
+        if not same:
+            shown = getattr(recorded, field)
+            raise ConfigError(f"--{option_name(field, command)} {value} differs from the run being resumed ({shown})")
 
 
 @dataclass(frozen=True)
@@ -387,27 +404,42 @@ class HowToRun:
     workers: Optional[int]
 
 
-def run_command(command: RunCommand, given: dict, how: HowToRun) -> None:
-    """Start (or with --resume finish) the run of `command` with the options `given`."""
+def check_how(given: RunGiven, how: HowToRun) -> None:
+    """The checks of the options before a run is started or resumed."""
+    if how.overwrite and how.resume_run:
+        raise ConfigError("--overwrite and --resume exclude each other")
+    if given.sprt is None and (given.alpha is not None or given.beta is not None):
+        raise ConfigError("--alpha and --beta need --sprt")
+    if not how.resume_run and given.games is None:
+        raise ConfigError("--games is required (or --resume to finish a run)")
+
+
+def run_command(command: RunCommand, given: RunGiven, how: HowToRun) -> None:
+    """Start (or with --resume finish) the run of `command` with the options `given`: a new
+    run's configuration is built from them; a resumed run's is the one recorded, which every
+    option given must agree with (resumed_config). Both go through the one start and resume
+    of sim.runs.executors."""
     progress = GameProgress(enabled=not how.quiet)
     out = how.out
     running = {"threads": how.threads, "batch": how.batch_games, "on_progress": progress.update}
 
     def run() -> Any:
         check_engine(how.engine, how.scheduler, how.workers, how.threads, how.batch_games)
-        rules = start_options(given, how.overwrite, how.resume_run)
-        if rules is None:
-            resume_policies(out, command.name, given[command.policy_option], command.policy_option)
-            stored, _ = load_run(command.kind, out, given[command.policy_option])
-            check_resume_options(stored_options(stored), given)
+        check_how(given, how)
+        if how.resume_run:
+            # A run with external bots is resumed only when they are named again (run.json alone
+            # never makes wizard-sim import code); then the recorded configuration is checked.
+            check_named_bots(load_record(command.kind.command, out), given.policies, "cannot resume", f"--{command.policy_option}")
+            stored, _ = load_run(command.kind, out, given.policies)
+            resumed_config(command, stored, given)
             with open_executor(how.engine, how.scheduler, how.workers) as executor, progress:
-                return command.resume(out, executor=executor, policies=given[command.policy_option], **running)
-        if given[command.policy_option] is None and command.policies_example is not None:
+                return resume(command.kind, out, executor=executor, policies=given.policies, **running)
+        if given.policies is None and command.policies_example is not None:
             raise ConfigError(f"--{command.policy_option} is required: {command.policies_example}")
         check_out(out, how.overwrite)  # before any bot module is imported
-        config = command.build(rules, given)
+        config = command.build(given)
         with open_executor(how.engine, how.scheduler, how.workers) as executor, progress:
-            return command.start(config, out, overwrite=how.overwrite, executor=executor, **running)
+            return run_config(config, out, overwrite=how.overwrite, executor=executor, **running)
 
     result = run_reporting_errors(command.name, out, run)
     if not how.quiet:
@@ -430,18 +462,7 @@ SIMULATE_EPILOG = """Examples:
 
 Read the data with pandas.read_parquet("OUT/rounds") (docs/data.md)."""
 
-SIMULATE = RunCommand(
-    "simulate",
-    SimulationConfig,
-    "policy",
-    lambda rules, given: SimulationConfig.build(
-        rules, "heuristic" if given["policy"] is None else given["policy"], seed=given["seed"], games=given["games"],
-        chunk_games=given["chunk-games"], log_plays=bool(given["log-plays"]),
-    ),  # fmt: skip
-    simulate,
-    resume,
-    print_summary,
-)
+SIMULATE = RunCommand("simulate", SimulationConfig, "policy", simulation_config, print_summary)
 
 
 @app.command("simulate", epilog=SIMULATE_EPILOG, cls=OneLineErrors)
@@ -475,11 +496,7 @@ def simulate_command(
 
     The dataset is a pure function of the configuration and seed: the same for any --threads,
     --chunk-games and --engine, and a resumed run equals an uninterrupted one."""
-    given = {
-        "players": players, "games": games, "rounds": rounds, "policy": policy, "bidding": bidding,
-        "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
-        "log-plays": log_plays,
-    }  # fmt: skip
+    given = RunGiven(players, rounds, bidding, even_bids, first_dealer, policy, seed, games, chunk_games, log_plays)
     run_command(SIMULATE, given, HowToRun(out, threads, batch_games, overwrite, resume_run, quiet, engine, scheduler, workers))
 
 
@@ -563,20 +580,8 @@ policy then has every other one as often on its left as on its right), unless th
 images seat the policies as the rotations do (A,H,H,H; A,H,B,H) or --no-mirror is given
 (docs/tournament.md)."""
 
-TOURNAMENT = RunCommand(
-    "tournament",
-    TournamentConfig,
-    "policies",
-    lambda rules, given: TournamentConfig.build(
-        rules, given["policies"], seed=given["seed"], deals=given["games"], chunk_deals=given["chunk-games"],
-        duplicate=not given["no-duplicate"], log_plays=bool(given["log-plays"]), sprt=sprt_of(given),
-        mirrored=given["mirror"],
-    ),  # fmt: skip
-    tournament,
-    resume_tournament,
-    print_tournament,
-    "one policy per seat, e.g. heuristic,random,random,random",
-)
+TOURNAMENT = RunCommand("tournament", TournamentConfig, "policies", tournament_config, print_tournament,
+                        "one policy per seat, e.g. heuristic,random,random,random")  # fmt: skip
 
 
 @app.command("tournament", epilog=TOURNAMENT_EPILOG, cls=OneLineErrors)
@@ -615,12 +620,8 @@ def tournament_command(
     Also win rates and bid accuracy per policy; written to summary.json and summary.parquet
     next to the simulate data contract. With --sprt the run stops as soon as the first two
     policies listed are told apart (docs/tournament.md)."""
-    given = {
-        "players": players, "games": games, "rounds": rounds, "policies": policies, "bidding": bidding,
-        "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
-        "log-plays": log_plays, "no-duplicate": no_duplicate, "mirror": mirror, "sprt": sprt, "alpha": alpha,
-        "beta": beta,
-    }  # fmt: skip
+    given = RunGiven(players, rounds, bidding, even_bids, first_dealer, policies, seed, games, chunk_games, log_plays,
+                     no_duplicate, mirror, sprt, alpha, beta)  # fmt: skip
     run_command(TOURNAMENT, given, HowToRun(out, threads, batch_games, overwrite, resume_run, quiet, engine, scheduler, workers))
 
 
@@ -678,19 +679,8 @@ every pair meeting nearly equally often), once per seat rotation and once per ro
 mirror image (2N games: each policy has every other one as often on its left as on its right;
 --no-mirror for the rotations only). --games counts deals."""
 
-LEAGUE = RunCommand(
-    "league",
-    LeagueConfig,
-    "policies",
-    lambda rules, given: LeagueConfig.build(
-        rules, given["policies"], seed=given["seed"], deals=given["games"], chunk_deals=given["chunk-games"],
-        log_plays=bool(given["log-plays"]), sprt=sprt_of(given), mirrored=given["mirror"],
-    ),  # fmt: skip
-    league,
-    resume_league,
-    print_league,
-    "two or more policies, e.g. heuristic,heuristic:aggression=1.2,mc,random",
-)
+LEAGUE = RunCommand("league", LeagueConfig, "policies", league_config, print_league,
+                    "two or more policies, e.g. heuristic,heuristic:aggression=1.2,mc,random")  # fmt: skip
 
 
 @app.command("league", epilog=LEAGUE_EPILOG, cls=OneLineErrors)
@@ -727,11 +717,8 @@ def league_command(
     Written to ratings.parquet, pairs.parquet, ratings.png, head_to_head.png and summary.json
     next to the tournament's data contract (plus a table_id column). With --sprt the run stops
     as soon as the first two policies listed are told apart (docs/league.md)."""
-    given = {
-        "players": players, "games": games, "rounds": rounds, "policies": policies, "bidding": bidding,
-        "even-bids": even_bids, "first-dealer": first_dealer, "seed": seed, "chunk-games": chunk_games,
-        "log-plays": log_plays, "mirror": mirror, "sprt": sprt, "alpha": alpha, "beta": beta,
-    }  # fmt: skip
+    given = RunGiven(players, rounds, bidding, even_bids, first_dealer, policies, seed, games, chunk_games, log_plays,
+                     mirror=mirror, sprt=sprt, alpha=alpha, beta=beta)  # fmt: skip
     run_command(LEAGUE, given, HowToRun(out, threads, batch_games, overwrite, resume_run, quiet, engine, scheduler, workers))
 
 

@@ -1,5 +1,6 @@
 """`wizard-sim play`: a person plays a seat in the terminal against built-in policies
-(registered in sim/cli/main.py; the game itself is sim.analysis.play.PlaySession)."""
+(registered in sim/cli/main.py; the game itself is sim.drivers.session.PlaySession, its bid
+hint sim.analysis.hints.bid_hint)."""
 from __future__ import annotations
 
 import os
@@ -13,7 +14,8 @@ from rich.table import Table
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, NO_CARD, NO_SUIT, RANKS_PER_SUIT
 from kernels.records import DEALER_CHOOSES_TRUMP, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, NO_BID
 from kernels.rules import bid_position
-from sim.analysis.play import (
+from sim.analysis.hints import bid_hint
+from sim.drivers.session import (
     Event,
     Move,
     PlayConfig,
@@ -170,7 +172,7 @@ def hint_text(session: PlaySession, policy: Policy, samples: int) -> str:
     """The hint for the decision at hand: estimate's recommended bid, or the policy's choice."""
     if session.decision() == DECIDE_BID:
         try:
-            result = session.bid_hint(policy, samples)
+            result = bid_hint(session, policy, samples)
         except ConfigError as error:  # no sampled deal fits even the tolerant model: no hint, the game goes on
             return f"no bid hint: {error}"
         best = result.stats[result.recommended_bid]

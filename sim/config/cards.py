@@ -26,6 +26,21 @@ def _suit_of(char: str) -> int:
     return SUIT_LETTERS.index(char) if char in SUIT_LETTERS else SUIT_SYMBOLS.index(char)
 
 
+_SUIT_WORDS = {
+    word: suit
+    for suit, words in enumerate(zip(SUIT_LETTERS, SUIT_SYMBOLS, (name.upper() for name in SUIT_NAMES)))
+    for word in words
+}
+
+
+def parse_suit(text: str) -> int:
+    """Suit 0..3 of `S`, `spades` or `♠` (any case)."""
+    suit = _SUIT_WORDS.get(str(text).strip().upper())
+    if suit is None:
+        raise ConfigError(f"unknown trump suit {text!r}: use C, D, H, S (or clubs, diamonds, hearts, spades)")
+    return suit
+
+
 def parse_card(token: str, wizard_index: int = 0, jester_index: int = 0) -> int:
     """Card id of one token. A Wizard or Jester token maps to the id of the given index (0..3)."""
     text = token.strip().upper()

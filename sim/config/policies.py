@@ -234,11 +234,6 @@ def fallback_of(policy: Policy) -> Policy:
     return policy.kind.fallback if policy.kind.fallback is not None else policy
 
 
-def python_seats(policies: list[Policy]) -> list[int]:
-    """The seats played by Python policies."""
-    return [seat for seat, policy in enumerate(policies) if policy.kind.python is not None]
-
-
 def external_bots(policies: list[Policy]) -> list[ExternalBot]:
     return [policy.kind.bot for policy in policies if policy.kind.bot is not None]
 

@@ -1,14 +1,20 @@
 """Asking Python policies for decisions (sim.config.python_policy: what a Python policy is):
-one bot instance asked for a batch of decisions, every answer checked."""
+one bot instance asked for a batch of decisions, every answer checked (BotCaller), and the
+Python policies of a seating asked together (BotTable), the core every driver that steps
+games with Python seats shares."""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from kernels import observation as obs
-from kernels.records import DELEGATE
+from kernels.records import DELEGATE, MAX_PLAYERS
 from sim.config.cards import SUIT_NAMES, format_card
 from sim.config.errors import BotError
+from sim.config.policies import Policy
 from sim.config.python_policy import Decisions, PythonBot, callable_attribute, error_text
+from sim.engine.seating import Seating
 
 
 def action_name(action: int) -> str:
@@ -127,3 +133,69 @@ class BotCaller:
 
 def _whole_floats(array: np.ndarray) -> bool:
     return np.issubdtype(array.dtype, np.floating) and bool(np.all(np.isfinite(array))) and bool(np.all(array == np.round(array)))
+
+
+@dataclass
+class SeatedBot:
+    """One Python policy of a seating (its listed entries share one instance)."""
+
+    policy: Policy
+    caller: BotCaller
+    listed: list[int]  # indices of the listed policies it is
+
+
+class BotTable:
+    """The Python policies of a seating, created for one batch of games (a chunk of a run,
+    an estimate, a game of `play`): one instance per distinct policy, however many seats or
+    listed entries it holds. The one place the drivers ask bots from (sim.runs.bot_games,
+    sim.drivers.estimate_rollouts, sim.drivers.session): each bot is asked once per step for
+    all of its rows, and told which of its games ended."""
+
+    def __init__(self, seating: Seating) -> None:
+        found: dict[tuple, SeatedBot] = {}
+        for index in seating.python:
+            policy = seating.policies[index]
+            bot = policy.kind.python
+            # By identity: a bot object's own == may compare arrays, or be missing (unhashable).
+            key = (policy.label, id(bot.target), policy.params)
+            if key not in found:
+                found[key] = SeatedBot(policy, BotCaller(bot, bot.instantiate(policy.params), policy.label), [])
+            found[key].listed.append(index)
+        self.bots = list(found.values())
+        # int64 [max(MAX_PLAYERS, listed)]: the bot (index into bots) of each listed policy, -1 for a built-in one.
+        self.bot_of_listed = np.full(max(MAX_PLAYERS, len(seating.policies)), -1, dtype=np.int64)
+        for number, seated in enumerate(self.bots):
+            self.bot_of_listed[seated.listed] = number
+
+    @property
+    def has_game_over(self) -> bool:
+        return any(seated.caller.has_game_over for seated in self.bots)
+
+    def caller_at(self, index: int) -> BotCaller | None:
+        """The bot of listed policy `index` (None: a built-in policy)."""
+        number = int(self.bot_of_listed[index])
+        return None if number < 0 else self.bots[number].caller
+
+    def ask(self, bot_of_row: np.ndarray, batch: tuple, answers: np.ndarray) -> None:
+        """Ask each bot once for its rows of batch = (observations, masks, Decisions) and write
+        its answers to answers[rows]; bot_of_row[i] indexes `bots` (-1: no bot asked). When
+        one bot has every row it gets the buffers themselves, no copies."""
+        observations, masks, context = batch
+        for number, seated in enumerate(self.bots):
+            mine = bot_of_row == number
+            if mine.all():
+                answers[:] = seated.caller.ask(observations, masks, context)
+            elif mine.any():
+                rows = np.flatnonzero(mine)
+                answers[rows] = seated.caller.ask(observations[rows], masks[rows], context.take(rows))
+
+    def games_over(self, bot_of_row: np.ndarray, games: np.ndarray, seats: np.ndarray, totals: np.ndarray) -> None:
+        """Tell each bot with a game_over method which of its games ended: rows (game id, seat,
+        that game's final score pad [players]) of every (game, seat) a bot held, bot_of_row[i]
+        the bot of row i (-1: none)."""
+        for number, seated in enumerate(self.bots):
+            if not seated.caller.has_game_over:
+                continue
+            rows = np.flatnonzero(bot_of_row == number)
+            if rows.size:
+                seated.caller.game_over(games[rows], seats[rows], totals[rows])

@@ -11,22 +11,25 @@ from numba.core.errors import NumbaError
 
 from kernels.round_state import IllegalAction
 from sim.config.errors import BotError
-from sim.config.policies import Policy, external_bots
-from sim.engine.bot_engine import compile_failure, engine_with_bots
+from sim.config.policies import Policy
+from sim.engine.bot_engine import compile_failure
+from sim.engine.seating import Seating
 from sim.engine.startup import start
 
 SLICE_SECONDS = 0.25  # a kernel call's target length: Ctrl-C is seen between two calls
 
 
-def call_kernel(kernel, policies: list[Policy], *arguments, chunksize: int = 1):
-    """Call `kernel` (compiled with the external bots among `policies`, if any) and return its
-    result; its parallel loops hand out `chunksize` iterations at a time. A bot that does not
-    compile is one BotError line naming it and its file:line; a policy that fails at run time
-    in a kernel that does not report its failures itself (see play_in_slices) is one BotError
-    line naming the policies."""
+def call_kernel(kernel, seating: Seating | list[Policy], *arguments, chunksize: int = 1):
+    """Call `kernel` (compiled with the seating's numba bots, if any: looked up once per
+    Seating and entry point) and return its result; its parallel loops hand out `chunksize`
+    iterations at a time. A bot that does not compile is one BotError line naming it and its
+    file:line; a policy that fails at run time in a kernel that does not report its failures
+    itself (see play_in_slices) is one BotError line naming the policies. A list of policies
+    is seated for this call alone (Seating.of)."""
     start()
-    bots = external_bots(policies)
-    engine = engine_with_bots(bots, kernel) if bots else kernel
+    seating = Seating.of(seating)
+    bots = list(seating.bots)
+    engine = seating.kernel(kernel)
     # The kernels' parallel loops hand out their blocks a few at a time instead of splitting
     # them evenly in advance, so a core slowed by other work does not hold up the others.
     # (Set here: calling set_parallel_chunksize inside a kernel would stop numba caching it.)
@@ -45,8 +48,7 @@ def call_kernel(kernel, policies: list[Policy], *arguments, chunksize: int = 1):
         cause = error.__cause__ if isinstance(error, SystemError) and error.__cause__ is not None else error
         if not (bots or isinstance(cause, IllegalAction)):
             raise
-        labels = ", ".join(dict.fromkeys(policy.label for policy in policies))  # built on failure only
-        raise BotError(f"a policy failed: {exception_text(cause)} (policies: {labels})") from None
+        raise BotError(f"a policy failed: {exception_text(cause)} (policies: {seating.labels})") from None
     finally:
         numba.set_parallel_chunksize(previous_chunksize)
 

@@ -21,8 +21,9 @@ import numpy as np
 
 from sim.config.policies import Policy
 from sim.config.rules import Rules
+from sim.engine.seating import Seating
 from sim.runs.games import GameBatch, empty_results, play_rows
-from sim.runs.python_seats import SeatedGames
+from sim.runs.bot_games import SeatedGames
 
 NO_ROTATION = -1
 
@@ -84,13 +85,13 @@ def single_rows(deal_ids: np.ndarray, seatings: np.ndarray) -> DealRows:
 
 
 def play_deal_rows(
-    rules: Rules, listed: list[Policy], seed: int, rows: DealRows, log_plays: bool, threads: int | None, batch: int | None
+    rules: Rules, listed: Seating, seed: int, rows: DealRows, log_plays: bool, threads: int | None, batch: int | None
 ) -> GameBatch:
     """Play every row (sim.runs.games.play_rows): the chunk's games, with its deal, rotation
     and table columns."""
     results = empty_results(rules, rows.game_ids.shape[0], log_plays)
     play_rows(rules, listed, seed, SeatedGames(rows.deal_ids, rows.seatings, rows.game_ids), results, rows.place, threads, batch)
-    return GameBatch(rules, listed, seed, rows.game_ids, *results, rows.seatings, rows.deal_ids, rows.rotations,
+    return GameBatch(rules, list(listed.policies), seed, rows.game_ids, *results, rows.seatings, rows.deal_ids, rows.rotations,
                      rows.table_ids)  # fmt: skip
 
 

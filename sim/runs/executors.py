@@ -35,7 +35,7 @@ from sim.storage.parts import PART_NAME, run_of_part
 from sim.storage.errors import CannotResume, PartsOfAnotherRun, RunError
 from sim.storage.parts import DIGEST_KEY
 from sim.engine.threads import set_threads
-from sim.runs.python_seats import check_batch
+from sim.runs.bot_games import check_batch
 from sim.config.errors import BotError, ConfigError
 from sim.config.policies import as_policy, bot_name, is_external, split_policy_list
 
@@ -71,6 +71,20 @@ class ChunkedConfig(Protocol):
     def finish_chunk(self, result: Any) -> FinishedChunk: ...
 
     def to_dict(self) -> dict: ...
+
+    # What sets a command's runs apart once its chunks are computed (run and resume below).
+    @property
+    def games_per_unit(self) -> int:
+        """Games per unit of its size: 1 (simulate), or the games of a deal."""
+
+    def stop_test(self, recorded: dict) -> "StopTest | None":
+        """Its stop test (--sprt), built from its run.json form `recorded`; None without."""
+
+    def write_outputs(self, directory: RunDirectory, record: dict) -> None:
+        """Its summaries, written once the run is complete (or stopped by its test)."""
+
+    def result(self, out: str, record: dict, units: int, games: int, seconds: float) -> "RunResult":
+        """Its command's result of a session."""
 
 
 @dataclass(frozen=True)
@@ -348,6 +362,53 @@ def reopen_run(
         directory.release()
         raise
     return config, directory, record
+
+
+def run(
+    config: ChunkedConfig,
+    out: str,
+    *,
+    overwrite: bool = False,
+    threads: int | None = None,
+    batch: int | None = None,
+    on_progress: ProgressCallback | None = None,
+    executor: Executor | None = None,
+) -> RunResult:
+    """Run `config` (a SimulationConfig, TournamentConfig or LeagueConfig) into the directory
+    `out` (refused when it is not empty, unless overwrite) on `executor` (default:
+    LocalExecutor, this process); `threads` kernel threads per chunk, `batch` games in play at
+    once with Python policies (neither changes the data); `on_progress(done, total)` hears of
+    games. The one start of every run (sim.simulate, sim.runs.tournament.tournament and
+    sim.league are this function)."""
+    options = run_options(executor, threads, batch, on_progress, config)
+    return run_session(config, *start_run(config, out, overwrite), options)
+
+
+def resume(
+    kind: type[ChunkedConfig],
+    out: str,
+    *,
+    threads: int | None = None,
+    batch: int | None = None,
+    on_progress: ProgressCallback | None = None,
+    executor: Executor | None = None,
+    policies: str | list | None = None,
+) -> RunResult:
+    """Finish the interrupted run of configuration class `kind` in `out` (on any executor); the
+    result equals an uninterrupted run. A run with external bots (module:Object) needs
+    `policies` naming them again, as given to the run (texts or the objects): run.json alone
+    never makes wizard-sim import code. The one resume of every run (sim.resume,
+    resume_tournament and resume_league are this function for their class)."""
+    options = run_options(executor, threads, batch, on_progress)
+    return run_session(*reopen_run(kind, out, policies), options)
+
+
+def run_session(config: ChunkedConfig, directory: RunDirectory, record: dict, options: RunOptions) -> RunResult:
+    """This session of a started or reopened run: its chunks to the end (or to its stop
+    test's decision), then its summaries; the command's result."""
+    fields = run_to_end(config, directory, record, options, games_per_unit=config.games_per_unit,
+                        test=config.stop_test(record["config"]), finish=config.write_outputs)  # fmt: skip
+    return config.result(*fields)
 
 
 def run_options(

@@ -20,15 +20,16 @@ from kernels.sequencer import FAST_POLICY_IDS
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards
 from sim.config.errors import BotError, ConfigError
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy, external_bots, parse_policies, policy_arrays, python_seats
+from sim.config.policies import Policy, parse_policies
 from sim.config.python_policy import DECISION_NAMES
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
-from sim.engine.bot_engine import BOT_FUNCTION_OF_DECISION, engine_with_bots, function_place
+from sim.engine.bot_engine import BOT_FUNCTION_OF_DECISION, function_place
 from sim.engine.calls import call_kernel, exception_text, in_slices
+from sim.engine.seating import Seating
 from sim.engine.startup import start
 from sim.engine.threads import set_threads
-from sim.runs.python_seats import SeatedGames, check_batch, play_with_bots, seating_rows
+from sim.runs.bot_games import SeatedGames, check_batch, play_with_bots, seating_rows
 
 
 @dataclass
@@ -84,13 +85,13 @@ def legal_text(decision: int, legal: int) -> str:
     return ", ".join(SUIT_NAMES[action] if decision == records.DECIDE_TRUMP else str(action) for action in actions)
 
 
-def replay_failure(policies: list[Policy], seed: int, game: int, rules: Rules) -> GameFailure:
+def replay_failure(seating: Seating, seed: int, game: int, rules: Rules) -> GameFailure:
     """Why game `game` failed: play it again in this thread (its failure then raises) and read
-    the failing decision off the round's state, which a failure leaves as it was."""
-    rules_record, arrays = rules.to_record(), policy_arrays(policies)
-    workspace = new_workspace(rules_record[0], arrays)
-    bots = external_bots(policies)
-    engine = engine_with_bots(bots, replay_game) if bots else replay_game
+    the failing decision off the round's state, which a failure leaves as it was. `seating`
+    seats the game's policies in seat order."""
+    rules_record, policies = rules.to_record(), list(seating.policies)
+    workspace = new_workspace(rules_record[0], seating.arrays)
+    engine = seating.kernel(replay_game)
     try:
         engine(seed, game, rules_record, rules.round_sizes_array(), workspace, empty_results(rules, 1, log_plays=False))
     except KeyboardInterrupt:
@@ -98,8 +99,7 @@ def replay_failure(policies: list[Policy], seed: int, game: int, rules: Rules) -
     except BaseException as error:
         failure = error
     else:
-        labels = ", ".join(dict.fromkeys(policy.label for policy in policies))
-        return GameFailure(f"a policy failed, but not when its game was played again (policies: {labels})", game, "")
+        return GameFailure(f"a policy failed, but not when its game was played again (policies: {seating.labels})", game, "")
     table, seats = workspace[0]["table"], workspace[0]["seats"]
     decision, seat, round_size = int(table["phase"]), int(current_seat(table)), int(table["round_size"])
     rest = f", round of {round_size} card{'s' if round_size != 1 else ''}"
@@ -137,13 +137,13 @@ FIRST_SLICE_BLOCKS = 1  # games per thread in the first call (then sized by meas
 
 def builtin_only(policies: list[Policy], arrays: tuple[np.ndarray, np.ndarray]) -> bool:
     """Whether every policy is `random` or `heuristic` (no bot): the games then take the fast
-    path (kernels.fast_games), which compiles no searching policy."""
+    path (kernels.fast_games), which compiles no searching policy (Seating.builtin_only)."""
     ids = arrays[0][: len(policies)]
-    return not external_bots(policies) and all(int(policy_id) in FAST_POLICY_IDS for policy_id in ids)
+    return not any(policy.kind.bot for policy in policies) and all(int(policy_id) in FAST_POLICY_IDS for policy_id in ids)
 
 
 def play_in_slices(
-    policies: list[Policy],
+    seating: Seating,
     seed: int,
     game_ids: np.ndarray,
     rules: Rules,
@@ -152,27 +152,27 @@ def play_in_slices(
     place: Callable[[int], str] | None = None,
 ) -> None:
     """play_games in slices (in_slices), or with `seatings` play_seated_games: row i then plays
-    game_ids[i] with the listed policy seatings[i, s] at seat s (`policies` are the listed
-    ones). The games do not depend on the split (each is a pure function of its seed, id and
-    seating); a slice's results are views into `results`. A policy that fails stops the run
+    game_ids[i] with the listed policy seatings[i, s] at seat s (without `seatings`, listed
+    policy s sits at seat s). The games do not depend on the split (each is a pure function of
+    its seed, id and seating); a slice's results are views into `results`. A policy that fails stops the run
     with a GameFailure naming the first game (in row order) it failed in, whatever the thread
     count; `place(row)` names that row's game instead (a tournament's game and deal)."""
-    rules_record, sizes, arrays = rules.to_record(), rules.round_sizes_array(), policy_arrays(policies)
-    engine = fast_games if builtin_only(policies, arrays) else kernels_batch
+    rules_record, sizes, arrays = rules.to_record(), rules.round_sizes_array(), seating.arrays
+    engine = fast_games if seating.builtin_only else kernels_batch
 
     def play(start: int, stop: int) -> None:
         rows = GameResults(*(result[start:stop] for result in results))
         if seatings is None:
-            failed = call_kernel(engine.play_games, policies, seed, game_ids[start:stop], rules_record, sizes, arrays,
+            failed = call_kernel(engine.play_games, seating, seed, game_ids[start:stop], rules_record, sizes, arrays,
                                  rows)  # fmt: skip
         else:
-            failed = call_kernel(engine.play_seated_games, policies, seed, game_ids[start:stop], seatings[start:stop],
+            failed = call_kernel(engine.play_seated_games, seating, seed, game_ids[start:stop], seatings[start:stop],
                                  rules_record, sizes, arrays, rows)  # fmt: skip
         if failed == NO_FAILURE:
             return
         # The first failing game: every earlier slice, and every earlier block, played through.
         row = start + failed
-        seated = policies if seatings is None else [policies[index] for index in seatings[row]]
+        seated = seating if seatings is None else Seating.of(seating.seated(seatings[row]))
         failure = replay_failure(seated, seed, int(game_ids[row]), rules)
         if place is None:
             raise failure
@@ -183,7 +183,7 @@ def play_in_slices(
 
 def play_rows(
     rules: Rules,
-    listed: list[Policy],
+    listed: Seating,
     seed: int,
     games: SeatedGames,
     results: GameResults,
@@ -199,7 +199,7 @@ def play_rows(
     game_ids, seen_ids = games.game_ids, games.seen_ids
     seatings = np.ascontiguousarray(games.seatings, dtype=np.int64)
     set_threads(threads)
-    if python_seats(listed):
+    if listed.python:
         check_batch(batch)
         play_with_bots(rules, listed, seed, SeatedGames(game_ids, seatings, seen_ids), results, call_kernel, batch)
     else:
@@ -219,7 +219,7 @@ def empty_results(rules: Rules, games: int, log_plays: bool) -> GameResults:
 
 def run_games(
     rules: Rules,
-    policies: str | list[str] | list[Policy],
+    policies: str | list[str] | list[Policy] | Seating,
     *,
     seed: int,
     games: int | None = None,
@@ -234,11 +234,12 @@ def run_games(
     Each game is a pure function of (seed, game id) (and of the answers of the Python policies
     among `policies`: classes, instances or `module:Object` texts are Python policies): any
     split of a run into batches, any thread count and any `batch` (games in play at once
-    with Python seats, sim.runs.python_seats) give the same games."""
+    with Python seats, sim.runs.bot_games) give the same games. A run configuration passes
+    its Seating (validated once, with its compiled engine); anything else is validated here."""
     seed = check_seed(seed)
-    policies = parse_policies(policies, rules.players)
-    if len(policies) != rules.players:
-        raise ConfigError(f"got {len(policies)} policies for {rules.players} players")
+    seating = policies if isinstance(policies, Seating) else Seating.of(parse_policies(policies, rules.players))
+    if len(seating.policies) != rules.players:
+        raise ConfigError(f"got {len(seating.policies)} policies for {rules.players} players")
     check_batch(batch)
     if game_ids is None:
         games = check_count(games, "games", 1, MAX_GAMES)
@@ -256,12 +257,12 @@ def run_games(
         largest = MAX_RESULT_BYTES // result_bytes(rules, 1, log_plays)
         raise ConfigError(f"games: {n_games:,} games at once need more than 1 GiB of results; at most {largest:,} per call")
     results = empty_results(rules, n_games, log_plays)
-    seating = seating_rows(rules.players, n_games)
-    if python_seats(policies):
-        play_with_bots(rules, policies, seed, SeatedGames(game_ids, seating, game_ids), results, call_kernel, batch)
+    rows = seating_rows(rules.players, n_games)
+    if seating.python:
+        play_with_bots(rules, seating, seed, SeatedGames(game_ids, rows, game_ids), results, call_kernel, batch)
     else:
-        play_in_slices(policies, seed, game_ids, rules, results)
-    return GameBatch(rules, policies, seed, game_ids, *results, seating)
+        play_in_slices(seating, seed, game_ids, rules, results)
+    return GameBatch(rules, list(seating.policies), seed, game_ids, *results, rows)
 
 
 def run_round(

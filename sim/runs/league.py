@@ -44,17 +44,7 @@ from sim.runs.deals import (
     seat_figures,
 )
 from sim.runs.design import MAX_POLICIES, MIN_POLICIES, deals_to_seat_everyone, league_design
-from sim.runs.executors import (
-    Executor,
-    FinishedChunk,
-    ProgressCallback,
-    RunOptions,
-    RunResult,
-    reopen_run,
-    run_options,
-    run_to_end,
-    start_run,
-)
+from sim.runs.executors import FinishedChunk, RunResult, resume, run
 from sim.runs.games import GameBatch
 from sim.runs.ratings import RatingSums, deal_stats
 from sim.runs.run_config import RecordedConfig, check_flags
@@ -194,10 +184,23 @@ class LeagueConfig(RecordedConfig):
 
     def compute_chunk(self, first_deal: int, deals: int, threads: int | None = None, batch: int | None = None) -> GameBatch:
         rows = self.deal_rows(np.arange(first_deal, first_deal + deals, dtype=np.int64))
-        return play_deal_rows(self.rules, list(self.policies), self.seed, rows, self.log_plays, threads, batch)
+        return play_deal_rows(self.rules, self.seating, self.seed, rows, self.log_plays, threads, batch)
 
     def finish_chunk(self, batch: GameBatch) -> FinishedChunk:
         return FinishedChunk(batch_tables(batch, self.log_plays), chunk_stats(self, batch))
+
+    @property
+    def games_per_unit(self) -> int:
+        return self.rotations
+
+    def stop_test(self, recorded: dict) -> SequentialTest | None:
+        return sequential_test(recorded)
+
+    def write_outputs(self, directory: RunDirectory, record: dict) -> None:
+        write_outputs(directory, record)
+
+    def result(self, *fields) -> "LeagueResult":
+        return LeagueResult(*fields)
 
 
 def design_labels(design: tuple[tuple[int, ...], ...], labels: list[str]) -> list[list[str]]:
@@ -346,41 +349,11 @@ class LeagueResult(RunResult):
         return summarize_league(self.record)
 
 
-def _run(config: LeagueConfig, directory: RunDirectory, record: dict, options: RunOptions) -> LeagueResult:
-    test = sequential_test(record["config"])
-    return LeagueResult(*run_to_end(config, directory, record, options, games_per_unit=config.rotations, test=test,
-                                    finish=write_outputs))  # fmt: skip
+# The one start and resume of every run (sim.runs.executors), under the command's names.
+league = run
 
 
-def league(
-    config: LeagueConfig,
-    out: str,
-    *,
-    overwrite: bool = False,
-    threads: int | None = None,
-    batch: int | None = None,
-    on_progress: ProgressCallback | None = None,
-    executor: Executor | None = None,
-) -> LeagueResult:
-    """Play the league `config` into `out` (refused when not empty, unless overwrite) on
-    `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk,
-    `batch` games in play at once with Python policies (neither changes the data).
-    `on_progress` is called with games done and games in all."""
-    options = run_options(executor, threads, batch, on_progress, config)
-    return _run(config, *start_run(config, out, overwrite), options)
-
-
-def resume_league(
-    out: str,
-    *,
-    threads: int | None = None,
-    batch: int | None = None,
-    on_progress: ProgressCallback | None = None,
-    executor: Executor | None = None,
-    policies: str | list | None = None,
-) -> LeagueResult:
-    """Finish the interrupted league in `out`; the result equals an uninterrupted one. A run
-    with external bots (module:Object) needs `policies` naming them again, as given to the run
-    (texts or the objects): run.json alone never makes wizard-sim import code."""
-    options = run_options(executor, threads, batch, on_progress)
-    return _run(*reopen_run(LeagueConfig, out, policies), options)
+def resume_league(out: str, **options) -> LeagueResult:
+    """Finish the interrupted league in `out`: sim.runs.executors.resume for a LeagueConfig
+    (its options: threads, batch, on_progress, executor, policies)."""
+    return resume(out=out, kind=LeagueConfig, **options)

@@ -10,12 +10,14 @@ one never changes the fingerprint of runs that do not use it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, ClassVar
 
 from sim.config.errors import ConfigError
 from sim.config.rules import Rules
+from sim.engine.seating import Seating
 from sim.runs.tables import table_names
-from sim.storage import chunk_range, chunk_ranges
+from sim.storage import RunDirectory, chunk_range, chunk_ranges
 
 
 def check_flags(*, optional: tuple[str, ...] = (), **flags: object) -> None:
@@ -47,6 +49,13 @@ class RecordedConfig:
         own = {field.name: data[field.name] for field in dataclasses.fields(cls)[2:] if field.name in data}
         return cls.build(Rules.from_dict(data["rules"]), list(data["policies"]), **own)
 
+    @functools.cached_property
+    def seating(self) -> Seating:
+        """Its policies as the kernels take them and the engine compiled with its bots: made
+        once per configuration (build validated the policies), shared by every chunk this
+        process computes."""
+        return Seating.of(self.policies)
+
     @property
     def tables(self) -> tuple[str, ...]:
         """The Parquet tables of its dataset (rounds, games, and plays when logged)."""
@@ -57,6 +66,19 @@ class RecordedConfig:
         """(units of the run, units per chunk): games, or the deals of a tournament or league."""
         total, chunk = self.size_fields
         return getattr(self, total), getattr(self, chunk)
+
+    # The hooks of the one run path (sim.runs.executors.run_session): a simulation's defaults.
+    @property
+    def games_per_unit(self) -> int:
+        """Games per unit of its size (a deal's rotations; a game)."""
+        return 1
+
+    def stop_test(self, recorded: dict) -> Any:
+        """Its stop test (a SequentialTest with --sprt), from its run.json form; None without."""
+        return None
+
+    def write_outputs(self, directory: RunDirectory, record: dict) -> None:
+        """Its summary files, written at the end of the run (none: simulate's summary is run.json)."""
 
     def chunk_ranges(self) -> list[tuple[int, int]]:
         return chunk_ranges(*self.size)

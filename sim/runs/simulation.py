@@ -11,22 +11,13 @@ from sim.config.limits import MAX_CHUNK_BYTES, MAX_CHUNKS, MAX_GAMES, check_coun
 from sim.config.policies import Policy, parse_policies
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
-from sim.runs.executors import (
-    Executor,
-    FinishedChunk,
-    ProgressCallback,
-    RunOptions,
-    RunResult,
-    reopen_run,
-    run_options,
-    run_to_end,
-    start_run,
-)
+from sim.runs.executors import FinishedChunk, RunResult, run
+from sim.runs.executors import resume as resume_run
 from sim.runs.games import GameBatch, run_games
 from sim.runs.run_config import RecordedConfig, check_flags
 from sim.runs.statistics import policy_figures
 from sim.runs.tables import batch_tables
-from sim.storage import SIZE_FIELDS, RunDirectory
+from sim.storage import SIZE_FIELDS
 
 CHUNK_BYTES = 128 * 2**20  # memory per chunk in flight (two at most); bounds peak memory
 BYTES_PER_ROUND_ROW = 50  # kernel record, Arrow columns and conversion temporaries
@@ -96,12 +87,15 @@ class SimulationConfig(RecordedConfig):
 
     def compute_chunk(self, first: int, games: int, threads: int | None = None, batch: int | None = None) -> GameBatch:
         return run_games(
-            self.rules, list(self.policies), seed=self.seed, games=games, first_game=first,
+            self.rules, self.seating, seed=self.seed, games=games, first_game=first,
             log_plays=self.log_plays, threads=threads, batch=batch,
         )  # fmt: skip
 
     def finish_chunk(self, batch: GameBatch) -> FinishedChunk:
         return FinishedChunk(batch_tables(batch, self.log_plays), batch_stats(batch))
+
+    def result(self, *fields) -> "SimulationResult":
+        return SimulationResult(*fields)
 
 
 def batch_stats(batch: GameBatch) -> dict:
@@ -153,38 +147,11 @@ class SimulationResult(RunResult):
         return summarize_simulation(self.record)
 
 
-def _run(config: SimulationConfig, directory: RunDirectory, record: dict, options: RunOptions) -> SimulationResult:
-    return SimulationResult(*run_to_end(config, directory, record, options))
+# The one start and resume of every run (sim.runs.executors), under simulate's names.
+simulate = run
 
 
-def simulate(
-    config: SimulationConfig,
-    out: str,
-    *,
-    overwrite: bool = False,
-    threads: int | None = None,
-    batch: int | None = None,
-    on_progress: ProgressCallback | None = None,
-    executor: Executor | None = None,
-) -> SimulationResult:
-    """Run `config` into the directory `out` (refused when it is not empty, unless overwrite)
-    on `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk,
-    `batch` games in play at once with Python policies (neither changes the data)."""
-    options = run_options(executor, threads, batch, on_progress, config)
-    return _run(config, *start_run(config, out, overwrite), options)
-
-
-def resume(
-    out: str,
-    *,
-    threads: int | None = None,
-    batch: int | None = None,
-    on_progress: ProgressCallback | None = None,
-    executor: Executor | None = None,
-    policies: str | list | None = None,
-) -> SimulationResult:
-    """Finish the interrupted run in `out` (on any executor); the result equals an uninterrupted
-    run. A run with external bots (module:Object) needs `policies` naming them again, as given
-    to the run (texts or the objects): run.json alone never makes wizard-sim import code."""
-    options = run_options(executor, threads, batch, on_progress)
-    return _run(*reopen_run(SimulationConfig, out, policies), options)
+def resume(out: str, **options) -> SimulationResult:
+    """Finish the interrupted simulate run in `out`: sim.runs.executors.resume for a
+    SimulationConfig (its options: threads, batch, on_progress, executor, policies)."""
+    return resume_run(SimulationConfig, out, **options)

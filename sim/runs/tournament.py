@@ -45,17 +45,7 @@ from sim.runs.deals import (
     seat_figures,
     single_rows,
 )
-from sim.runs.executors import (
-    Executor,
-    FinishedChunk,
-    ProgressCallback,
-    RunOptions,
-    RunResult,
-    reopen_run,
-    run_options,
-    run_to_end,
-    start_run,
-)
+from sim.runs.executors import FinishedChunk, RunResult, resume, run
 from sim.runs.games import GameBatch
 from sim.runs.run_config import RecordedConfig, check_flags
 from sim.runs.simulation import check_run_size
@@ -165,6 +155,19 @@ class TournamentConfig(RecordedConfig):
     def finish_chunk(self, batch: GameBatch) -> FinishedChunk:
         return FinishedChunk(batch_tables(batch, self.log_plays), chunk_stats(self, batch))
 
+    @property
+    def games_per_unit(self) -> int:
+        return self.rotations
+
+    def stop_test(self, recorded: dict) -> SequentialTest | None:
+        return sequential_test(recorded)
+
+    def write_outputs(self, directory: RunDirectory, record: dict) -> None:
+        write_summary(directory, record)
+
+    def result(self, *fields) -> "TournamentResult":
+        return TournamentResult(*fields)
+
 
 def rotations_per_deal(players: int, duplicate: bool, mirrored: bool) -> int:
     """Games per deal: one per rotation (and its mirror image), or one without duplicates."""
@@ -190,7 +193,7 @@ def play_chunk(
     one batch whatever their seatings; `batch`: games in play at once when Python policies
     play (never changes the data)."""
     rows = deal_rows(config, np.arange(first_deal, first_deal + deals, dtype=np.int64))
-    return play_deal_rows(config.rules, list(config.policies), config.seed, rows, config.log_plays, threads, batch)
+    return play_deal_rows(config.rules, config.seating, config.seed, rows, config.log_plays, threads, batch)
 
 
 # -- statistics -------------------------------------------------------------------------------
@@ -344,41 +347,11 @@ def write_summary(directory: RunDirectory, record: dict) -> None:
         raise RunError(f"writing the summary failed: {error.strerror or error}") from None
 
 
-def _run(config: TournamentConfig, directory: RunDirectory, record: dict, options: RunOptions) -> TournamentResult:
-    test = sequential_test(record["config"])
-    return TournamentResult(*run_to_end(config, directory, record, options, games_per_unit=config.rotations, test=test,
-                                        finish=write_summary))  # fmt: skip
+# The one start and resume of every run (sim.runs.executors), under the command's names.
+tournament = run
 
 
-def tournament(
-    config: TournamentConfig,
-    out: str,
-    *,
-    overwrite: bool = False,
-    threads: int | None = None,
-    batch: int | None = None,
-    on_progress: ProgressCallback | None = None,
-    executor: Executor | None = None,
-) -> TournamentResult:
-    """Play the tournament `config` into `out` (refused when not empty, unless overwrite) on
-    `executor` (default: LocalExecutor, this process); `threads` kernel threads per chunk,
-    `batch` games in play at once with Python policies (neither changes the data).
-    `on_progress` is called with games done and games in all."""
-    options = run_options(executor, threads, batch, on_progress, config)
-    return _run(config, *start_run(config, out, overwrite), options)
-
-
-def resume_tournament(
-    out: str,
-    *,
-    threads: int | None = None,
-    batch: int | None = None,
-    on_progress: ProgressCallback | None = None,
-    executor: Executor | None = None,
-    policies: str | list | None = None,
-) -> TournamentResult:
-    """Finish the interrupted tournament in `out`; the result equals an uninterrupted one. A run
-    with external bots (module:Object) needs `policies` naming them again, as given to the run
-    (texts or the objects): run.json alone never makes wizard-sim import code."""
-    options = run_options(executor, threads, batch, on_progress)
-    return _run(*reopen_run(TournamentConfig, out, policies), options)
+def resume_tournament(out: str, **options) -> TournamentResult:
+    """Finish the interrupted tournament in `out`: sim.runs.executors.resume for a TournamentConfig
+    (its options: threads, batch, on_progress, executor, policies)."""
+    return resume(out=out, kind=TournamentConfig, **options)

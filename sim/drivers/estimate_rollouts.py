@@ -1,4 +1,5 @@
-"""estimate with Python policies at the table (docs/estimate.md, "Python policies").
+"""estimate's samples with Python policies at the table (docs/estimate.md, "Python policies"):
+the driver sim.analysis.estimate hands them to.
 
 The samples are estimated a slice at a time, in two stages, both batched over the slice:
 
@@ -34,10 +35,11 @@ from kernels.game_state import GAME_STATE_DTYPE
 from kernels.records import DECIDE_BID, DECIDE_TRUMP, MAX_PLAYERS, NO_SEAT
 from sim.config.errors import BotError, ConfigError
 from kernels.blocks import NO_FAILURE
-from sim.config.policies import Policy, fallback_of, policy_arrays
+from sim.config.policies import Policy, fallback_of
 from sim.config.python_policy import DECISION_NAMES, DELEGATE, Decisions
+from sim.engine.bot_caller import BotTable
 from sim.engine.calls import call_kernel
-from sim.runs.python_seats import ask_each_bot, asked_kinds, seat_bots
+from sim.engine.seating import Seating
 
 ROLLOUTS_PER_BATCH = 4096  # rollouts stepped together (about 30 MB of states and observations)
 PROPOSALS_PER_PASS = 8192  # deals proposed in one pass (a bot is asked about those still kept)
@@ -66,34 +68,24 @@ def inference_games(samples: np.ndarray, attempts: np.ndarray) -> np.ndarray:
 
 
 class BotSeats:
-    """The Python policies at the table (sim.runs.python_seats.seat_bots: one instance per
-    distinct policy), the seats each plays and the decision kinds it is asked (asks[seat]:
-    bit d for DECISION_KINDS d)."""
+    """The Python policies at the table (a BotTable: one instance per distinct policy; here a
+    listed policy is a seat) and the decision kinds each seat is asked (asks[seat]: bit d for
+    DECISION_KINDS d)."""
 
-    def __init__(self, policies: list[Policy]) -> None:
-        self.asks = asked_kinds(policies)
-        self.callers = [(bot.caller, np.array(bot.listed, dtype=np.int64)) for bot in seat_bots(policies)]
-        self.bot_of_seat = np.full(MAX_PLAYERS, -1, dtype=np.int64)
-        for number, (_, seats) in enumerate(self.callers):
-            self.bot_of_seat[seats] = number
+    def __init__(self, seating: Seating) -> None:
+        self.asks = seating.asked
+        self.table = BotTable(seating)
 
     def ask(self, context: Decisions, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Every row's answer (legal flat actions or DELEGATE), one call per bot."""
         answers = np.empty(context.seats.shape[0], dtype=np.int64)
-        ask_each_bot([caller for caller, _ in self.callers], self.bot_of_seat[context.seats],
-                     (observations, masks, context), answers)  # fmt: skip
+        self.table.ask(self.table.bot_of_listed[context.seats], (observations, masks, context), answers)
         return answers
 
     def games_over(self, games: np.ndarray, seats: np.ndarray, totals: np.ndarray) -> None:
-        """Tell each bot with a game_over method which of its games ended (as sim.runs'
-        games: one row per game and seat it played; totals: that game's score pad
-        [rows, players])."""
-        for caller, caller_seats in self.callers:
-            if not caller.has_game_over:
-                continue
-            rows = np.flatnonzero(np.isin(seats, caller_seats))
-            if rows.size:
-                caller.game_over(games[rows], seats[rows], totals[rows])
+        """Tell each bot with a game_over method which of its games ended (one row per game
+        and seat it played; totals: that game's score pad [rows, players])."""
+        self.table.games_over(self.table.bot_of_listed[seats], games, seats, totals)
 
 
 @dataclass(frozen=True)
@@ -139,12 +131,13 @@ class BotEstimate:
         self.seed = seed
         self.rules_record, self.situation_record = records
         self.policies = policies
+        self.seating = Seating.of(policies)  # once: every kernel call shares its engine
         self.candidates = candidates
         self.inference = inference
         self.seat = int(self.situation_record["seat"][0])
         self.round_size = int(self.situation_record["round_size"][0])
         self.players = int(self.rules_record["n_players"][0])
-        self.bots = BotSeats(policies)
+        self.bots = BotSeats(self.seating)
         self.acceptance = inference.acceptance_table()
         m = inference.evaluated_seats.shape[0]
         self.asked = np.zeros(m, dtype=np.int64)  # per evaluated seat: deals it was asked about
@@ -237,7 +230,7 @@ class BotEstimate:
             questions = proposal_kernels.Questions(hands[rows], np.ascontiguousarray(fallback_states[rows, j]))
             evaluated = proposal_kernels.Evaluated(seat, decision)
             kernel = batch_kernel(proposal_kernels.observe_decisions, proposal_kernels.observe_decisions_serial, r)
-            failed = call_kernel(kernel, self.policies, records, inference.likelihood, inference.fallback, evaluated,
+            failed = call_kernel(kernel, self.seating, records, inference.likelihood, inference.fallback, evaluated,
                                  questions, answers)  # fmt: skip
             if failed != NO_FAILURE:
                 raise self.failure(seat, decision, f"a question of inference (game {int(games[rows[failed]])})")
@@ -280,7 +273,7 @@ class BotEstimate:
         policy_ids, params = inference.fallback
         proposing = proposal_kernels.Proposing(inference.sampler_model, inference.infer, policy_ids, params, m)
         kernel = batch_kernel(proposal_kernels.propose_deals, proposal_kernels.propose_deals_serial, p * k)
-        call_kernel(kernel, self.policies, self.seed, (self.rules_record, self.situation_record), proposing,
+        call_kernel(kernel, self.seating, self.seed, (self.rules_record, self.situation_record), proposing,
                     proposal_kernels.Pending(samples, attempts, states), out)  # fmt: skip
         generators[pending] = states
         return out
@@ -304,7 +297,7 @@ class BotEstimate:
             self.states = np.zeros(n, dtype=GAME_STATE_DTYPE)
             round_sizes = np.array([self.round_size], dtype=np.int64)
             # The caller answers the decision kinds asks[seat] has: the states' controlled bits.
-            vector_env.init_states(self.states, self.rules_record, policy_arrays(self.policies), self.seed,
+            vector_env.init_states(self.states, self.rules_record, self.seating.arrays, self.seed,
                                    round_sizes, self.bots.asks, 0)  # fmt: skip
         return self.states[:n]
 
@@ -325,7 +318,7 @@ class BotEstimate:
         observations, masks, to_act, decisions = turns.observations, turns.masks, turns.seats, turns.kinds
         rollouts = stepped.Rollouts(self.seed, rollout_samples, games, self.candidates[columns], np.repeat(hands, k, axis=0))
         start = batch_kernel(stepped.start_rollouts, stepped.start_rollouts_serial, n)
-        failed = call_kernel(start, self.policies, states, rollouts, self.situation_record, turns)
+        failed = call_kernel(start, self.seating, states, rollouts, self.situation_record, turns)
         self.check_rollouts(failed, states, rollout_samples, games)
         actions = np.empty(n, dtype=np.int64)
         round_sizes = np.full(n, self.round_size, dtype=np.int64)
@@ -343,7 +336,7 @@ class BotEstimate:
                 answers[rows] = self.bots.ask(context, observations[rows], masks[rows])
             np.copyto(actions, answers)  # DELEGATE included: the kernel lets the seated fallback decide
             step = batch_kernel(stepped.step_rollouts, stepped.step_rollouts_serial, n)
-            failed = call_kernel(step, self.policies, states, actions, turns)
+            failed = call_kernel(step, self.seating, states, actions, turns)
             self.check_rollouts(failed, states, rollout_samples, games)
         summary = states["last_round"]
         bot_seats = np.flatnonzero(self.bots.asks)

@@ -1,5 +1,6 @@
-"""Games with Python seats: a pool of games stepped in the kernels (kernels.python_seats) until
-Python seats must decide; each bot is then asked once for all of that step's decisions.
+"""A run's games with Python policies: a pool of games stepped in the kernels (kernels.bot_pool)
+until Python seats must decide; each bot is then asked once for all of that step's decisions
+(sim.engine.bot_caller.BotTable).
 
 The built-in seats, and the decisions a bot does not take (its DECISIONS) or hands back
 (DELEGATE), are played inside the kernels by the seat's seated policies, with the random
@@ -17,16 +18,16 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from kernels import python_seats as seat_driver
+from kernels import bot_pool as seat_driver
 from kernels.game_state import GAME_STATE_DTYPE
 from kernels.records import MAX_PLAYERS, NO_SEAT
 from kernels.results import GameResults
 from kernels.vector_env import init_states
 from sim.config.limits import check_count
-from sim.config.policies import Policy, policy_arrays
 from sim.config.python_policy import Decisions
-from sim.engine.bot_caller import BotCaller
 from sim.config.rules import Rules
+from sim.engine.bot_caller import BotTable
+from sim.engine.seating import Seating
 
 DEFAULT_BATCH = 8192  # games in play at once (measured: benchmarks/bench_python_bots.py --deals 8000)
 MAX_BATCH = 2**15  # about 7 KB of state, observation and mask per game in play: 230 MB
@@ -36,7 +37,7 @@ MAX_BATCH = 2**15  # about 7 KB of state, observation and mask per game in play:
 PIPELINE_PARTS = 4
 PIPELINE_MIN_ENVS = 32
 
-KernelCall = Callable[..., None]  # sim.engine.calls.call_kernel(kernel, policies, *arguments)
+KernelCall = Callable[..., None]  # sim.engine.calls.call_kernel(kernel, seating, *arguments)
 
 
 def check_batch(batch: object) -> int:
@@ -52,45 +53,10 @@ class SeatedGames(NamedTuple):
     seen_ids: np.ndarray  # [n] the id the bots see the row's game by (its id in the run's data)
 
 
-@dataclass
-class SeatedBot:
-    """One Python policy of a batch (its listed entries share one instance)."""
-
-    policy: Policy
-    caller: BotCaller
-    listed: list[int]  # indices of the listed policies it is
-
-
-def seat_bots(listed: list[Policy]) -> list[SeatedBot]:
-    """An instance of every distinct Python policy among `listed`, created for this batch."""
-    bots: dict[tuple, SeatedBot] = {}
-    for index, policy in enumerate(listed):
-        bot = policy.kind.python
-        if bot is None:
-            continue
-        # By identity: a bot object's own == may compare arrays, or be missing (unhashable).
-        key = (policy.label, id(bot.target), policy.params)
-        if key not in bots:
-            bots[key] = SeatedBot(policy, BotCaller(bot, bot.instantiate(policy.params), policy.label), [])
-        bots[key].listed.append(index)
-    return list(bots.values())
-
-
-def asked_kinds(listed: list[Policy]) -> np.ndarray:
-    """int64 [at least MAX_PLAYERS]: per listed policy, the bits of the decision kinds
-    (DECIDE_*) a Python policy is asked, its DECISIONS; 0 for a built-in policy."""
-    decisions = np.zeros(max(MAX_PLAYERS, len(listed)), dtype=np.int64)
-    for index, policy in enumerate(listed):
-        if policy.kind.python is not None:
-            decisions[index] = sum(1 << kind for kind in policy.kind.python.decisions)
-    return decisions
-
-
-def listed_arrays(listed: list[Policy]) -> seat_driver.Listed:
+def listed_arrays(listed: Seating) -> seat_driver.Listed:
     """Policy ids, parameter rows and decisions asked of Python per listed policy: a Python
     policy is seated as its fallback and asked the decision kinds of its DECISIONS."""
-    ids, params = policy_arrays(listed)
-    return seat_driver.Listed(ids, params, asked_kinds(listed))
+    return seat_driver.Listed(listed.ids, listed.params, listed.asked)
 
 
 def finished_rows(before: np.ndarray, after: np.ndarray, stride: int, n_rows: int) -> np.ndarray:
@@ -111,12 +77,12 @@ class RowsToPlay:
     """What every part of the pool shares: the rows to play, their bots and where their
     results go."""
 
-    listed: list[Policy]
+    listed: Seating
     games: seat_driver.Rows  # the game each row plays and its seating
     seen_ids: np.ndarray  # the game id each row has for the bots [n]
     results: GameResults
     call: KernelCall
-    bots: list[SeatedBot]
+    bots: BotTable
     seat_bot: np.ndarray  # [n, players]: the bot at each seat of each row, -1 for built-in seats
     arrays: seat_driver.Listed  # listed_arrays(listed)
 
@@ -134,7 +100,7 @@ class Part:
         self.shared = shared
         size = len(envs)
         self.states = np.zeros(size, dtype=GAME_STATE_DTYPE)
-        init_states(self.states, rules.to_record(), policy_arrays(shared.listed), seed, rules.round_sizes_array(),
+        init_states(self.states, rules.to_record(), shared.listed.arrays, seed, rules.round_sizes_array(),
                     np.zeros(MAX_PLAYERS, dtype=np.int64), stride)  # fmt: skip
         self.states["records"] = 1
         self.rows = np.arange(envs.start, envs.stop, dtype=np.int64)
@@ -162,12 +128,10 @@ class Part:
         """Tell the bots which of their games ended, then ask each bot once for every decision
         this part waits for; False once every row of the part is played."""
         shared = self.shared
-        if any(bot.caller.has_game_over for bot in shared.bots):
+        if shared.bots.has_game_over:
             done = finished_rows(self.before, self.rows, self.schedule.stride, shared.rows)
             if done.size:
-                for number, bot in enumerate(shared.bots):
-                    if bot.caller.has_game_over:
-                        notify_game_over(bot.caller, done, shared.seat_bot[done] == number, shared.seen_ids, shared.results)
+                notify_game_over(shared, done)
         if (self.rows == seat_driver.NO_ROW).any():
             self.drop_finished()
         exchange = self.exchange
@@ -176,7 +140,7 @@ class Part:
         bot_of_env = shared.seat_bot[self.rows, exchange.seats]
         context = Decisions(shared.seen_ids[self.rows], exchange.seats, exchange.kinds, exchange.round_sizes)
         batch = (exchange.observations["values"], exchange.masks["legal"].view(np.bool_), context)
-        ask_each_bot([bot.caller for bot in shared.bots], bot_of_env, batch, exchange.answers)
+        shared.bots.ask(bot_of_env, batch, exchange.answers)
         return True
 
     def drop_finished(self) -> None:
@@ -200,23 +164,9 @@ class Part:
         )
 
 
-def ask_each_bot(callers: list[BotCaller], bot_of_row: np.ndarray, batch: tuple, answers: np.ndarray) -> None:
-    """Ask each bot once for its rows of batch = (observations, masks, Decisions) and write
-    its answers to answers[rows]; bot_of_row[i] indexes `callers` (-1: no bot asked). When
-    one bot has every row it gets the buffers themselves, no copies."""
-    observations, masks, context = batch
-    for number, caller in enumerate(callers):
-        mine = bot_of_row == number
-        if mine.all():
-            answers[:] = caller.ask(observations, masks, context)
-        elif mine.any():
-            rows = np.flatnonzero(mine)
-            answers[rows] = caller.ask(observations[rows], masks[rows], context.take(rows))
-
-
 def play_with_bots(
     rules: Rules,
-    listed: list[Policy],
+    listed: Seating,
     seed: int,
     games: SeatedGames,
     results: GameResults,
@@ -233,12 +183,9 @@ def play_with_bots(
     game_ids, seatings, seen_ids = games.game_ids, games.seatings, games.seen_ids
     n_rows = game_ids.shape[0]
     pool = min(check_batch(batch), n_rows)
-    bots = seat_bots(listed)
-    bot_of_listed = np.full(max(MAX_PLAYERS, len(listed)), -1, dtype=np.int64)
-    for number, bot in enumerate(bots):
-        bot_of_listed[bot.listed] = number
+    bots = BotTable(listed)
     rows = seat_driver.Rows(game_ids, np.ascontiguousarray(seatings, dtype=np.int64))
-    shared = RowsToPlay(listed, rows, seen_ids, results, call, bots, bot_of_listed[seatings], listed_arrays(listed))
+    shared = RowsToPlay(listed, rows, seen_ids, results, call, bots, bots.bot_of_listed[seatings], listed_arrays(listed))
     threads = numba.get_num_threads()
     parts = [Part(shared, rules, seed, envs, pool) for envs in pipeline_parts(pool, threads)]
     if len(parts) == 1:
@@ -272,15 +219,15 @@ def pipeline_parts(pool: int, threads: int) -> list[range]:
     return [range(bounds[k], bounds[k + 1]) for k in range(count)]
 
 
-def notify_game_over(caller: BotCaller, rows: np.ndarray, seated: np.ndarray, seen_ids: np.ndarray, results: GameResults) -> None:
-    """Tell a bot which of its games ended: game ids, its seats and the final totals [m, players]
-    of every (game, seat) it played (seated[r, s]: it held seat s in game rows[r])."""
-    row_index, seats = np.nonzero(seated)
+def notify_game_over(shared: RowsToPlay, rows: np.ndarray) -> None:
+    """Tell the bots which of their games ended (rows: their rows of the batch): game ids,
+    their seats and the final totals [m, players] of every (game, seat) a bot held."""
+    row_index, seats = np.nonzero(shared.seat_bot[rows] >= 0)
     if row_index.size == 0:
         return
     finished = rows[row_index]
-    totals = results.games["total"][finished].astype(np.int64)
-    caller.game_over(seen_ids[finished], seats.astype(np.int64), totals)
+    totals = shared.results.games["total"][finished].astype(np.int64)
+    shared.bots.games_over(shared.seat_bot[finished, seats], shared.seen_ids[finished], seats.astype(np.int64), totals)
 
 
 def seating_rows(players: int, games: int) -> np.ndarray:

@@ -1,6 +1,6 @@
 """The Python-seat driver's kernels: a pool of B games, each a GAME_STATE_DTYPE record, played
 part by part (each part by one thread; the parts side by side) until some Python seat must
-decide (sim.runs.python_seats asks the bots).
+decide (sim.runs.bot_games asks the bots).
 
 A batch of n games (Rows: each row's game, a pure function of (seed, game id), and the index
 of the listed policy at each seat) is played by the listed policies (Listed). A Python seat is

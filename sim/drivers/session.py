@@ -1,5 +1,6 @@
 """A person at the table (`wizard-sim play`): one game of the engine in which one seat's
-decisions come from a person and the others from built-in policies or Python policies.
+decisions come from a person and the others from built-in policies or Python policies (the
+bid hint, an estimate of the situation, is sim.analysis.hints).
 
 The game runs on the state API (sim.env.WizardState, the same transitions as every driver);
 a built-in seat is asked exactly as run_games asks it (kernels.dispatch.decide on
@@ -21,19 +22,18 @@ from kernels import round_state
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD
 from kernels.observation import answer_of, flat_action
 from kernels.dispatch import decide
-from kernels.records import BIDDING_OPEN, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
-from kernels.rules import bid_position, seat_after
-from sim.analysis.estimate import UNKNOWN_SPREAD, BidEstimate, parse_suit, run_estimate
-from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card
+from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
+from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card, parse_suit
 from sim.config.errors import ConfigError
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy, fallback_of, is_external, parse_policy, policy_arrays, split_policy_list
+from sim.config.policies import Policy, is_external, parse_policy, policy_arrays, split_policy_list
 from sim.config.python_policy import DELEGATE, Decisions
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0, N_ACTIONS
 from sim.env.state_api import WizardGame, WizardState
-from sim.runs.python_seats import seat_bots
+from sim.engine.bot_caller import BotTable
+from sim.engine.seating import Seating
 from sim.storage import write_json
 from sim.storage.files import BadJSON, read_json
 
@@ -123,14 +123,6 @@ class PlayConfig:
         return cls.build(rules, data["seat"], list(data["opponents"]), data["seed"], data["game"])
 
 
-def simulated_label(policy: Policy) -> str:
-    """The policy that stands for `policy` in the bid hint's simulation (mc: the heuristic; a
-    Python policy: its fallback)."""
-    if policy.kind.python is not None:
-        return simulated_label(fallback_of(policy))
-    return "heuristic" if policy.name == "mc" else policy.label
-
-
 # --- what happens at the table ------------------------------------------------------------
 
 
@@ -186,8 +178,7 @@ class PlaySession:
         # One instance per distinct Python policy, as run_games makes them (the person's seat
         # is never one).
         listed = [HEURISTIC if policy is None else policy for policy in config.opponents]
-        self._bots = seat_bots(listed)
-        self._bot_at = {seat: bot.caller for bot in self._bots for seat in bot.listed}
+        self._bots: BotTable | None = BotTable(Seating.of(listed))
         self._trick: list[tuple[int, int]] = []
         self._announce = True  # the next advance() starts with the round in progress
         for index, action in enumerate(answers):
@@ -233,7 +224,7 @@ class PlaySession:
         delegates, or does not take this decision), else its seated policy's."""
         state = self.state
         seat, decision = state.current_player(), state.decision()
-        bot = self._bot_at.get(seat)
+        bot = None if self._bots is None else self._bots.caller_at(seat)
         if bot is not None and decision in bot.bot.decisions:
             context = Decisions(
                 np.array([self.config.game]), np.array([seat]), np.array([decision]),
@@ -246,13 +237,14 @@ class PlaySession:
 
     def _end_bots(self) -> None:
         """Tell each Python policy that the game ended (once), as run_games tells it."""
-        totals = np.array([self.state.history[-1]["totals"][: self.config.rules.players]], dtype=np.int64)
-        for bot in self._bots:
-            if bot.caller.has_game_over:
-                seats = np.array(bot.listed, dtype=np.int64)
-                bot.caller.game_over(np.full(seats.size, self.config.game), seats, totals.repeat(seats.size, axis=0))
-        self._bots = []
-        self._bot_at = {}
+        if self._bots is None:
+            return
+        players = self.config.rules.players
+        totals = np.array([self.state.history[-1]["totals"][:players]], dtype=np.int64)
+        seats = np.arange(players, dtype=np.int64)
+        self._bots.games_over(self._bots.bot_of_listed[:players], np.full(players, self.config.game), seats,
+                              totals.repeat(players, axis=0))  # fmt: skip
+        self._bots = None
 
     @staticmethod
     def _policy_action(policies: tuple[np.ndarray, np.ndarray], state: WizardState) -> int:
@@ -357,40 +349,6 @@ class PlaySession:
         """The flat action `policy` would choose in the person's place (asked on a copy of the
         state, so the game's random streams are untouched)."""
         return self._policy_action(self.config.kernel_policies(policy), self.state.clone())
-
-    def bid_hint(self, policy: Policy, samples: int) -> BidEstimate:
-        """estimate's figures for the person's bid in this exact situation (hand, turned-up
-        card, trump, position, earlier bids, score pad, the opponents' policies); `policy`
-        plays the person's cards in the simulation. An `mc` seat is simulated by `heuristic`,
-        its rollout policy (estimate models an mc bidder by the heuristic already; mc playing
-        1,000 samples of a 10-card hand took 16 s, docs/play.md). The exact opponent model
-        first; when no sampled deal fits it, the tolerant one."""
-        config = self.config
-        players = config.rules.players
-        table, seats, _ = self.state.records()
-        dealer = int(table["dealer"])
-        order = [int(seat_after(dealer, 1 + position, players)) for position in range(players)]  # seats by bidding position
-        position = int(bid_position(config.seat, dealer, players))
-        trump_card = int(table["trump_card"])
-        options = {
-            "trump": None if trump_card < 0 else trump_card,
-            "trump_suit": int(table["trump"]) if FIRST_WIZARD <= trump_card < FIRST_JESTER else None,
-            "players": players,
-            "position": position,
-            "bids": [int(table["bids"][seat]) for seat in order[:position]] if table["bidding"] == BIDDING_OPEN else [],
-            "totals": [int(table["totals"][seat]) for seat in order],
-            "opponents": [simulated_label(config.opponents[seat]) for seat in order if seat != config.seat],
-            "policy": simulated_label(policy),
-            "bidding": config.rules.bidding,
-            "even_bids": config.rules.even_bids,
-            "samples": samples,
-            "seed": config.seed,
-        }
-        hand = int(seats[config.seat]["hand"])
-        try:
-            return run_estimate(hand, **options)
-        except ConfigError:  # no deal fits the exact model: the unknown-opponents one (another error repeats)
-            return run_estimate(hand, spread=UNKNOWN_SPREAD, **options)
 
     # --- results -----------------------------------------------------------------------------
 
