@@ -3,6 +3,7 @@
     python benchmarks/compare_revisions.py d2e09ff
     python benchmarks/compare_revisions.py HEAD~3 --policies heuristic --games 50000
     python benchmarks/compare_revisions.py main --instructions --games 2000
+    python benchmarks/compare_revisions.py c422028 --table --policies mc,heuristic,heuristic,random --games 200
 
 On a shared machine, runs minutes apart differ by more than most optimisations. Here the
 baseline (checked out into a temporary git worktree) and the working tree run at the same
@@ -106,7 +107,8 @@ def count(trees: dict[str, Path], policy: str, games: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("revision", help="the baseline: any git revision")
-    parser.add_argument("--policies", default="random,heuristic")
+    parser.add_argument("--policies", default="random,heuristic", help="policies, each at every seat")
+    parser.add_argument("--table", action="store_true", help="--policies is one table: a policy per seat")
     parser.add_argument("--games", type=int, default=100_000, help="games per one-thread run")
     parser.add_argument("--instructions", action="store_true", help="count instructions per game (valgrind) instead")
     arguments = parser.parse_args()
@@ -119,7 +121,7 @@ def main() -> None:
             trees = {arguments.revision: baseline, "working tree": ROOT}
             for name, tree in trees.items():  # compile (or load) each tree's kernels first
                 result(start(tree, "random", 1, 10, -1))
-            for policy in arguments.policies.split(","):
+            for policy in [arguments.policies] if arguments.table else arguments.policies.split(","):
                 if arguments.instructions:
                     counted = count(trees, policy, arguments.games)
                     base, now = counted[arguments.revision], counted["working tree"]

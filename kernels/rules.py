@@ -314,6 +314,13 @@ TRICK_POWERS = np.array(
 del python_power
 
 
+@njit(cache=True, inline="always")
+def looked_up_power(card, led_suit, trump):
+    """trick_power(card, led_suit, trump) from TRICK_POWERS (led_suit: the trick's led suit
+    once `card` is played, led_suit_after)."""
+    return np.int64(TRICK_POWERS[at(trump + 1), at(led_suit + 1), at(card)])
+
+
 @njit(cache=True)
 def led_suit_after(led_suit, card):
     """The trick's led suit after `card` is played to it (docs/rules.md §5): the first non-Jester
@@ -340,7 +347,7 @@ def play_card(table, seats, seat, card):
     table.voids[at(seat)] |= np.int64(shows_void) << (led & 3)
     led = led_suit_after(led, card)
     table.led_suit = led
-    power = np.int64(TRICK_POWERS[at(table.trump + 1), at(led + 1), at(card)])
+    power = looked_up_power(card, led, table.trump)
     # Cards before the first suited card are Jesters (power 0), so the stored power stays right.
     # (As arithmetic: LLVM turns a select between a load and a register back into a branch.)
     best = table.winning_power
