@@ -9,7 +9,9 @@ largest allowed setting, and how long a run at that setting takes to stop after 
    threads), SIGINT sent at a random moment after its first chunk is journalled; the seconds
    until the process has exited.
 2. Seconds of one core per full game, one pimc seat at its defaults (pimc,heuristic,heuristic,
-   random: what bench_mc.py times), next to mc at its defaults, alternating runs.
+   random: what bench_mc.py times), next to mc at its defaults, alternating runs (`--seat`
+   times other policies in that seat instead, e.g. pimc against mc at equal time:
+   `--only one_seat --seat pimc --seat mc:samples=128,play_samples=256`).
 3. Seconds of one core per full game with every seat at LARGEST, 3, 4 and 6 players: a kernel
    call holds at least one game, so this bounds how long a run takes to see a Ctrl-C.
 """
@@ -47,9 +49,9 @@ def cpu_seconds_per_game(rules: Rules, policies: list[str], games: int, seed: in
     return (time.process_time() - start) / games
 
 
-def one_seat_costs(games: int, repeats: int) -> dict[str, list[float]]:
+def one_seat_costs(games: int, repeats: int, seats: tuple[str, ...] = ("pimc", "mc")) -> dict[str, list[float]]:
     rules = Rules(players=4)
-    tables = {name: [name] + OPPONENTS for name in ("pimc", "mc")}
+    tables = {name: [name] + OPPONENTS for name in seats}
     for policies in tables.values():
         run_games(rules, policies, seed=0, games=1, threads=1)  # compiled or loaded
     costs: dict[str, list[float]] = {name: [] for name in tables}
@@ -108,6 +110,9 @@ def main() -> None:
     parser.add_argument("--largest-games", type=int, default=4, help="games per timed run at the largest setting")
     parser.add_argument("--trials", type=int, default=5, help="Ctrl-C trials")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--seat", action="append", metavar="POLICY",
+                        help="one_seat: time this policy in the first seat (repeatable, alternating; "
+                             "default pimc and mc at their defaults)")  # fmt: skip
     parser.add_argument("--only", choices=("one_seat", "largest", "ctrl_c"), action="append",
                         help="run only this measurement (repeatable)")
     args = parser.parse_args()
@@ -122,7 +127,7 @@ def main() -> None:
             print(f"Ctrl-C at that setting (4 players, 2 threads): stopped after {stops} s "
                   f"(None: not within {STOP_TIMEOUT:g} s)", flush=True)  # fmt: skip
     if "one_seat" in only:
-        figures["one_seat_cpu_s_per_game"] = costs = one_seat_costs(args.games, args.repeats)
+        figures["one_seat_cpu_s_per_game"] = costs = one_seat_costs(args.games, args.repeats, tuple(args.seat or ("pimc", "mc")))
         if not args.json:
             for name, runs in costs.items():
                 print(f"{name},{','.join(OPPONENTS)}: {min(runs):.3f}-{max(runs):.3f} s of one core per 4-player game "

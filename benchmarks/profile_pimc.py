@@ -8,7 +8,8 @@ The decisions are real: the pimc seat's (seat 0) bid and card decisions of `--ga
 every round size at the table POLICY,heuristic,heuristic,random (what bench_pimc.py and
 bench_mc.py time), captured with the state the seat saw. Each decision is then taken again on
 one thread, with a random stream of its own, five times over, each time stopping at a later
-stage of pimc's own loop (kernels/search/pimc.py, sampled_bid and sampled_card):
+stage of pimc's own loop (mc.sampled_choice as kernels/search/pimc.py's sampled_bid and
+sampled_card run it, with a value function that stops at the stage):
 
     setup      the heuristic's choice, the distinct candidates, the decision's working memory
     sampling   + start_sampling and mc.sample_base for every sample (the deals)
@@ -36,23 +37,23 @@ import json
 import os
 import sys
 import time
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from kernels.search import solver  # noqa: E402
 from kernels.batch import begin_game, deal_and_seed, new_workspace  # noqa: E402
-from kernels.bits import at, lowest_bit, popcount  # noqa: E402
+from kernels.bits import at, popcount  # noqa: E402
 from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative  # noqa: E402
 from kernels.policies import heuristic  # noqa: E402
 from kernels.search import mc, pimc  # noqa: E402
 from kernels.dispatch import decide  # noqa: E402
-from kernels.records import DECIDE_BID, DECIDE_CARD, PHASE_PLAY, SEAT_DTYPE, TABLE_DTYPE  # noqa: E402
+from kernels.records import DECIDE_BID, DECIDE_CARD, SEAT_DTYPE, TABLE_DTYPE  # noqa: E402
 from kernels.rng import STREAM_DECISIONS, seed_stream  # noqa: E402
-from kernels.round_state import NO_PLAY_LOG, apply_card, begin_round, play_out, restart_bidding  # noqa: E402
-from kernels.rules import dealer_of_round, round_score  # noqa: E402
+from kernels.round_state import NO_PLAY_LOG, begin_round, play_out  # noqa: E402
+from kernels.rules import dealer_of_round  # noqa: E402
 from sim import Rules  # noqa: E402
 from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
 from sim.engine.startup import start  # noqa: E402
@@ -102,87 +103,79 @@ def capture_rounds(seed, game_ids, rules, round_size, policies, tables, seat_rec
     return count[0]
 
 
-# --- one decision, stopped at a stage (pimc.sampled_bid / sampled_card up to the stage) ------
+# --- one decision, stopped at a stage ------------------------------------------------------
+# pimc.sampled_bid / sampled_card with a value function that stops at the stage: pimc's own
+# loop (mc.sampled_choice) and pimc's own steps, up to the stage.
+
+
+class Staged(NamedTuple):
+    """A pimc.Evaluation and the stage to stop at (the context of the staged values)."""
+
+    evaluation: pimc.Evaluation
+    stage: int
+
+
+@njit(cache=True)
+def staged_bid_value(staged, me, table, bid, first, generator):
+    """pimc.bid_value up to the stage (0 before the solver's)."""
+    evaluation = staged.evaluation
+    if staged.stage == SOLVER:
+        return pimc.bid_value(evaluation, me, table, bid, first, generator)
+    if staged.stage == PLAYOUTS:
+        pimc.start_bid_sample(evaluation.memory.deals, me, table, bid)
+        pimc.play_to_solver(evaluation.memory, evaluation.playout, evaluation.depth, generator)
+    return 0.0
+
+
+@njit(cache=True)
+def staged_card_value(staged, me, table, card, first, generator):
+    """pimc.card_value up to the stage (0 before the solver's)."""
+    evaluation = staged.evaluation
+    if staged.stage == SOLVER:
+        return pimc.card_value(evaluation, me, table, card, first, generator)
+    if staged.stage == PLAYOUTS and not evaluation.solved_now:
+        pimc.start_card_sample(evaluation.memory.deals, table, card)
+        pimc.play_to_solver(evaluation.memory, evaluation.playout, evaluation.depth, generator)
+    return 0.0
 
 
 @njit(cache=True)
 def bid_until(storage, policies, me, table, legal, generator, stage, nodes):
+    """pimc.choose_bid (bidding=1) up to the stage."""
     _, params = policies
-    heuristic.choose_bid(mc.ROLLOUT_PARAMS, me, table, legal)
+    preferred = heuristic.choose_bid(mc.ROLLOUT_PARAMS, me, table, legal)
     samples = int(params[at(me.seat), pimc.P_SAMPLES])
     if samples == 0 or popcount(legal) == 1 or stage == SETUP:
         return
-    depth = int(params[at(me.seat), pimc.P_DEPTH])
-    playout = int(params[at(me.seat), pimc.P_PLAYOUT])
     memory = storage[0]
-    deals = memory.deals
-    work = memory.solver
-    pimc.start_sampling(policies, me, table, deals, generator)
-    for _ in range(samples):
-        weight = mc.sample_base(params, me, table, deals, generator)
-        if weight == 0.0 or stage == SAMPLING:
-            continue
-        rest = legal
-        while rest:
-            bid = lowest_bit(rest)
-            rest &= rest - 1
-            rollout_table = mc.reset_rollout(deals, table.n_players)
-            restart_bidding(rollout_table, deals.rollout_seats)
-            mc.rollout_bidding(deals, me.seat, bid)
-            solve_rest(memory, playout, depth, generator, stage)
-    nodes[0] += work.nodes
-
-
-@njit(cache=True)
-def solve_rest(memory, playout, depth, generator, stage):
-    """pimc.faceup_score up to the stage."""
-    deals = memory.deals
-    table = deals.rollout_table[0]
-    seats = deals.rollout_seats
-    pimc.play_to(playout, table, seats, generator, deals.fixed_bids, table.round_size - depth)
-    if stage == PLAYOUTS or table.phase != PHASE_PLAY:
-        return
-    solver.set_position(memory.solver, table, seats)
-    solver.solve(memory.solver)
+    pimc.start_sampling(policies, me, table, memory.deals, generator)
+    evaluation = pimc.Evaluation(memory, int(params[at(me.seat), pimc.P_PLAYOUT]), int(params[at(me.seat), pimc.P_DEPTH]),
+                                 False, params[at(me.seat), pimc.P_BIDDING] == pimc.BIDDING_BLEND)  # as pimc.sampled_bid
+    mc.sampled_choice(staged_bid_value, Staged(evaluation, stage), params, me, table, memory.deals, samples, legal,
+                      preferred, generator)  # fmt: skip
+    nodes[0] += memory.solver.nodes
 
 
 @njit(cache=True)
 def card_until(storage, policies, me, table, legal, generator, stage, nodes):
+    """pimc.choose_card up to the stage."""
     _, params = policies
     preferred = heuristic.choose_card(me, table, legal)
     samples = int(params[at(me.seat), pimc.P_PLAY_SAMPLES])
     choices = distinct_cards(legal, in_play_for_seat(me, table))
     if samples == 0 or popcount(choices) == 1:
         return
-    representative(preferred, choices)
+    preferred_choice = representative(preferred, choices)
     if stage == SETUP:
         return
-    depth = int(params[at(me.seat), pimc.P_DEPTH])
-    playout = int(params[at(me.seat), pimc.P_PLAYOUT])
     memory = storage[0]
-    deals = memory.deals
-    work = memory.solver
-    pimc.start_sampling(policies, me, table, deals, generator)
+    pimc.start_sampling(policies, me, table, memory.deals, generator)
+    depth = int(params[at(me.seat), pimc.P_DEPTH])
     solved_now = table.round_size - table.trick <= depth
-    for _ in range(samples):
-        weight = mc.sample_base(params, me, table, deals, generator)
-        if weight == 0.0 or stage == SAMPLING:
-            continue
-        if solved_now:
-            if stage == SOLVER:
-                solver.set_position(work, deals.base_table[0], deals.base_seats)
-        rest = choices
-        while rest:
-            card = lowest_bit(rest)
-            rest &= rest - 1
-            if solved_now:
-                if stage == SOLVER:
-                    round_score(me.bid, solver.tricks_of(solver.final_after(work, card), me.seat))
-            else:
-                rollout_table = mc.reset_rollout(deals, table.n_players)
-                apply_card(rollout_table, deals.rollout_seats, card)
-                solve_rest(memory, playout, depth, generator, stage)
-    nodes[0] += work.nodes
+    evaluation = pimc.Evaluation(memory, int(params[at(me.seat), pimc.P_PLAYOUT]), depth, solved_now, False)  # as pimc.sampled_card
+    mc.sampled_choice(staged_card_value, Staged(evaluation, stage), params, me, table, memory.deals, samples, choices,
+                      preferred_choice, generator)  # fmt: skip
+    nodes[0] += memory.solver.nodes
 
 
 @njit(cache=True)

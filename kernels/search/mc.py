@@ -267,14 +267,38 @@ def card_value(scratch, me, table, card, first, generator):
     return outcome(rollout_table, scratch.rollout_seats, me.seat)
 
 
-@njit(cache=True)
-def choose_bid(policies, me, table, legal, generator):
+@njit(cache=True, inline="always")  # inlined: it is passed jitted functions (sampled_choice: why)
+def sampled_or_heuristic_bid(sampled_bid, new_storage, policies, me, table, legal, generator):
+    """The bid decision of mc and pimc: the heuristic's bid when there is nothing to sample
+    (`samples` 0 or one legal bid), else sampled_bid(new_storage(), ..., preferred, ...)."""
     _, params = policies
     preferred = heuristic.choose_bid(ROLLOUT_PARAMS, me, table, legal)
-    samples = int(params[me.seat, P_SAMPLES])
+    samples = int(params[at(me.seat), P_SAMPLES])
     if samples == 0 or popcount(legal) == 1:
         return preferred
-    return sampled_bid(new_decision_memory(), policies, me, table, legal, preferred, generator)
+    return sampled_bid(new_storage(), policies, me, table, legal, preferred, generator)
+
+
+@njit(cache=True, inline="always")
+def sampled_or_heuristic_card(sampled_card, new_storage, policies, me, table, legal, generator):
+    """The card decision of mc and pimc: over the distinct legal cards (equivalent cards
+    pruned), the heuristic's card when there is nothing to sample (`play_samples` 0 or one
+    distinct card), else sampled_card(new_storage(), ...); a choice equivalent to the
+    heuristic's card is played as that card."""
+    _, params = policies
+    preferred = heuristic.choose_card(me, table, legal)
+    samples = int(params[at(me.seat), P_PLAY_SAMPLES])
+    choices = distinct_cards(legal, in_play_for_seat(me, table))
+    if samples == 0 or popcount(choices) == 1:
+        return preferred
+    preferred_choice = representative(preferred, choices)
+    best = sampled_card(new_storage(), policies, me, table, choices, preferred_choice, generator)
+    return preferred if best == preferred_choice else best
+
+
+@njit(cache=True)
+def choose_bid(policies, me, table, legal, generator):
+    return sampled_or_heuristic_bid(sampled_bid, new_decision_memory, policies, me, table, legal, generator)
 
 
 @njit(cache=True)
@@ -291,15 +315,7 @@ def sampled_bid(storage, policies, me, table, legal, preferred, generator):
 
 @njit(cache=True)
 def choose_card(policies, me, table, legal, generator):
-    _, params = policies
-    preferred = heuristic.choose_card(me, table, legal)
-    samples = int(params[me.seat, P_PLAY_SAMPLES])
-    choices = distinct_cards(legal, in_play_for_seat(me, table))
-    if samples == 0 or popcount(choices) == 1:
-        return preferred
-    preferred_choice = representative(preferred, choices)
-    best = sampled_card(new_decision_memory(), policies, me, table, choices, preferred_choice, generator)
-    return preferred if best == preferred_choice else best
+    return sampled_or_heuristic_card(sampled_card, new_decision_memory, policies, me, table, legal, generator)
 
 
 @njit(cache=True)

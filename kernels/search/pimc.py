@@ -17,8 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from kernels.bits import at, popcount
-from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative
+from kernels.bits import at
 from kernels.policies import heuristic
 from kernels.search import faceup, mc
 from kernels.policies.ids import POLICY_MC, POLICY_PIMC
@@ -43,6 +42,7 @@ PLAYOUT_FACEUP = 1  # kernels.search.faceup: every seat plays to its bid seeing 
 PLAYOUT_HEURISTIC = 0  # the heuristic at every seat (what mc's rollouts play)
 BIDDING_ROLLOUTS = 0  # mc's bid: heuristic rollouts of sampled deals, the best mean score
 BIDDING_FACEUP = 1  # the best mean score of the face-up evaluation (playout and solver)
+BIDDING_BLEND = 2  # each deal valued by the mean of the face-up evaluation and mc's rollout
 
 NAME = "pimc"
 SUMMARY = "perfect-information Monte Carlo: sampled deals played face up, the last tricks solved exactly"
@@ -73,7 +73,7 @@ RANGES = {
     "spread": (0.0, 10.0),
     "depth": (1.0, float(MAX_DEPTH)),
     "playout": (0.0, 1.0),
-    "bidding": (0.0, 1.0),
+    "bidding": (0.0, float(BIDDING_BLEND)),
     "mc_spread": (0.0, 10.0),
 }
 
@@ -129,13 +129,20 @@ def play_to(playout, table, seats, generator, fixed_bids, end_trick):
 
 
 @njit(cache=True)
-def faceup_score(memory, me_seat, playout, depth, generator):
-    """The pimc seat's round score on the rollout state: played on by the playout until
-    `depth` tricks are left, then solved."""
+def play_to_solver(memory, playout, depth, generator):
+    """Play the rollout state on by the playout until `depth` tricks are left (or the round
+    is over)."""
+    deals = memory.deals
+    table = deals.rollout_table[0]
+    play_to(playout, table, deals.rollout_seats, generator, deals.fixed_bids, table.round_size - depth)
+
+
+@njit(cache=True)
+def solved_score(memory, me_seat):
+    """The pimc seat's round score from the rollout state on: solved, unless it is over."""
     deals = memory.deals
     table = deals.rollout_table[0]
     seats = deals.rollout_seats
-    play_to(playout, table, seats, generator, deals.fixed_bids, table.round_size - depth)
     if table.phase != PHASE_PLAY:
         return round_score(seats[me_seat].bid, table.tricks[me_seat])
     work = memory.solver
@@ -143,24 +150,51 @@ def faceup_score(memory, me_seat, playout, depth, generator):
     return round_score(seats[me_seat].bid, solver.tricks_of(solver.solve(work), me_seat))
 
 
+@njit(cache=True)
+def faceup_score(memory, me_seat, playout, depth, generator):
+    """The pimc seat's round score on the rollout state: played on by the playout until
+    `depth` tricks are left, then solved."""
+    play_to_solver(memory, playout, depth, generator)
+    return solved_score(memory, me_seat)
+
+
 class Evaluation(NamedTuple):
     """How a pimc decision evaluates a sampled deal: its memory (a MEMORY_DTYPE record), the
-    playout and solver depth, and whether the solver takes the whole rest of the round."""
+    playout and solver depth, whether the solver takes the whole rest of the round, and
+    whether a bid's value is blended with mc's rollout (BIDDING_BLEND)."""
 
     memory: np.record
     playout: int
     depth: int
     solved_now: bool
+    blend: bool
 
 
 @njit(cache=True)
 def bid_value(evaluation, me, table, bid, first, generator):
-    """pimc's score of bidding `bid` on the sampled deal: played face up, the last tricks solved."""
-    deals = evaluation.memory.deals
+    """pimc's score of bidding `bid` on the sampled deal: played face up, the last tricks
+    solved; blended, the mean of that and mc's rollout of the same deal (no seat seeing
+    another's cards)."""
+    start_bid_sample(evaluation.memory.deals, me, table, bid)
+    score = faceup_score(evaluation.memory, me.seat, evaluation.playout, evaluation.depth, generator)
+    if evaluation.blend:
+        return 0.5 * (score + mc.bid_value(evaluation.memory.deals, me, table, bid, first, generator))
+    return score
+
+
+@njit(cache=True)
+def start_bid_sample(deals, me, table, bid):
+    """The rollout state of a sampled deal at the start of the bidding, the pimc seat to bid `bid`."""
     rollout_table = mc.reset_rollout(deals, table.n_players)
     restart_bidding(rollout_table, deals.rollout_seats)
     mc.rollout_bidding(deals, me.seat, bid)
-    return faceup_score(evaluation.memory, me.seat, evaluation.playout, evaluation.depth, generator)
+
+
+@njit(cache=True)
+def start_card_sample(deals, table, card):
+    """The rollout state of a sampled deal after the pimc seat plays `card`."""
+    rollout_table = mc.reset_rollout(deals, table.n_players)
+    apply_card(rollout_table, deals.rollout_seats, card)
 
 
 @njit(cache=True)
@@ -174,8 +208,7 @@ def card_value(evaluation, me, table, card, first, generator):
         if first:
             solver.set_position(memory.solver, deals.base_table[0], deals.base_seats)
         return round_score(me.bid, solver.tricks_of(solver.final_after(memory.solver, card), me.seat))
-    rollout_table = mc.reset_rollout(deals, table.n_players)
-    apply_card(rollout_table, deals.rollout_seats, card)
+    start_card_sample(deals, table, card)
     return faceup_score(memory, me.seat, evaluation.playout, evaluation.depth, generator)
 
 
@@ -184,11 +217,7 @@ def choose_bid(policies, me, table, legal, generator):
     _, params = policies
     if params[at(me.seat), P_BIDDING] == BIDDING_ROLLOUTS:
         return mc.choose_bid(policies, me, table, legal, generator)
-    preferred = heuristic.choose_bid(mc.ROLLOUT_PARAMS, me, table, legal)
-    samples = int(params[at(me.seat), P_SAMPLES])
-    if samples == 0 or popcount(legal) == 1:
-        return preferred
-    return sampled_bid(new_memory(), policies, me, table, legal, preferred, generator)
+    return mc.sampled_or_heuristic_bid(sampled_bid, new_memory, policies, me, table, legal, generator)
 
 
 @njit(cache=True)
@@ -198,22 +227,15 @@ def sampled_bid(storage, policies, me, table, legal, preferred, generator):
     _, params = policies
     memory = storage[0]
     start_sampling(policies, me, table, memory.deals, generator)
-    evaluation = Evaluation(memory, int(params[at(me.seat), P_PLAYOUT]), int(params[at(me.seat), P_DEPTH]), False)
+    blend = params[at(me.seat), P_BIDDING] == BIDDING_BLEND
+    evaluation = Evaluation(memory, int(params[at(me.seat), P_PLAYOUT]), int(params[at(me.seat), P_DEPTH]), False, blend)
     samples = int(params[at(me.seat), P_SAMPLES])
     return mc.sampled_choice(bid_value, evaluation, params, me, table, memory.deals, samples, legal, preferred, generator)
 
 
 @njit(cache=True)
 def choose_card(policies, me, table, legal, generator):
-    _, params = policies
-    preferred = heuristic.choose_card(me, table, legal)
-    samples = int(params[at(me.seat), P_PLAY_SAMPLES])
-    choices = distinct_cards(legal, in_play_for_seat(me, table))
-    if samples == 0 or popcount(choices) == 1:
-        return preferred
-    preferred_choice = representative(preferred, choices)
-    best = sampled_card(new_memory(), policies, me, table, choices, preferred_choice, generator)
-    return preferred if best == preferred_choice else best
+    return mc.sampled_or_heuristic_card(sampled_card, new_memory, policies, me, table, legal, generator)
 
 
 @njit(cache=True)
@@ -223,7 +245,8 @@ def sampled_card(storage, policies, me, table, choices, preferred_choice, genera
     memory = storage[0]
     start_sampling(policies, me, table, memory.deals, generator)
     depth = int(params[at(me.seat), P_DEPTH])
-    evaluation = Evaluation(memory, int(params[at(me.seat), P_PLAYOUT]), depth, table.round_size - table.trick <= depth)
+    evaluation = Evaluation(memory, int(params[at(me.seat), P_PLAYOUT]), depth, table.round_size - table.trick <= depth,
+                            False)  # fmt: skip
     samples = int(params[at(me.seat), P_PLAY_SAMPLES])
     return mc.sampled_choice(card_value, evaluation, params, me, table, memory.deals, samples, choices, preferred_choice,
                              generator)  # fmt: skip

@@ -1,0 +1,194 @@
+"""How well pimc's bid evaluation predicts its bid (docs/pimc.md, "Bids without
+clairvoyance"): the predicted probability of making the bid it chose against how often it
+made it, by round size.
+
+    python benchmarks/pimc_bid_calibration.py                      # pimc at its defaults, 4 players
+    python benchmarks/pimc_bid_calibration.py --games 100 --samples 64 --json
+
+The bids are real: the pimc seat's (seat 0) bid in `--games` rounds of every round size at
+the table POLICY,OPPONENT,OPPONENT,OPPONENT (mc at its defaults unless --opponent says
+otherwise), captured with the state the seat saw, and whether the round then made the bid.
+Each captured bid is valued again on `--samples` fresh sampled deals (a stream of its own,
+so the estimate carries no selection by the bid's own noisy samples), two ways:
+
+    face up    pimc's own evaluation (pimc.bid_value: the playout, then the solver for the
+               last `depth` tricks, every seat seeing the sample's cards)
+    rollout    mc's (mc.bid_value: the heuristic at every seat to the end, no seat seeing
+               another's cards)
+
+and the predicted P(make) is the share of those deals on which the pimc seat takes exactly
+its bid. A prediction above the rate made is optimism: the evaluation finds exact bids
+easier than they are. The intervals are 95% (normal approximation over the decisions).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from kernels.batch import begin_game, deal_and_seed, new_workspace  # noqa: E402
+from kernels.dispatch import decide  # noqa: E402
+from kernels.records import DECIDE_BID, SEAT_DTYPE, TABLE_DTYPE  # noqa: E402
+from kernels.rng import STREAM_DECISIONS, seed_stream  # noqa: E402
+from kernels.round_state import NO_PLAY_LOG, begin_round, play_out  # noqa: E402
+from kernels.rules import dealer_of_round  # noqa: E402
+from kernels.search import mc, pimc  # noqa: E402
+from sim import Rules  # noqa: E402
+from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
+from sim.engine.startup import start  # noqa: E402
+
+start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
+
+CAPTURE_SEED = 26
+VALUE_SEED = 41
+Z_95 = 1.959964
+
+
+@njit(cache=True)
+def capturing_decide(context, decision, me, table, legal, generator):
+    """The table's own decision (kernels.dispatch), after storing seat 0's bid decision."""
+    policies, tables, seat_records, count = context
+    if me.seat == 0 and decision == DECIDE_BID:
+        tables[count[0]] = table
+        seat_records[count[0]] = me
+    return decide(policies, decision, me, table, legal, generator)
+
+
+@njit(cache=True)
+def capture_rounds(seed, game_ids, rules, round_size, policies, tables, seat_records, bids, tricks):
+    """Play one round of `round_size` of every game (dealt as in a full game): seat 0's bid
+    decision (tables, seat_records), the bid it made and the tricks it took."""
+    storage = new_workspace(rules, policies)
+    workspace = storage[0]
+    count = np.zeros(1, dtype=np.int64)
+    context = (policies, tables, seat_records, count)
+    for game in game_ids:
+        first = begin_game((seed, game), rules, workspace)
+        begin_round(workspace.table, workspace.seats, round_size, dealer_of_round(first, round_size, rules.n_players))
+        deal_and_seed((seed, game), workspace)
+        play_out(capturing_decide, context, workspace.table, workspace.seats, workspace.scratch.generator,
+                 workspace.fixed_bids, NO_PLAY_LOG)  # fmt: skip
+        bids[count[0]] = workspace.seats[0].bid
+        tricks[count[0]] = workspace.table.tricks[0]
+        count[0] += 1
+
+
+class Made(NamedTuple):
+    """The context of made_value: pimc's evaluation, and whether to value by mc's rollout."""
+
+    evaluation: pimc.Evaluation
+    rollout: bool
+
+
+@njit(cache=True)
+def made_value(made, me, table, bid, first, generator):
+    """1 if the pimc seat makes `bid` on the sampled deal (a round score above 0 is a made
+    bid), by pimc's evaluation or mc's rollout."""
+    if made.rollout:
+        score = mc.bid_value(made.evaluation.memory.deals, me, table, bid, first, generator)
+    else:
+        score = pimc.bid_value(made.evaluation, me, table, bid, first, generator)
+    return 1.0 if score > 0 else 0.0
+
+
+@njit(cache=True)
+def predicted_made(storage, policies, tables, seat_records, bids, samples, rollout, out):
+    """out[i]: the share of `samples` fresh deals on which decision i's bid is made."""
+    _, params = policies
+    generator = np.zeros(1, dtype=np.uint64)
+    memory = storage[0]
+    for i in range(tables.shape[0]):
+        seed_stream(generator, VALUE_SEED, i, tables[i].round_size, STREAM_DECISIONS)
+        me = seat_records[i]
+        table = tables[i]
+        memory.deals.totals[:] = 0.0
+        pimc.start_sampling(policies, me, table, memory.deals, generator)
+        evaluation = pimc.Evaluation(memory, int(params[me.seat, pimc.P_PLAYOUT]), int(params[me.seat, pimc.P_DEPTH]),
+                                     False, False)  # pimc.sampled_bid's, never blended
+        bid = bids[i]
+        mc.sampled_choice(made_value, Made(evaluation, rollout), params, me, table, memory.deals, samples,
+                          np.int64(1) << bid, bid, generator)  # fmt: skip
+        out[i] = memory.deals.totals[bid] / samples
+
+
+def mean_ci(values: np.ndarray) -> tuple[float, float]:
+    return float(values.mean()), float(Z_95 * values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
+
+
+def calibration(policy: str, opponent: str, players: int, sizes: list[int], games: int, samples: int) -> dict:
+    rules = Rules(players=players)
+    policies = policy_arrays(parse_policies([policy] + [opponent] * (players - 1), players))
+    rows = []
+    every = {"made": [], "face_up": [], "rollout": []}
+    for round_size in sizes:
+        tables = np.zeros(games, dtype=TABLE_DTYPE)
+        seat_records = np.zeros(games, dtype=SEAT_DTYPE)
+        bids = np.zeros(games, dtype=np.int64)
+        tricks = np.zeros(games, dtype=np.int64)
+        capture_rounds(CAPTURE_SEED, np.arange(games, dtype=np.int64), rules.to_record()[0], round_size, policies,
+                       tables, seat_records, bids, tricks)  # fmt: skip
+        made = (bids == tricks).astype(np.float64)
+        predicted = {}
+        for name, rollout in (("face_up", False), ("rollout", True)):
+            out = np.zeros(games)
+            predicted_made(pimc.new_memory(), policies, tables, seat_records, bids, samples, rollout, out)
+            predicted[name] = out
+        for name, values in (("made", made), ("face_up", predicted["face_up"]), ("rollout", predicted["rollout"])):
+            every[name].append(values)
+        row = {"round_size": round_size, "decisions": games}
+        for name, values in (("made", made),) + tuple(predicted.items()):
+            row[name], row[name + "_ci95"] = mean_ci(values)
+        for name in predicted:
+            row[name + "_minus_made"], row[name + "_minus_made_ci95"] = mean_ci(predicted[name] - made)
+            row[name + "_brier"] = float(np.mean((predicted[name] - made) ** 2))
+        rows.append(row)
+    total = {"decisions": games * len(sizes)}
+    made = np.concatenate(every["made"])
+    total["made"], total["made_ci95"] = mean_ci(made)
+    for name in ("face_up", "rollout"):
+        values = np.concatenate(every[name])
+        total[name], total[name + "_ci95"] = mean_ci(values)
+        total[name + "_minus_made"], total[name + "_minus_made_ci95"] = mean_ci(values - made)
+        total[name + "_brier"] = float(np.mean((values - made) ** 2))
+    return {"policy": policy, "opponent": opponent, "players": players, "games": games, "samples": samples,
+            "rows": rows, "total": total}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--policy", default="pimc", help="the pimc setting of seat 0")
+    parser.add_argument("--opponent", default="mc", help="the policy of the other seats")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--sizes", default=None, help="round sizes (default: every size of a full game)")
+    parser.add_argument("--games", type=int, default=60, help="rounds of each size")
+    parser.add_argument("--samples", type=int, default=64, help="fresh deals valuing each captured bid")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    import numba
+
+    numba.set_num_threads(1)
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(range(1, 60 // args.players + 1))
+    figures = calibration(args.policy, args.opponent, args.players, sizes, args.games, args.samples)
+    if args.json:
+        print(json.dumps(figures))
+        return
+    print(f"{args.policy},{args.opponent} x{args.players - 1}: seat 0's bids, {args.games} rounds of each size, "
+          f"P(make) from {args.samples} fresh deals")  # fmt: skip
+    print("| round size | made | predicted face up | face up - made | predicted rollout | rollout - made |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for row in figures["rows"] + [dict(figures["total"], round_size="all")]:
+        print(f"| {row['round_size']} | {100 * row['made']:.1f}% | {100 * row['face_up']:.1f}% | "
+              f"{100 * row['face_up_minus_made']:+.1f} ± {100 * row['face_up_minus_made_ci95']:.1f} | "
+              f"{100 * row['rollout']:.1f}% | {100 * row['rollout_minus_made']:+.1f} ± "
+              f"{100 * row['rollout_minus_made_ci95']:.1f} |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
