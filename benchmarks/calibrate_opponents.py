@@ -7,7 +7,8 @@ and each situation — the seat's card (a Wizard, a Jester, a trump or a side ca
 bidding position and the bids before it, with a 5 turned up (suits pooled: they are symmetric)
 or a Jester (no trump) — the share of self-play games in which the seat took the trick is
 compared with estimate's P(make 1) under each opponent model: the exact heuristic, the
-tolerant models of a grid (spread x floor, docs/estimate.md), and the table's own policy for
+tolerant models of a grid (spread x floor, docs/estimate.md), the robust ones (a share of the
+bids around the heuristic's estimated tricks before rounding: wide x wide spread x floor), and the table's own policy for
 the earlier bidders (a Python bot inferred on through its own answers, with fewer samples:
 --own-samples).
 
@@ -48,6 +49,11 @@ HOLD_OUT = {"mc": "mc", "rule bot": "examples.rule_bot:RuleBot",
 SLOW = {"rule bot", "cautious rule bot"}  # plain-Python bots: fewer games (about 450 us a game)
 SPREADS = (0.0, 0.5, 1.0, 2.0)
 FLOORS = (0.0, 0.1, 0.3)
+# The robust likelihood (kernels/search/posterior.py): a share `wide` of the bids modelled around
+# the heuristic's estimated tricks before rounding, with spread `wide_spread`, the rest exactly.
+WIDES = (0.3, 0.6, 1.0)
+WIDE_SPREADS = (0.15, 0.3, 0.5)
+WIDE_FLOORS = (0.0, 0.05)
 FIVE = 3  # rank index of a 5 (ranks 2..A are 0..12)
 SUITS = "CDHS"
 RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
@@ -159,7 +165,9 @@ def main() -> None:
             args.cache.write_text(json.dumps(cached))
     keys = sorted({key for table in tables.values() for key, (games, _) in table.items() if games >= args.min_games})
     models = {"exact": {}, **{f"spread {s:g}, floor {f:g}": {"spread": s, "floor": f}
-                              for s in SPREADS for f in FLOORS if s or f}}  # fmt: skip
+                              for s in SPREADS for f in FLOORS if s or f},
+              **{f"wide {w:g}, wide spread {ws:g}, floor {f:g}": {"wide": w, "wide_spread": ws, "floor": f}
+                 for w in WIDES for ws in WIDE_SPREADS for f in WIDE_FLOORS}}  # fmt: skip
     predictions = {}
     for label, model in models.items():
         tag = f"estimates {label} {args.samples} {args.seed}"

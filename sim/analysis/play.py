@@ -23,7 +23,7 @@ from kernels.observation import answer_of, flat_action
 from kernels.dispatch import decide
 from kernels.records import BIDDING_OPEN, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from kernels.rules import bid_position, seat_after
-from sim.analysis.estimate import UNKNOWN_SPREAD, BidEstimate, parse_suit, run_estimate
+from sim.analysis.estimate import UNKNOWN_MODEL, BidEstimate, parse_suit, run_estimate
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card
 from sim.config.errors import ConfigError
 from sim.config.limits import MAX_GAMES, check_count
@@ -390,7 +390,7 @@ class PlaySession:
         try:
             return run_estimate(hand, **options)
         except ConfigError:  # no deal fits the exact model: the unknown-opponents one (another error repeats)
-            return run_estimate(hand, spread=UNKNOWN_SPREAD, **options)
+            return run_estimate(hand, **UNKNOWN_MODEL, **options)
 
     # --- results -----------------------------------------------------------------------------
 
