@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from serving import running_server  # noqa: E402
 
-from sim.analysis.estimate import UNKNOWN_FLOOR, UNKNOWN_SPREAD  # noqa: E402
+from sim.analysis.estimate import UNKNOWN_MODEL  # noqa: E402
 
-PAGE = {"players": 4, "bidding": "open", "even_bids": "allowed", "spread": UNKNOWN_SPREAD, "floor": UNKNOWN_FLOOR,
+PAGE = {"players": 4, "bidding": "open", "even_bids": "allowed", **UNKNOWN_MODEL,
         "seed": 0}  # fmt: skip
 SITUATIONS = {
     # bench_estimate.py's uniform case: bidding first, nothing to infer, every opponent bids after each candidate

@@ -165,7 +165,7 @@ SAMPLING_POLICIES = [
     ("mc:samples=3,play_samples=2,infer=0", 3),
     ("mc:samples=3,play_samples=2,infer=1", 4),
     ("pimc:samples=2,play_samples=2,infer=0,depth=2,playout=1,bidding=0", 3),
-    ("pimc:samples=2,play_samples=2,infer=1,depth=3", 4),
+    ("pimc:samples=2,play_samples=2,infer=2,depth=3", 4),  # infer=2: infer=1's table model, read robustly
     ("pimc:samples=2,play_samples=2,infer=0,depth=1,playout=1", 5),
 ]
 

@@ -57,10 +57,14 @@ def true_state(players, round_size, seed, me_position, bidding="open", plays=0, 
 
 
 @njit(cache=False)
-def replayed_likelihood(table, me, dealt, params, spread, trump_miss, kinds, replay, seats):
+def replayed_likelihood(table, me, dealt, params, model, kinds, replay, seats):
     """Likelihood of the observations in `table` for the dealt hands `dealt[seat]`: the
     dealer's trump choice and the bidding replayed from the start on a full table `replay`
-    (each seat sees what the engine shows it, the observed bids applied as made)."""
+    (each seat sees what the engine shows it, the observed bids applied as made). model =
+    (spread, trump_miss, wide, wide_spread): with wide > 0 a bid's likelihood is
+    (1 - wide) P(bid | heuristic's bid) + wide g(bid - e) / sum over legal b of g(b - e),
+    e the heuristic's estimated tricks, g the Gaussian kernel of wide_spread."""
+    spread, trump_miss, wide, wide_spread = model
     n = table.n_players
     replay.n_players = n
     replay.bidding = table.bidding
@@ -76,7 +80,7 @@ def replayed_likelihood(table, me, dealt, params, spread, trump_miss, kinds, rep
     value = 1.0
     if K.trump_of_turned_card(table.trump_card) == st.DEALER_CHOOSES_TRUMP and table.dealer != me.seat and kinds[table.dealer] == 1:
         match = heuristic.choose_trump(dealt[table.dealer]) == table.trump
-        if spread == 0.0:
+        if spread == 0.0 and wide == 0.0:
             value = 1.0 if match else 0.0
         else:
             value = (1.0 - trump_miss) if match else trump_miss / 3.0
@@ -91,20 +95,29 @@ def replayed_likelihood(table, me, dealt, params, spread, trump_miss, kinds, rep
         if seat != me.seat and kinds[seat] == 1:
             h = heuristic.choose_bid(params, seats[seat], replay, legal)
             if spread == 0.0:
-                value *= 1.0 if h == observed else 0.0
+                bid_value = 1.0 if h == observed else 0.0
             else:
                 total = 0.0
                 for b in range(table.round_size + 1):
                     if (legal >> b) & 1:
                         total += math.exp(-((b - h) ** 2) / (2 * spread * spread))
-                value *= math.exp(-((observed - h) ** 2) / (2 * spread * spread)) / total
+                bid_value = math.exp(-((observed - h) ** 2) / (2 * spread * spread)) / total
+            if wide > 0.0:
+                e = heuristic.bid_estimate(params, seats[seat], replay)
+                total = 0.0
+                for b in range(table.round_size + 1):
+                    if (legal >> b) & 1:
+                        total += math.exp(-((b - e) ** 2) / (2 * wide_spread * wide_spread))
+                around = math.exp(-((observed - e) ** 2) / (2 * wide_spread * wide_spread)) / total
+                bid_value = (1.0 - wide) * bid_value + wide * around
+            value *= bid_value
         K.record_bid(replay, seats, seat, observed)
         replay.n_bids += 1
     return value
 
 
 @njit(cache=False)
-def enumerate_posterior(table, me, others, subsets, n_subsets, played_by, params, spread, trump_miss, kinds, marginals):
+def enumerate_posterior(table, me, others, subsets, n_subsets, played_by, params, model, kinds, marginals):
     """Sum the likelihood of every deal: subsets[i, :n_subsets[i]] are the hands seat
     others[i] may hold now (2 or 3 other seats); marginals[seat, card] += likelihood for each
     card held. Returns the total likelihood."""
@@ -128,7 +141,7 @@ def enumerate_posterior(table, me, others, subsets, n_subsets, played_by, params
                 dealt[others[1]] = hb | played_by[others[1]]
                 if n_others == 3:
                     dealt[others[2]] = hc | played_by[others[2]]
-                value = replayed_likelihood(table, me, dealt, params, spread, trump_miss, kinds, storage[0], seats)
+                value = replayed_likelihood(table, me, dealt, params, model, kinds, storage[0], seats)
                 if value == 0.0:
                     continue
                 total += value
@@ -149,7 +162,7 @@ def hand_subsets(allowed, need):
     return [(1 << a) | (1 << b) for i, a in enumerate(cards) for b in cards[i + 1 :]]
 
 
-def exact_posterior(table, me, spread=0.0, trump_miss=0.0, kinds=None):
+def exact_posterior(table, me, spread=0.0, trump_miss=0.0, kinds=None, wide=0.0, wide_spread=0.5):
     """P(card in seat's current hand) for every other seat, by enumeration."""
     n = int(table["n_players"])
     kinds = np.ones(st.MAX_PLAYERS, np.int64) if kinds is None else np.asarray(kinds, np.int64)
@@ -173,7 +186,8 @@ def exact_posterior(table, me, spread=0.0, trump_miss=0.0, kinds=None):
         counts[i] = len(x)
     marginals = np.zeros((st.MAX_PLAYERS, 60))
     played_by = np.array(table["played_by"], np.int64)
-    total = enumerate_posterior(table, me, np.array(others, np.int64), subsets, counts, played_by, PARAMS, spread, trump_miss, kinds, marginals)
+    model = (float(spread), float(trump_miss), float(wide), float(wide_spread))
+    total = enumerate_posterior(table, me, np.array(others, np.int64), subsets, counts, played_by, PARAMS, model, kinds, marginals)
     assert total > 0
     return marginals / total
 
@@ -262,12 +276,13 @@ CONFIGS = {
     "exact-no-control": {"control": 0.0},
     "tolerant-no-control": {"spread": 0.7, "control": 0.0},
     "exact-haldane": {"estimator": P.ESTIMATOR_HALDANE, "control": 0.0},
+    "robust": {"wide": 0.6, "wide_spread": 0.4},  # the robust likelihood, exact elsewhere
 }
 CASES = [(name, config) for name in STATES for config in ("exact", "tolerant")] + [
     (name, config)
     for name in ("3p-r2-last", "3p-r2-play-void", "4p-r1-last")
     for config in ("exact-no-control", "tolerant-no-control", "exact-haldane")
-]
+] + [(name, "robust") for name in ("3p-r2-wizard-turned", "3p-r2-forbidden-play", "4p-r1-last")]
 
 
 @pytest.mark.slow
@@ -275,14 +290,15 @@ CASES = [(name, config) for name in STATES for config in ("exact", "tolerant")] 
 def test_sampler_matches_the_enumerated_posterior(name, config):
     """Weighted frequencies of the sampler = the exact posterior (enumeration), for the exact
     and the tolerant model (with and without rejection control, and with Haldane's
-    estimator), before and during play, after a turned-up Wizard."""
+    estimator) and the robust likelihood, before and during play, after a turned-up Wizard."""
     spec = dict(STATES[name])
     predicate = spec.pop("predicate")
     storage, seats, table, me = find_state(predicate, **spec)
     spread = CONFIGS[config].get("spread", 0.0)
     model = P.new_model(int(table["n_players"]), **CONFIGS[config])
     trump_miss = float(model["trump_miss"][0])
-    exact = exact_posterior(table, me, spread=spread, trump_miss=trump_miss)
+    wide = {key: CONFIGS[config][key] for key in ("wide", "wide_spread") if key in CONFIGS[config]}
+    exact = exact_posterior(table, me, spread=spread, trump_miss=trump_miss, **wide)
     hands, weights = sampled_posterior(table, me, model, 100_000)
     assert_matches(exact, hands, weights, table, me)
     # The observations matter here: the exact posterior is far from the uniform deal.
@@ -313,11 +329,12 @@ def test_hidden_bids_give_the_uniform_deal(bidding, plays):
     assert_matches(uniform, hands, weights, table, me)
 
 
-def test_the_sampler_reads_only_me_and_the_table():
+@pytest.mark.parametrize("wide", [0.0, 0.5])
+def test_the_sampler_reads_only_me_and_the_table(wide):
     """Replacing the other seats' records (hands, dealt hands, bids) by garbage changes
-    nothing: same weights, same hands, same proposals."""
+    nothing: same weights, same hands, same proposals (the exact model and the robust one)."""
     storage, seats, table, me = true_state(players=4, round_size=5, seed=11, me_position=3)
-    model = P.new_model(4)
+    model = P.new_model(4, wide=wide)
     first = sampled_posterior(table, me, model, 2000, seed=3)
     for seat in range(4):
         if seat != me["seat"]:

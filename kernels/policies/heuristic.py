@@ -206,8 +206,15 @@ def choose_trump(hand):
 
 @njit(cache=True)
 def choose_bid(params, me, table, legal):
-    """The legal bid nearest the estimated tricks: the exact win chance of the card in a
-    1-card round, expected_tricks otherwise; scaled by aggression, lowered by crowding."""
+    """The legal bid nearest the estimated tricks (bid_estimate)."""
+    return nearest_bid(bid_estimate(params, me, table), legal, table.round_size)
+
+
+@njit(cache=True, inline="always")  # inlined: the heuristic's bid costs no extra call
+def bid_estimate(params, me, table):
+    """The estimated tricks the bid is rounded from: the exact win chance of the card in a
+    1-card round, expected_tricks otherwise; scaled by aggression, lowered by crowding. (The
+    posterior's wide bid model reads it: kernels.search.posterior.)"""
     row = me.seat
     if table.round_size == 1:
         position = (me.seat - table.leader) % table.n_players  # the first bidder leads
@@ -225,7 +232,7 @@ def choose_bid(params, me, table, legal):
     if n_visible > 0:
         fair_share = table.round_size * n_visible / table.n_players
         estimate -= params[at(row), P_CROWDING] * (visible - fair_share)
-    return nearest_bid(estimate, legal, table.round_size)
+    return estimate
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ from kernels.bits import at
 from kernels.policies import heuristic
 from kernels.search import faceup, mc
 from kernels.policies.ids import POLICY_MC, POLICY_PIMC
-from kernels.search.posterior import OPPONENT_HEURISTIC, prepare
+from kernels.search.posterior import DEFAULT_TRUMP_MISS, OPPONENT_HEURISTIC, prepare
 from kernels.records import DECIDE_BID, DECIDE_CARD, PHASE_PLAY
 from kernels.round_state import NO_PLAY_LOG, apply_card, play_until, restart_bidding
 from kernels.rules import round_score
@@ -31,7 +31,7 @@ from kernels.search import solver
 # mc's sampling and rollout bidding read them for a pimc seat as for an mc seat.
 P_SAMPLES = mc.P_SAMPLES  # sampled deals per bid decision (0: the heuristic's bid)
 P_PLAY_SAMPLES = mc.P_PLAY_SAMPLES  # sampled deals per card decision (0: the heuristic's card)
-P_INFER = mc.P_INFER  # 1: deals from the posterior given the bids and trump choice shown
+P_INFER = mc.P_INFER  # 1: deals from the posterior given the bids and trump choice shown; 2: robustly (INFER_ROBUST)
 P_SPREAD = mc.P_SPREAD  # the posterior's model of a heuristic seat: its bids with this noise
 P_DEPTH = 4  # tricks left at which the solver takes over from the playout
 P_PLAYOUT = 5  # PLAYOUT_*: how the tricks before the solver's are played in a sample
@@ -43,6 +43,13 @@ PLAYOUT_HEURISTIC = 0  # the heuristic at every seat (what mc's rollouts play)
 BIDDING_ROLLOUTS = 0  # mc's bid: heuristic rollouts of sampled deals, the best mean score
 BIDDING_FACEUP = 1  # the best mean score of the face-up evaluation (playout and solver)
 BIDDING_BLEND = 2  # each deal valued by the mean of the face-up evaluation and mc's rollout
+# infer=2: every other seat's bid is read with the robust likelihood (kernels/search/posterior.py):
+# a heuristic seat's (own parameters) or any other's (mc and pimc: MC_MODEL_PARAMS; the rest: the
+# default heuristic's) modelled ROBUST_WIDE of the time around the heuristic's estimated tricks
+# before rounding, ROBUST_WIDE_SPREAD of spread, mc's floor of random bids (docs/pimc.md).
+INFER_ROBUST = 2
+ROBUST_WIDE = 0.5
+ROBUST_WIDE_SPREAD = 0.6
 
 NAME = "pimc"
 SUMMARY = "perfect-information Monte Carlo: sampled deals played face up, the last tricks solved exactly"
@@ -69,7 +76,7 @@ COUNTS = ("samples", "play_samples", "infer", "depth", "playout", "bidding")
 RANGES = {
     "samples": (0.0, float(MAX_SAMPLES)),
     "play_samples": (0.0, float(MAX_PLAY_SAMPLES)),
-    "infer": (0.0, 1.0),
+    "infer": (0.0, 2.0),
     "spread": (0.0, 10.0),
     "depth": (1.0, float(MAX_DEPTH)),
     "playout": (0.0, 1.0),
@@ -113,7 +120,27 @@ def start_sampling(policies, me, table, deals, generator):
                 model.seat_spread[seat] = spread
                 for k in range(MC_MODEL_PARAMS.shape[0]):
                     model.params[seat, k] = MC_MODEL_PARAMS[k]
+    if params[at(me.seat), P_INFER] == INFER_ROBUST:
+        robust_model(policy_ids, me, table, model)
     prepare(me, table, model, deals.posterior, generator)
+
+
+@njit(cache=True)
+def robust_model(policy_ids, me, table, model):
+    """infer=2: every other seat read with the robust likelihood (INFER_ROBUST); a seat the
+    table model leaves unread is modelled from the heuristic's defaults (mc and pimc seats:
+    MC_MODEL_PARAMS)."""
+    for seat in range(table.n_players):
+        if seat == me.seat:
+            continue
+        if model.kind[seat] != OPPONENT_HEURISTIC:
+            model.kind[seat] = OPPONENT_HEURISTIC
+            searching = policy_ids[seat] == POLICY_MC or policy_ids[seat] == POLICY_PIMC
+            for k in range(MC_MODEL_PARAMS.shape[0]):
+                model.params[seat, k] = MC_MODEL_PARAMS[k] if searching else mc.ROLLOUT_PARAMS[0, k]
+        model.wide[seat] = ROBUST_WIDE
+    model.wide_spread = ROBUST_WIDE_SPREAD
+    model.trump_miss = DEFAULT_TRUMP_MISS
 
 
 @njit(cache=True, inline="always")

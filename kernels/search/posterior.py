@@ -66,6 +66,7 @@ DEFAULT_MAX_PROPOSALS = 20_000  # candidate hands per sample before it is reject
 DEFAULT_PILOT = 32  # pilot draws per constrained seat
 DEFAULT_CONTROL = 1.0  # rejection control at the pilot acceptance (0: off)
 DEFAULT_TRUMP_MISS = 0.1  # tolerant model: chance the dealer picks another suit than the heuristic
+DEFAULT_WIDE_SPREAD = 0.5  # the wide bid model's spread (tricks) when its share is set
 
 # The opponent model: one record.
 MODEL_DTYPE = np.dtype(
@@ -75,6 +76,8 @@ MODEL_DTYPE = np.dtype(
         ("spread", _f8),  # 0: exact model; > 0: tolerant, bid likelihood exp(-(b-h)^2 / 2 spread^2)
         ("seat_spread", _f8, (MAX_PLAYERS,)),  # the bid model's spread per seat (set_model: `spread` for all)
         ("floor", _f8),  # share of a uniform bid over the legal bids in every bid likelihood (robustness)
+        ("wide", _f8, (MAX_PLAYERS,)),  # per seat: share of the wide bid model in its bid likelihood (0: off)
+        ("wide_spread", _f8),  # the wide model's spread around the heuristic's estimated tricks
         ("trump_miss", _f8),  # tolerant: P(dealer's trump differs from the heuristic's), split over 3 suits
         ("estimator", _i8),  # ESTIMATOR_*: how a later constrained seat's acceptance is estimated
         ("expected_accepts", _f8),  # fixed: candidates per seat = this / its pilot acceptance
@@ -92,8 +95,10 @@ POSTERIOR_WORK_DTYPE = np.dtype(
         ("views", TABLE_DTYPE, (MAX_PLAYERS,)),  # each constrained seat's table when it bid
         ("legal", _i8, (MAX_PLAYERS,)),  # the bids legal at its turn
         ("bid_weight", _f8, (MAX_PLAYERS, MAX_ROUND_SIZE + 1)),  # acceptance if the heuristic bids h
+        ("wide_weight", _f8, (MAX_PLAYERS,)),  # the wide model's term, scaled as bid_weight (0: none)
         ("trump_weight", _f8, (MAX_PLAYERS, N_SUITS)),  # acceptance if the heuristic picks suit s
         ("bid_observed", np.uint8, (MAX_PLAYERS,)),
+        ("observed_bid", _i8, (MAX_PLAYERS,)),  # the bid seen, where bid_observed
         ("trump_observed", np.uint8, (MAX_PLAYERS,)),
         ("record", SEAT_DTYPE, (1,)),  # the replayed seat's record
         ("bidders", SEAT_DTYPE, (MAX_PLAYERS,)),  # the bids legal_bids reads
@@ -127,13 +132,18 @@ def new_model(
     max_proposals=DEFAULT_MAX_PROPOSALS,
     pilot=DEFAULT_PILOT,
     control=DEFAULT_CONTROL,
+    wide=0.0,
+    wide_spread=DEFAULT_WIDE_SPREAD,
 ):
     """A one-record MODEL_DTYPE array (Python helper). kinds: OPPONENT_* per seat (default:
     every seat heuristic); params: a parameter row per seat or one row for all (default: the
-    heuristic's defaults); spread 0 is the exact model. trump_miss defaults to 0 for the
-    exact model and DEFAULT_TRUMP_MISS for the tolerant one."""
+    heuristic's defaults); spread 0 is the exact model; wide: every seat's share of the wide
+    bid model (set_bid_weights), with wide_spread. trump_miss defaults to 0 for the exact
+    model and DEFAULT_TRUMP_MISS for the tolerant and robust ones."""
     if spread < 0:
         raise ValueError("spread must be >= 0")
+    if not 0 <= wide <= 1 or wide_spread <= 0:
+        raise ValueError("wide must be in 0..1 and wide_spread > 0")
     if acceptances < 2:
         raise ValueError("acceptances must be >= 2 (Haldane's estimator)")
     if pilot < 1:
@@ -149,6 +159,10 @@ def new_model(
     set_model(model[0], n_players, rows, spread)  # every seat the heuristic, default tuning
     if kinds is not None:
         model["kind"][0, :n_players] = kinds[:n_players]
+    model["wide"][0, :n_players] = wide
+    model["wide_spread"] = wide_spread
+    if trump_miss is None and wide > 0:
+        trump_miss = DEFAULT_TRUMP_MISS
     if trump_miss is not None:
         model["trump_miss"] = trump_miss
     model["estimator"] = estimator
@@ -174,6 +188,9 @@ def set_model(model, n_players, params, spread):
     for seat in range(MAX_PLAYERS):
         model.seat_spread[seat] = spread
     model.floor = 0.0
+    for seat in range(MAX_PLAYERS):
+        model.wide[seat] = 0.0
+    model.wide_spread = DEFAULT_WIDE_SPREAD
     model.trump_miss = 0.0 if spread == 0.0 else DEFAULT_TRUMP_MISS
     model.estimator = ESTIMATOR_FIXED
     model.expected_accepts = DEFAULT_EXPECTED_ACCEPTS
@@ -328,10 +345,18 @@ def set_bid_weights(model, work, seat, bid):
     Tolerant: P(bid | h) = g(bid - h) / sum over the
     legal bids b' of g(b' - h), g(x) = exp(-x^2 / 2 spread^2), scaled so its largest value
     over h is 1 (a constant factor per seat changes no posterior). model.floor mixes in a
-    uniform bid: (1 - floor) P(bid | h) + floor / (legal bids)."""
+    uniform bid: (1 - floor) P(bid | h) + floor / (legal bids).
+
+    The robust likelihood (model.wide[seat] = w > 0) mixes in the wide model: P(bid | hand)
+    = (1 - floor) ((1 - w) P(bid | h) + w P_wide(bid | e)) + floor / (legal bids), P_wide
+    the Gaussian kernel of wide_likelihood around the heuristic's estimated tricks e of the
+    hand (not its rounded bid h: a hand near a bid's edge is nearly as likely to bid either
+    side). Its term is evaluated per hand (acceptance); wide_weight[seat] holds its factor,
+    and the scale is the bound 1 on P_wide so that no acceptance exceeds 1."""
     round_size = work.views[seat].round_size
     legal = work.legal[seat]
     spread = model.seat_spread[seat]
+    wide = model.wide[seat]
     largest = 0.0
     for h in range(round_size + 1):
         if spread == 0.0:
@@ -342,21 +367,38 @@ def set_bid_weights(model, work, seat, bid):
                 if (legal >> other) & 1:
                     total += np.exp(-((other - h) ** 2) / (2.0 * spread * spread))
             value = np.exp(-((bid - h) ** 2) / (2.0 * spread * spread)) / total
+        if wide > 0.0:
+            value *= 1.0 - wide
         if model.floor > 0.0:  # a bid the model cannot explain still says little, never "impossible"
             value = (1.0 - model.floor) * value + model.floor / popcount(legal)
         work.bid_weight[seat, h] = value
         largest = max(largest, value)
+    wide_factor = (1.0 - model.floor) * wide
+    largest += wide_factor
+    work.wide_weight[seat] = wide_factor / largest if largest > 0.0 else 0.0
     for h in range(round_size + 1):
         work.bid_weight[seat, h] = work.bid_weight[seat, h] / largest if largest > 0.0 else 0.0
+
+
+@njit(cache=True)
+def wide_likelihood(bid, estimate, legal, round_size, spread):
+    """The wide bid model: P(bid | e) = g(bid - e) / sum over the legal bids b' of g(b' - e),
+    g(x) = exp(-x^2 / 2 spread^2), e the heuristic's estimated tricks before rounding
+    (heuristic.bid_estimate). At most 1."""
+    total = 0.0
+    for other in range(round_size + 1):
+        if (legal >> other) & 1:
+            total += np.exp(-((other - estimate) ** 2) / (2.0 * spread * spread))
+    return np.exp(-((bid - estimate) ** 2) / (2.0 * spread * spread)) / total if total > 0.0 else 0.0
 
 
 @njit(cache=True)
 def set_trump_weights(model, work, seat, trump):
     """trump_weight[seat, s]: acceptance of a dealt hand on which the heuristic picks suit s
     when the dealer chose `trump`: 1 for s == trump; otherwise 0 (exact) or
-    (trump_miss / 3) / (1 - trump_miss) (tolerant, scaled so the observed suit's is 1)."""
+    (trump_miss / 3) / (1 - trump_miss) (tolerant or robust, scaled so the observed suit's is 1)."""
     miss = 0.0
-    if model.spread > 0.0 and model.trump_miss > 0.0:
+    if (model.spread > 0.0 or model.wide[seat] > 0.0) and model.trump_miss > 0.0:
         miss = min(1.0, (model.trump_miss / 3.0) / (1.0 - model.trump_miss)) if model.trump_miss < 1.0 else 1.0
     for suit in range(N_SUITS):
         work.trump_weight[seat, suit] = 1.0 if suit == trump else miss
@@ -407,6 +449,7 @@ def prepare(me, table, model, work, generator):
         work.need[seat] = 0
         work.allowed[seat] = 0
         work.played_by[seat] = 0
+        work.wide_weight[seat] = 0.0
     for position in range(n_players):
         seat = bidder_at(table, position)
         if seat == me.seat:
@@ -419,6 +462,7 @@ def prepare(me, table, model, work, generator):
         work.legal[seat] = bidding_view(table, position, work.views[seat], work.bidders)
         if table.bids[seat] != NO_BID:
             work.bid_observed[seat] = 1
+            work.observed_bid[seat] = table.bids[seat]
             set_bid_weights(model, work, seat, table.bids[seat])
         if wizard_turned and seat == table.dealer and table.trump >= 0:
             work.trump_observed[seat] = 1
@@ -485,8 +529,15 @@ def acceptance(model, work, seat, dealt):
         record.hand = dealt
         record.dealt = dealt
         record.bid = NO_BID
-        bid = heuristic.choose_bid(model.params, record, work.views[seat], work.legal[seat])
-        value *= work.bid_weight[seat, bid]
+        view = work.views[seat]
+        if work.wide_weight[seat] > 0.0:
+            estimate = heuristic.bid_estimate(model.params, record, view)
+            bid = heuristic.nearest_bid(estimate, work.legal[seat], view.round_size)
+            wide = wide_likelihood(work.observed_bid[seat], estimate, work.legal[seat], view.round_size, model.wide_spread)
+            value *= min(1.0, work.bid_weight[seat, bid] + work.wide_weight[seat] * wide)
+        else:
+            bid = heuristic.choose_bid(model.params, record, view, work.legal[seat])
+            value *= work.bid_weight[seat, bid]
     return value
 
 

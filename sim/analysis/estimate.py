@@ -63,6 +63,10 @@ MAX_SPREAD = 10.0  # the tolerant model's bid noise, in tricks (10: nearly uninf
 # self-play of other bidders (benchmarks/calibrate_opponents.py, docs/estimate.md).
 UNKNOWN_SPREAD = 0.5
 UNKNOWN_FLOOR = 0.0
+UNKNOWN_WIDE = 0.0
+UNKNOWN_WIDE_SPREAD = posterior.DEFAULT_WIDE_SPREAD
+UNKNOWN_MODEL = {"spread": UNKNOWN_SPREAD, "floor": UNKNOWN_FLOOR, "wide": UNKNOWN_WIDE,
+                 "wide_spread": UNKNOWN_WIDE_SPREAD}  # fmt: skip
 FEW_EFFECTIVE_SAMPLES = 400  # below this the printed percentages are off by 5 points or more
 
 
@@ -247,7 +251,8 @@ class Situation:
         padding = MAX_PLAYERS - len(rows)
         kinds += [posterior.OPPONENT_UNINFORMATIVE] * padding
         rows += [defaults] * padding
-        record = posterior.new_model(self.rules.players, kinds=kinds, params=rows, spread=model.spread)
+        record = posterior.new_model(self.rules.players, kinds=kinds, params=rows, spread=model.spread,
+                                     wide=model.wide, wide_spread=model.wide_spread)  # fmt: skip
         record["floor"] = model.floor
         return record
 
@@ -267,6 +272,7 @@ class Situation:
         likelihood_model = sampler_model.copy()
         sampler_model["kind"][0, seats] = posterior.OPPONENT_UNINFORMATIVE
         likelihood_model["kind"][0, seats] = posterior.OPPONENT_HEURISTIC
+        likelihood_model["wide"][0, seats] = 0.0  # a bot's own answers: no model of the heuristic's to widen
         # Seated as in play (policy_arrays seats a Python policy's fallback), except that an
         # evaluated seat's mc fallback answers as the heuristic, which models mc's bids.
         answering = [
@@ -341,6 +347,17 @@ class EstimateRequest:
         "heuristic would not make then never rules a deal out).",
         float,
         default=0.0,
+    )
+    wide: float = option(
+        "Opponent model: the share of bids modelled around the heuristic's estimated tricks before rounding, "
+        "0..1 (the robust likelihood: a hand near a bid's edge may bid either side).",
+        float,
+        default=0.0,
+    )
+    wide_spread: float = option(
+        "Opponent model: the spread of those bids around the estimated tricks, in tricks (> 0).",
+        float,
+        default=posterior.DEFAULT_WIDE_SPREAD,
     )
     infer: bool = option(
         "Deal the unseen cards from what the earlier bids and the dealer's trump choice say (--no-infer: uniformly).",
@@ -434,8 +451,13 @@ class EstimateRequest:
             spread = check_spread(self.spread)
         with about("floor"):
             floor = check_floor(self.floor)
+        with about("wide"):
+            wide = check_share(self.wide, "wide", "0: no bids modelled around the estimated tricks")
+        with about("wide_spread"):
+            wide_spread = check_spread(self.wide_spread, "wide_spread", 0.01)
         situation = self.situation()  # last: it imports the Python bots it names (#22 item 3)
-        return CheckedRequest(situation, samples, seed, OpponentModel(self.infer, spread, floor), self.threads)
+        model = OpponentModel(self.infer, spread, floor, wide, wide_spread)
+        return CheckedRequest(situation, samples, seed, model, self.threads)
 
 
 @contextmanager
@@ -458,20 +480,24 @@ class OpponentModel:
     infer: bool
     spread: float = 0.0
     floor: float = 0.0
+    wide: float = 0.0  # share of bids modelled around the heuristic's estimated tricks (robust)
+    wide_spread: float = posterior.DEFAULT_WIDE_SPREAD
 
     @property
     def exact(self) -> bool:
-        return self.infer and self.spread == 0.0 and self.floor == 0.0
+        return self.infer and self.spread == 0.0 and self.floor == 0.0 and self.wide == 0.0
 
     def describe(self) -> str:
-        """The model's name: `uniform`, `exact heuristic`, `tolerant heuristic (spread 1, 20% random bids)`."""
+        """The model's name: `uniform`, `exact heuristic`, `tolerant heuristic (spread 1, 20% random bids)`,
+        `robust heuristic (40% around the estimated tricks, wide spread 0.5, 5% random bids)`."""
         if not self.infer:
             return "uniform"
         if self.exact:
             return "exact heuristic"
-        words = [f"spread {self.spread:g}"] if self.spread else []
+        words = [f"{100 * self.wide:g}% around the estimated tricks, wide spread {self.wide_spread:g}"] if self.wide else []
+        words += [f"spread {self.spread:g}"] if self.spread else []
         words += [f"{100 * self.floor:g}% random bids"] if self.floor else []
-        return f"tolerant heuristic ({', '.join(words)})"
+        return f"{'robust' if self.wide else 'tolerant'} heuristic ({', '.join(words)})"
 
     def sentence(self) -> str:
         """What the model assumes of the other players, in words."""
@@ -481,7 +507,15 @@ class OpponentModel:
             return "the other players bid exactly like the heuristic (exact model)"
         noise = [f"{self.spread:g} tricks of noise"] if self.spread else []
         noise += [f"{100 * self.floor:g}% of bids at random"] if self.floor else []
-        return f"the other players bid like the heuristic with {' and '.join(noise)} (tolerant model)"
+        if not self.wide:
+            return f"the other players bid like the heuristic with {' and '.join(noise)} (tolerant model)"
+        around = f"near the heuristic's estimated tricks before rounding ({self.wide_spread:g} tricks of spread)"
+        if self.wide < 1.0:
+            exact = f"with {self.spread:g} tricks of noise " if self.spread else ""
+            around = (f"like the heuristic {exact}{100 * (1 - self.wide):g}% of the time and "
+                      f"{100 * self.wide:g}% {around}")
+        random = f", {100 * self.floor:g}% of bids at random" if self.floor else ""
+        return f"the other players bid {around}{random} (robust model)"
 
 
 @dataclass(frozen=True)
@@ -676,6 +710,8 @@ class BidEstimate:
             "infer": self.infer,
             "spread": self.spread,
             "floor": self.model.floor,
+            "wide": self.model.wide,
+            "wide_spread": self.model.wide_spread,
             "effective_samples": self.effective_samples,
             "acceptance": self.acceptance,
         }
@@ -769,16 +805,21 @@ def check_samples(samples: int) -> int:
     return int(samples)
 
 
-def check_spread(spread: float) -> float:
-    if not isinstance(spread, (int, float)) or isinstance(spread, bool) or not 0 <= spread <= MAX_SPREAD:
-        raise ConfigError(f"spread must be a number in 0..{MAX_SPREAD:g} (0: the exact model), got {spread!r}")
+def check_spread(spread: float, name: str = "spread", least: float = 0.0) -> float:
+    if not isinstance(spread, (int, float)) or isinstance(spread, bool) or not least <= spread <= MAX_SPREAD:
+        meaning = " (0: the exact model)" if least == 0.0 else ""
+        raise ConfigError(f"{name} must be a number in {least:g}..{MAX_SPREAD:g}{meaning}, got {spread!r}")
     return float(spread)
 
 
+def check_share(share: float, name: str, meaning: str) -> float:
+    if not isinstance(share, (int, float)) or isinstance(share, bool) or not 0 <= share <= 1:
+        raise ConfigError(f"{name} must be a number in 0..1 ({meaning}), got {share!r}")
+    return float(share)
+
+
 def check_floor(floor: float) -> float:
-    if not isinstance(floor, (int, float)) or isinstance(floor, bool) or not 0 <= floor <= 1:
-        raise ConfigError(f"floor must be a number in 0..1 (0: no random bids in the model), got {floor!r}")
-    return float(floor)
+    return check_share(floor, "floor", "0: no random bids in the model")
 
 
 Progress: TypeAlias = "Callable[[int, int], None]"  # (samples done, samples): may raise to cancel

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD
 from kernels.records import BIDDING_OPEN
 from kernels.rules import bid_position, seat_after
-from sim.analysis.estimate import UNKNOWN_SPREAD, BidEstimate, run_estimate
+from sim.analysis.estimate import UNKNOWN_MODEL, BidEstimate, run_estimate
 from sim.config.errors import ConfigError
 from sim.config.policies import Policy, fallback_of
 from sim.drivers.session import PlaySession
@@ -51,4 +51,4 @@ def bid_hint(session: PlaySession, policy: Policy, samples: int) -> BidEstimate:
     try:
         return run_estimate(hand, **options)
     except ConfigError:  # no deal fits the exact model: the unknown-opponents one (another error repeats)
-        return run_estimate(hand, spread=UNKNOWN_SPREAD, **options)
+        return run_estimate(hand, **UNKNOWN_MODEL, **options)

@@ -25,7 +25,7 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from sim.analysis.estimate import UNKNOWN_FLOOR, UNKNOWN_SPREAD, CheckedRequest, EstimateRequest
+from sim.analysis.estimate import UNKNOWN_MODEL, CheckedRequest, EstimateRequest
 from sim.config.errors import BotError, ConfigError
 from sim.config.policies import REGISTRY, is_external, split_policy_list
 from sim.serve.jobs import Busy, Cancelled, EstimateQueue, Job
@@ -240,7 +240,7 @@ def create_app(jobs: EstimateQueue, hosts: Collection[str] | None = None) -> Sta
             "warm_up_error": jobs.warm_up_error,
             "workers": jobs.workers, "running": jobs.running, "waiting": jobs.waiting, "capacity": jobs.capacity,
             "max_samples": MAX_SERVE_SAMPLES, "time_budget_seconds": jobs.budget,
-            "unknown_opponents": {"spread": UNKNOWN_SPREAD, "floor": UNKNOWN_FLOOR},
+            "unknown_opponents": UNKNOWN_MODEL,
         })  # fmt: skip
 
     async def submit(request: Request) -> Job | Response:

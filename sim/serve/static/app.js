@@ -169,7 +169,7 @@ function body() {
     request.trump = wizard ? "W" : cardText(state.turned);
     if (wizard && state.suit) request.trump_suit = state.suit;
   }
-  if (model === "unknown") { request.spread = state.unknown.spread; request.floor = state.unknown.floor; }
+  if (model === "unknown") Object.assign(request, state.unknown);  // spread, floor, wide, wide_spread
   if (model === "uniform") request.infer = false;
   return request;
 }
