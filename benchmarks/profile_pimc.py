@@ -26,9 +26,8 @@ of `--repeats` runs over all decisions of a kind and round size, the stages alte
 solver's cards tried (its nodes) are counted exactly. A forced decision (one distinct choice)
 costs only its setup. The full game's row sums every round size once (rounds 1 to 60/players).
 
-numba caches this script's kernels under benchmarks/__pycache__, which an edit of kernels/
-does not clear (sim.config.kernel_cache clears only kernels/' own caches): after editing a
-kernel, remove benchmarks/__pycache__/profile_pimc.* or the profile runs the old code.
+numba caches this script's kernels under benchmarks/__pycache__; an edit of kernels/ clears
+them with the kernels' own (sim/engine/kernel_cache.py), so a profile never runs old code.
 """
 from __future__ import annotations
 

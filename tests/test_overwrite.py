@@ -19,7 +19,7 @@ from helpers import invoke, one_line
 from sim.storage import read_run, read_table
 from sim.storage.errors import UnsoundPart
 
-OLD = ["--players", "3", "--rounds", "1-2", "--policy", "random", "--games", "20", "--chunk-games", "2", "--seed", "1",
+OLD = ["--players", "3", "--rounds", "1-2", "--policy", "random", "--games", "12", "--chunk-games", "2", "--seed", "1",
        "--log-plays", "--quiet"]  # fmt: skip
 NEW = ["--players", "3", "--rounds", "1-2", "--policy", "random", "--games", "12", "--chunk-games", "3", "--seed", "2",
        "--quiet", "--threads", "1"]  # fmt: skip
@@ -140,11 +140,11 @@ def test_an_overwrite_killed_at_some_moments_of_its_clearing(tmp_path, runs, ope
 @pytest.mark.slow
 def test_an_overwrite_killed_at_every_moment_of_its_clearing(tmp_path, runs):
     """Every file operation from taking the lock to the first parts of the new run (the old run
-    has 30 parts: the clearing is about 45 operations), followed by --resume or --overwrite."""
+    has 18 parts: the clearing is about 30 operations), followed by --resume or --overwrite."""
     operation = 1
     while check_moment(tmp_path, runs, operation, signal.SIGKILL, "--resume" if operation % 2 else "--overwrite"):
         operation += 1
-    assert operation > 45
+    assert operation > 30
 
 
 @pytest.mark.parametrize("operation", [2, 6, 25])
