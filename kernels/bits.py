@@ -89,6 +89,32 @@ def nth_set_bit_by_loop(mask, n):
 nth_set_bit = nth_set_bit_by_pdep if HAS_PDEP else nth_set_bit_by_loop
 
 
+@intrinsic
+def _pick_float(typingctx, flag, first, second):
+    sig = types.float64(types.int64, types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        flag, first, second = args
+        i64 = ir.IntType(64)
+        mask = builder.neg(builder.and_(flag, ir.Constant(i64, 1)))  # all ones or zero
+        # An empty asm statement hides where the mask comes from, so LLVM cannot fold the
+        # blend below back into a select of doubles, which x86 (no FP cmov) compiles to a branch.
+        mask = builder.asm(ir.FunctionType(i64, [i64]), "", "=r,0", [mask], side_effect=False)
+        first_bits = builder.bitcast(first, i64)
+        second_bits = builder.bitcast(second, i64)
+        bits = builder.xor(second_bits, builder.and_(builder.xor(first_bits, second_bits), mask))
+        return builder.bitcast(bits, ir.DoubleType())
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def pick_float(flag, first, second):
+    """`first` if the lowest bit of the integer `flag` is set, else `second` (floats), without
+    a branch: where the flag is a coin flip, a mispredicted branch costs more than the blend."""
+    return _pick_float(flag, first, second)
+
+
 @njit(cache=True, inline="always")
 def at(index):
     """A non-negative array index as unsigned: numba then skips the wrap-around of negative

@@ -6,7 +6,7 @@ describes the model behind the bid and the play.
 import numpy as np
 from numba import njit
 
-from kernels.bits import at, highest_bit, lowest_bit, popcount
+from kernels.bits import at, highest_bit, lowest_bit, pick_float, popcount
 from kernels.cards import (
     ACE,
     JESTER_MASK,
@@ -64,11 +64,13 @@ ACE_ROW = RANK_ROW << (ACE - LOWEST_RANK)
 def ipow(base, exponent):
     """base ** exponent for an integer exponent >= 0 by squaring (a float pow call costs more
     than the rest of a bid). The exponents of a bid (card counts, round sizes) are below 32:
-    five unrolled steps with selects take them without a mispredicted loop exit; the loop
-    finishes larger ones. Either way the products are the same, in the same order."""
+    five unrolled steps take them without a mispredicted loop exit, each multiplying by the
+    square or by 1.0 (exact) as the exponent's bit says, without a branch (a card's count of
+    higher unseen cards is a coin flip per bit); the loop finishes larger ones. Either way the
+    products are the same, in the same order."""
     result = 1.0
     for _ in range(5):
-        result = result * base if exponent & 1 else result
+        result *= pick_float(exponent, base, 1.0)
         base *= base
         exponent >>= 1
     while exponent > 0:
