@@ -93,7 +93,7 @@ def collision(params, row, timing, round_size):
     return min(1.0, params[at(row), timing] / round_size)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: the suits' calls share the unseen suited count
 def lead_chance(suit, n_players, round_size, unseen):
     """Chance that a side card gets a trick it can win, one it leads or one led in its suit:
     each trick is ours to lead with chance 1/N, otherwise led in the suit as often as the suit
@@ -138,10 +138,11 @@ def expected_tricks(hand, table, params, row):
             if trump != NO_SUIT:
                 opponent_void = ipow(1.0 - popcount(suit_mask(suit) & unseen) / n_unseen, round_size)
                 no_ruff = ipow(1.0 - opponent_void * opponent_has_trump, n_players - 1)
+        unseen_in_suit = unseen & suit_mask(suit)
         while cards:  # ascending card ids, as the sum always ran
             card = lowest_bit(cards)
             cards &= cards - 1
-            beaten_by = popcount(higher_in_suit(card) & unseen)
+            beaten_by = popcount(unseen_in_suit & -(card_bit(card) << 1))  # the unseen ones above it
             total += ipow(escape_one, beaten_by) * wizard_escape * trick_chance * no_ruff
     return total
 
