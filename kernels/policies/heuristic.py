@@ -344,7 +344,7 @@ def duck(legal, winners, trump):
     return extreme_card(legal, trump, True)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: the play loops call it for every card
 def choose_card(me, table, legal):
     """Play to make the bid. While it needs more tricks than its sure winners will take, win
     with ordinary cards (lead the strongest, follow with the cheapest winner); once the sure
