@@ -234,7 +234,8 @@ def advance(state):
     return NO_SEAT
 
 
-@njit(cache=True)
+# Inlined into play_seated, which every built-in decision of a stepped game goes through.
+@njit(cache=True, inline="always")
 def policy_answer(state, policies, decision):
     """The answer the policy `policies` (ids, parameter rows) seat at the deciding seat gives
     to `decision`, drawing from the round's DECISIONS stream as in run_games."""
