@@ -1,4 +1,7 @@
-"""A whole game driven one decision at a time (the state API and the vector environment).
+"""A whole game driven one decision at a time: the record and transitions every driver that
+steps games from Python shares (the environments, the Python-seat pool, estimate's stepped
+rollouts, `play` through the state API), the turns the batched ones exchange with the bots
+(Turns, report_turn), and one game held in a one-record array (the *_single kernels).
 
 A GAME_STATE_DTYPE record holds one game: the engine's workspace (table, seats, generator,
 seated policies), the rules, the seed and game index, and the public card history of the
@@ -6,8 +9,8 @@ round. It moves only through kernels.batch (begin_game, deal_and_seed) and the r
 decision step (kernels.round_state.next_decision / take_decision, which the batch's play_out
 loops), so a game played here is the game of the batch engine: the same first dealer, deals,
 fixed bids, play log and DECISIONS stream per round. Built-in policies seated at the seats
-the caller does not control answer through kernels.dispatch.decide, drawing the same
-random numbers as in run_games.
+the caller does not control answer through kernels.dispatch.decide (policy_answer), drawing
+the same random numbers as in run_games.
 
 The caller controls decision kinds per seat (`controlled[seat]`: bit DECIDE_* set when the
 caller makes that seat's decisions of that kind; the environments control all of a seat's
