@@ -99,7 +99,7 @@ class Profile:
 
     def _after_step(self, part) -> None:
         self.steps += 1
-        asked = part.exchange.seats
+        asked = part.turns.seats
         if self.snapshot is None and (asked >= 0).all() and asked.shape[0] > 1:
             self.snapshot = (part.states.copy(), asked.copy())
 

@@ -10,18 +10,17 @@ so the pool's size never changes a game.
 
 A step (run_envs): every env that was asked applies its answer (a flat action, or DELEGATE:
 the seated fallback decides, drawing from the round's DECISIONS stream as it does in
-run_games), then plays on until one of its Python seats must decide — writing that seat's observation and mask
+run_games), then plays on until one of its Python seats must decide — writing its turn
+(kernels.game_state.Turns, report_turn: the turns estimate's stepped rollouts exchange too)
 — or until its rows are done. Each round is recorded into the result arrays as it ends, with
 the records kernels.batch.play_games fills (kernels.results).
 """
 from collections import namedtuple
 
-import numpy as np
 from numba import njit
 
 from kernels.batch import seat_listed
-from kernels.game_state import advance, apply_caller_answer, next_round, observe, start_game
-from kernels.observation import N_ACTIONS, OBSERVATION_SIZE
+from kernels.game_state import advance, apply_caller_answer, next_round, report_turn, start_game
 from kernels.records import NO_SEAT
 from kernels.results import record_game, record_plays, record_round
 
@@ -34,17 +33,6 @@ Rows = namedtuple("Rows", ("game_ids", "seatings"))
 Listed = namedtuple("Listed", ("policy_ids", "params", "decisions"))
 # Env i plays rows rows[i], rows[i] + stride, ... (rows[i]: its row now, NO_ROW once done).
 Schedule = namedtuple("Schedule", ("rows", "stride"))
-# What a step exchanges with the driver, per env: the answer it applies (a flat action or
-# DELEGATE), and the seat asked next (NO_SEAT: none), its decision kind, round size,
-# observation and mask.
-Exchange = namedtuple("Exchange", ("answers", "seats", "kinds", "round_sizes", "observations", "masks"))
-# An env's observation and mask, each held in a record: the step writes them through the
-# record's nested array, which carries no reference count (a row view of a 2-D array costs two
-# atomic updates a decision). The field of an array of them, observations["values"], is the
-# C-contiguous float32 [n, OBSERVATION_SIZE] array the bots get; a mask is held as uint8 (numba
-# nests no bool arrays in records) and the bots get masks["legal"].view(bool).
-OBSERVATION_DTYPE = np.dtype([("values", np.float32, (OBSERVATION_SIZE,))])
-MASK_DTYPE = np.dtype([("legal", np.uint8, (N_ACTIONS,))])
 
 
 @njit(cache=True)
@@ -88,25 +76,20 @@ def finish_round(state, row, schedule, rows, listed, results):
 
 
 @njit(cache=True, nogil=True)
-def run_envs(states, starting, schedule, rows, listed, results, exchange):
+def run_envs(states, starting, schedule, rows, listed, results, turns):
     """For every env of a part of the pool: start its first row (`starting`) or apply its
-    answer if it was asked; then play until one of its Python seats must decide (written to
-    `exchange`) or its rows are done (asked: NO_SEAT). One thread steps a part (no parallel
-    loop, so no thread waits at its barrier); nogil: the run's other threads step other parts
+    answer if it was asked; then play until one of its Python seats must decide (its turn
+    written to `turns`, a kernels.game_state.Turns) or its rows are done (asked: NO_SEAT).
+    One thread steps a part (no parallel loop, so no thread waits at its barrier); nogil: the run's other threads step other parts
     and the driver asks the bots for another meanwhile. Parts play distinct rows: neither
     their number nor the thread count changes a result.
 
     Every call a step makes takes game records only, never arrays: an array crossing a call
     costs two atomic reference-count updates, on a cache line every thread writes (the
-    observation and mask too are written through records: OBSERVATION_DTYPE)."""
-    # Written in the loop: each taken out of its tuple once, before it.
+    observation and mask too are written through records: game_state.OBSERVATION_DTYPE)."""
     env_rows = schedule.rows
-    answers = exchange.answers
-    seats = exchange.seats
-    kinds = exchange.kinds
-    round_sizes = exchange.round_sizes
-    observations = exchange.observations
-    masks = exchange.masks
+    answers = turns.answers
+    seats = turns.seats
     for i in range(states.shape[0]):
         row = env_rows[i]
         if row == NO_ROW:
@@ -124,10 +107,4 @@ def run_envs(states, starting, schedule, rows, listed, results, exchange):
                 break
             seat = advance(state)
         env_rows[i] = row
-        seats[i] = seat
-        if seat != NO_SEAT:
-            # Read through `state` (with a record variable for the table assigned here, numba's
-            # parallel loop, when this was one, lost these two writes).
-            kinds[i] = state.workspace.table.phase
-            round_sizes[i] = state.workspace.table.round_size
-            observe(state, seat, observations[i].values, masks[i].legal)
+        report_turn(state, seat, i, turns)

@@ -1,4 +1,7 @@
-"""A whole game driven one decision at a time (the state API and the vector environment).
+"""A whole game driven one decision at a time: the record and transitions every driver that
+steps games from Python shares (the environments, the Python-seat pool, estimate's stepped
+rollouts, `play` through the state API), the turns the batched ones exchange with the bots
+(Turns, report_turn), and one game held in a one-record array (the *_single kernels).
 
 A GAME_STATE_DTYPE record holds one game: the engine's workspace (table, seats, generator,
 seated policies), the rules, the seed and game index, and the public card history of the
@@ -6,8 +9,8 @@ round. It moves only through kernels.batch (begin_game, deal_and_seed) and the r
 decision step (kernels.round_state.next_decision / take_decision, which the batch's play_out
 loops), so a game played here is the game of the batch engine: the same first dealer, deals,
 fixed bids, play log and DECISIONS stream per round. Built-in policies seated at the seats
-the caller does not control answer through kernels.dispatch.decide, drawing the same
-random numbers as in run_games.
+the caller does not control answer through kernels.dispatch.decide (policy_answer), drawing
+the same random numbers as in run_games.
 
 The caller controls decision kinds per seat (`controlled[seat]`: bit DECIDE_* set when the
 caller makes that seat's decisions of that kind; the environments control all of a seat's
@@ -15,13 +18,15 @@ decisions, the Python-seat driver, kernels.bot_pool, those its bots take). With 
 (the driver), cards are logged to the workspace's play log as the engine logs them and a
 finished round stays at PHASE_DONE until next_round, so that it can be recorded first.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
 from kernels.bits import at
 from kernels.cards import N_CARDS
 from kernels.batch import begin_game, deal_and_seed, init_workspace, seated_policies
-from kernels.observation import answer_of, encode_observation, write_action_mask
+from kernels.observation import N_ACTIONS, OBSERVATION_SIZE, answer_of, encode_observation, flat_action, write_action_mask
 from kernels.dispatch import decide
 from kernels.records import (
     DECIDE_BID,
@@ -86,6 +91,19 @@ GAME_STATE_DTYPE = np.dtype(
 )
 
 ALL_DECISIONS = (1 << DECIDE_TRUMP) | (1 << DECIDE_BID) | (1 << DECIDE_CARD)  # a controlled seat of the environments
+
+# The turns of a batch of games stepped for Python callers (the Python-seat pool,
+# kernels.bot_pool; estimate's stepped rollouts, kernels.estimate.stepped), per game: the
+# answer applied next (a flat action, or DELEGATE), and the seat asked (NO_SEAT: none), its
+# decision kind, round size, observation and mask (report_turn).
+Turns = namedtuple("Turns", ("answers", "seats", "kinds", "round_sizes", "observations", "masks"))
+# A game's observation and mask, each held in a record: a step writes them through the
+# record's nested array, which carries no reference count (a row view of a 2-D array costs two
+# atomic updates a decision). The field of an array of them, observations["values"], is the
+# C-contiguous float32 [n, OBSERVATION_SIZE] array the bots get; a mask is held as uint8 (numba
+# nests no bool arrays in records) and the bots get masks["legal"].view(bool).
+OBSERVATION_DTYPE = np.dtype([("values", np.float32, (OBSERVATION_SIZE,))])
+MASK_DTYPE = np.dtype([("legal", np.uint8, (N_ACTIONS,))])
 
 # Why an action was refused (0: applied).
 APPLIED = 0
@@ -219,14 +237,19 @@ def advance(state):
     return NO_SEAT
 
 
+# Inlined into play_seated, which every built-in decision of a stepped game goes through.
+@njit(cache=True, inline="always")
+def policy_answer(state, policies, decision):
+    """The answer the policy `policies` (ids, parameter rows) seat at the deciding seat gives
+    to `decision`, drawing from the round's DECISIONS stream as in run_games."""
+    workspace = state.workspace
+    return decided(decide, policies, decision, workspace.table, workspace.seats, workspace.scratch.generator)
+
+
 @njit(cache=True)
 def play_seated(state, decision):
-    """The policy seated at the deciding seat answers `decision`, drawing from the round's
-    DECISIONS stream as in run_games, and its answer is applied."""
-    workspace = state.workspace
-    generator = workspace.scratch.generator
-    answer = decided(decide, seated_policies(workspace), decision, workspace.table, workspace.seats, generator)
-    apply_answer(state, decision, answer)
+    """The policy seated at the deciding seat answers `decision` and its answer is applied."""
+    apply_answer(state, decision, policy_answer(state, seated_policies(state.workspace), decision))
 
 
 @njit(cache=True)
@@ -259,6 +282,21 @@ def observe(state, seat, observation, mask):
     write_action_mask(decision.kind, decision.legal if state.over == 0 and decision.seat == seat else 0, mask)
 
 
+# Inlined into the steps' loops: a call would take the turns' arrays across it (two atomic
+# reference-count updates each, per decision).
+@njit(cache=True, inline="always")
+def report_turn(state, seat, i, turns):
+    """Game i's turn in `turns` (a Turns): the seat asked (NO_SEAT: none) and, when there is
+    one, its decision kind, round size, observation and mask."""
+    turns.seats[i] = seat
+    if seat != NO_SEAT:
+        # Read through `state` (with a record variable for the table assigned here, numba's
+        # parallel loop, when the pool's was one, lost these two writes).
+        turns.kinds[i] = state.workspace.table.phase
+        turns.round_sizes[i] = state.workspace.table.round_size
+        observe(state, seat, turns.observations[i].values, turns.masks[i].legal)
+
+
 @njit(cache=True)
 def init_state(state, rules, policies, seed, round_sizes, controlled, game_stride):
     """Set a zeroed state record up (rules: a RULES_DTYPE record; policies: (ids, params))."""
@@ -274,3 +312,45 @@ def init_state(state, rules, policies, seed, round_sizes, controlled, game_strid
         state.round_sizes[index] = round_sizes[index]
     for seat in range(MAX_PLAYERS):
         state.controlled[seat] = controlled[seat]
+
+
+@njit(cache=True)
+def init_states(states, rules, policies, seed, round_sizes, controlled, game_stride):
+    """Set every zeroed record of `states` up (rules: a one-record RULES_DTYPE array)."""
+    for i in range(states.shape[0]):
+        init_state(states[i], rules[0], policies, seed, round_sizes, controlled, game_stride)
+
+
+# --- one game held in a one-record array (the state API, OpenSpiel's game) ----------------
+# A record is taken from its array inside the kernel the array is passed to (kernels.blocks).
+
+
+@njit(cache=True)
+def start_single(storage, game):
+    start_game(storage[0], game)
+
+
+@njit(cache=True)
+def apply_single(storage, action):
+    return apply_flat_action(storage[0], action)
+
+
+@njit(cache=True)
+def observe_single(storage, seat, observation, mask):
+    observe(storage[0], seat, observation, mask)
+
+
+@njit(cache=True)
+def to_act_single(storage):
+    return to_act(storage[0])
+
+
+@njit(cache=True)
+def policy_action_single(storage, policies):
+    """The flat action the policy `policies` seat at the seat to act would choose (not
+    applied; the round's DECISIONS stream moves on as if it were: `play`'s built-in seats,
+    and its hints on a copy)."""
+    state = storage[0]
+    workspace = state.workspace
+    decision = pending_decision(workspace.table, workspace.seats)
+    return flat_action(decision.kind, policy_answer(state, policies, decision))

@@ -11,7 +11,7 @@ from numba import njit, prange
 
 from kernels.blocks import parallel_and_serial
 
-from kernels.game_state import APPLIED, advance, apply_flat_action, init_state, observe, start_game, to_act
+from kernels.game_state import APPLIED, advance, apply_flat_action, observe, start_game
 from kernels.round_state import current_seat
 from kernels.records import MAX_PLAYERS, NO_SEAT
 
@@ -111,7 +111,7 @@ reset_envs, reset_envs_serial = parallel_and_serial(reset_envs)
 step_envs, step_envs_serial = parallel_and_serial(step_envs)
 
 
-# --- one game, without threads (the state API and the Gymnasium environment) -------------
+# --- one game, without threads (the Gymnasium environment) --------------------------------
 
 
 @njit(cache=True)
@@ -122,30 +122,3 @@ def reset_single(storage, game, observation, mask):
 @njit(cache=True)
 def step_single(storage, action, reward_mode, observation, mask, final_totals):
     return step_one(storage[0], action, reward_mode, False, observation, mask, final_totals)
-
-
-@njit(cache=True)
-def start_single(storage, game):
-    start_game(storage[0], game)
-
-
-@njit(cache=True)
-def apply_single(storage, action):
-    return apply_flat_action(storage[0], action)
-
-
-@njit(cache=True)
-def observe_single(storage, seat, observation, mask):
-    observe(storage[0], seat, observation, mask)
-
-
-@njit(cache=True)
-def to_act_single(storage):
-    return to_act(storage[0])
-
-
-@njit(cache=True)
-def init_states(states, rules, policies, seed, round_sizes, controlled, game_stride):
-    """Set every zeroed record of `states` up (rules: a one-record RULES_DTYPE array)."""
-    for i in range(states.shape[0]):
-        init_state(states[i], rules[0], policies, seed, round_sizes, controlled, game_stride)

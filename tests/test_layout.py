@@ -171,17 +171,61 @@ def test_the_engine_layer_alone_runs_kernels_for_the_layers_above():
 STEPPING_KERNELS = {"kernels.vector_env", "kernels.game_state", "kernels.bot_pool", "kernels.estimate.stepped"}
 
 
+def names_imported_from(name: str, module: str) -> set[str]:
+    """The names module `name` imports from `module` (`from module import a, b`)."""
+    tree = ast.parse(MODULES[name].read_text(), filename=str(MODULES[name]))
+    return {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == module
+        for alias in node.names
+    }
+
+
+# What the bots' side may take from kernels.game_state: the layout of the turns, not a step.
+TURN_LAYOUT = {"Turns", "OBSERVATION_DTYPE", "MASK_DTYPE"}
+
+
 def test_games_are_stepped_from_python_only_by_the_drivers():
     """Issue #36: the modules that step games from Python are the environments (sim.env, and
     OpenSpiel's game on them), a run's games with Python seats (sim.runs.bot_games) and the
     drivers of estimate and play (sim.drivers); analysis ("what the games say") holds none.
-    They all ask Python policies through one core, sim.engine.bot_caller.BotTable."""
+    They all ask Python policies through one core, sim.engine.bot_caller.BotTable, which
+    takes only the turns' layout from the kernels (it steps nothing)."""
     stepping = sorted(name for name in GRAPH if name.startswith("sim") and GRAPH[name] & STEPPING_KERNELS)
-    allowed = ("sim.env.", "sim.drivers.", "sim.openspiel.game", "sim.runs.bot_games")
+    allowed = ("sim.env.", "sim.drivers.", "sim.openspiel.game", "sim.runs.bot_games", "sim.engine.bot_caller")
     assert [name for name in stepping if not name.startswith(allowed)] == []
+    assert GRAPH["sim.engine.bot_caller"] & STEPPING_KERNELS == {"kernels.game_state"}
+    assert names_imported_from("sim.engine.bot_caller", "kernels.game_state") <= TURN_LAYOUT
     assert not [name for name in MODULES if name.startswith("sim.analysis") and GRAPH[name] & STEPPING_KERNELS]
     asking = sorted(name for name in GRAPH if "sim.engine.bot_caller" in GRAPH[name])
     assert asking == ["sim.drivers.estimate_rollouts", "sim.drivers.session", "sim.runs.bot_games"]
+
+
+def test_the_batched_drivers_share_one_turn_core():
+    """The Python-seat pool and estimate's stepped rollouts write each game's turn with one
+    kernel (kernels.game_state.report_turn) into one layout (Turns), and their Python sides
+    ask the bots for it with one method (BotTable.ask_turns on new_turns' buffers). One game
+    held in a one-record array (the state API, OpenSpiel's game) is game_state's too: only
+    the vector and Gymnasium environments use kernels.vector_env."""
+    for kernel in ("kernels.bot_pool", "kernels.estimate.stepped"):
+        assert "report_turn" in names_imported_from(kernel, "kernels.game_state"), kernel
+        source = MODULES[kernel].read_text()
+        assert "def observe(" not in source and "namedtuple(\"Turns\"" not in source, kernel
+    for driver in ("sim.runs.bot_games", "sim.drivers.estimate_rollouts"):
+        source = MODULES[driver].read_text()
+        assert ".ask_turns(" in source and "new_turns(" in source, driver
+    users = sorted(name for name in GRAPH if name.startswith("sim") and "kernels.vector_env" in GRAPH[name])
+    assert users == ["sim.env.gymnasium_env", "sim.env.vector"]
+
+
+def test_built_in_policies_are_asked_only_inside_the_kernels():
+    """Every driver has a built-in policy answer through kernels.game_state.policy_answer (play
+    too, through the state API's policy_action): no module of sim calls the dispatch itself.
+    sim.config.policies reads its table of policies; sim.engine.bot_engine recompiles it."""
+    calling = sorted(name for name in GRAPH if name.startswith("sim") and "kernels.dispatch" in GRAPH[name])
+    assert calling == ["sim.config.policies", "sim.engine.bot_engine"]
+    assert names_imported_from("sim.config.policies", "kernels.dispatch") == {"BUILT_IN"}
 
 
 def test_each_thing_has_its_own_name():

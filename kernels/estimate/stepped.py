@@ -5,9 +5,10 @@ the sample's deal of the estimate's known round exactly as
 kernels.estimate.rollouts.play_sample_round starts it (start_sample_round, the sample's
 DECISIONS stream, the earlier bids and the candidate fixed). kernels.game_state.advance plays
 the fixed bids and the seated built-in policies inside the kernel and stops at every decision
-the caller answers (the state's controlled[seat] has the bit of the decision kind); the
-caller's answers come back through `step_rollouts` (DELEGATE: the seat's seated policy
-decides). Every decision is taken in the order of kernels.round_state.play_out and a seated
+the caller answers (the state's controlled[seat] has the bit of the decision kind). Each
+rollout's turn is written to a kernels.game_state.Turns, the turns the Python-seat pool
+(kernels.bot_pool) exchanges too, and the caller's answers come back in it through
+`step_rollouts` (DELEGATE: the seat's seated policy decides). Every decision is taken in the order of kernels.round_state.play_out and a seated
 policy draws from the same stream, so a rollout whose caller delegates every decision is the
 built-in rollout, draw for draw.
 """
@@ -18,18 +19,14 @@ from numba import njit, prange
 from kernels.blocks import NO_FAILURE, block_rows, first_failure, n_blocks, new_failures, parallel_and_serial
 from kernels.cards import N_CARDS
 from kernels.estimate.situation import start_sample_round
-from kernels.game_state import advance, apply_caller_answer, observe
+from kernels.game_state import advance, apply_caller_answer, report_turn
 from kernels.records import MAX_PLAYERS, NO_SEAT
 from kernels.rng import STREAM_DECISIONS, seed_stream
-
-NO_ANSWER = -2  # step_rollouts: this rollout is over (nothing to apply)
 
 # The rollouts of a batch, one per (sample, candidate bid): the estimate's seed, and per
 # rollout its sample [n], game id (what a Python policy sees) [n], the candidate bid [n] and
 # the sample's hands [n, MAX_PLAYERS].
 Rollouts = namedtuple("Rollouts", ("seed", "samples", "games", "candidates", "hands"))
-# Per rollout: the seat to act (NO_SEAT once over), its decision kind, observation and mask.
-Turns = namedtuple("Turns", ("seats", "kinds", "observations", "masks"))
 
 
 @njit(cache=True)
@@ -58,16 +55,6 @@ def start_rollout(state, rollouts, i, situation):
 
 
 @njit(cache=True)
-def report_turn(state, seat, i, turns):
-    """Rollout i's seat to act (NO_SEAT once over) and, when there is one, its decision kind,
-    observation and mask."""
-    turns.seats[i] = seat
-    if seat != NO_SEAT:
-        turns.kinds[i] = state.workspace.table.phase
-        observe(state, seat, turns.observations[i], turns.masks[i])
-
-
-@njit(cache=True)
 def start_block(states, rollouts, situation, turns, rows):
     """start_rollout for rollouts rows = (first, stop) (situation: a one-record array).
     Returns the first rollout in which a seated policy failed (raised, or answered
@@ -83,14 +70,14 @@ def start_block(states, rollouts, situation, turns, rows):
 
 
 @njit(cache=True)
-def step_block(states, actions, turns, rows):
-    """For every rollout i of rows = (first, stop) with actions[i] != NO_ANSWER: apply the
-    caller's answer (a flat action, or DELEGATE) and play on to its next decision. Returns
-    the first failed rollout or NO_FAILURE, as start_block."""
+def step_block(states, turns, rows):
+    """For every rollout i of rows = (first, stop) that was asked (turns.seats[i] != NO_SEAT):
+    apply the caller's answer (turns.answers[i]: a flat action, or DELEGATE) and play on to
+    its next decision. Returns the first failed rollout or NO_FAILURE, as start_block."""
     for i in range(rows[0], rows[1]):
-        if actions[i] != NO_ANSWER:
+        if turns.seats[i] != NO_SEAT:
             try:
-                apply_caller_answer(states[i], actions[i])
+                apply_caller_answer(states[i], turns.answers[i])
                 seat = advance(states[i])
             except Exception:  # numba cannot bind it
                 return i
@@ -112,11 +99,11 @@ def start_rollouts(states, rollouts, situation, turns):
     return first_failure(failures)
 
 
-def step_rollouts(states, actions, turns):
+def step_rollouts(states, turns):
     n = states.shape[0]
     failures = new_failures(n)
     for block in prange(n_blocks(n)):
-        failures[block] = step_block(states, actions, turns, block_rows(block, n))
+        failures[block] = step_block(states, turns, block_rows(block, n))
     return first_failure(failures)
 
 

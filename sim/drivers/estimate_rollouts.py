@@ -14,7 +14,8 @@ The samples are estimated a slice at a time, in two stages, both batched over th
    call, about those the seats before it kept.
 2. Rollouts. Every kept sample is played once per candidate bid (kernels.estimate.stepped): the
    built-in seats inside the kernels, a Python seat's decisions by its bot, one call per bot
-   per step over every rollout waiting for it.
+   per step over every rollout waiting for it (their turns exchanged as the Python-seat pool
+   exchanges its games': BotTable.ask_turns).
 
 A sample is a pure function of the seed, its index and the bots' answers, so a deterministic
 bot gives the same estimate whatever the threads and the slicing.
@@ -30,14 +31,13 @@ import numpy as np
 from kernels.estimate import proposals as proposal_kernels
 from kernels.estimate import stepped
 from kernels import observation as obs
-from kernels import vector_env
-from kernels.game_state import GAME_STATE_DTYPE
+from kernels import game_state
 from kernels.records import DECIDE_BID, DECIDE_TRUMP, MAX_PLAYERS, NO_SEAT
 from sim.config.errors import BotError, ConfigError
 from kernels.blocks import NO_FAILURE
 from sim.config.policies import Policy, fallback_of
 from sim.config.python_policy import DECISION_NAMES, DELEGATE, Decisions
-from sim.engine.bot_caller import BotTable
+from sim.engine.bot_caller import BotTable, new_turns
 from sim.engine.calls import call_kernel
 from sim.engine.seating import Seating
 
@@ -65,27 +65,6 @@ def inference_games(samples: np.ndarray, attempts: np.ndarray) -> np.ndarray:
     """The game id a bot is told for the a-th deal proposed for sample i (inference):
     -1 - (i x 2^15 + a), negative so that it never names a rollout."""
     return -1 - (samples * INFERENCE_GAME_STRIDE + attempts)
-
-
-class BotSeats:
-    """The Python policies at the table (a BotTable: one instance per distinct policy; here a
-    listed policy is a seat) and the decision kinds each seat is asked (asks[seat]: bit d for
-    DECISION_KINDS d)."""
-
-    def __init__(self, seating: Seating) -> None:
-        self.asks = seating.asked
-        self.table = BotTable(seating)
-
-    def ask(self, context: Decisions, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Every row's answer (legal flat actions or DELEGATE), one call per bot."""
-        answers = np.empty(context.seats.shape[0], dtype=np.int64)
-        self.table.ask(self.table.bot_of_listed[context.seats], (observations, masks, context), answers)
-        return answers
-
-    def games_over(self, games: np.ndarray, seats: np.ndarray, totals: np.ndarray) -> None:
-        """Tell each bot with a game_over method which of its games ended (one row per game
-        and seat it played; totals: that game's score pad [rows, players])."""
-        self.table.games_over(self.table.bot_of_listed[seats], games, seats, totals)
 
 
 @dataclass(frozen=True)
@@ -137,7 +116,9 @@ class BotEstimate:
         self.seat = int(self.situation_record["seat"][0])
         self.round_size = int(self.situation_record["round_size"][0])
         self.players = int(self.rules_record["n_players"][0])
-        self.bots = BotSeats(self.seating)
+        # Here a listed policy is a seat: bots.bot_of_listed[seat] is the seat's bot (-1: none).
+        self.bots = BotTable(self.seating)
+        self.asks = self.seating.asked  # per seat: the decision kinds its bot is asked (DECIDE_* bits)
         self.acceptance = inference.acceptance_table()
         m = inference.evaluated_seats.shape[0]
         self.asked = np.zeros(m, dtype=np.int64)  # per evaluated seat: deals it was asked about
@@ -145,7 +126,7 @@ class BotEstimate:
         self.accepted = 0  # deals kept, over the run (they size the passes)
         self.attempted = 0  # deals proposed before each settled, over the run
         self.proposed = 0  # the sampler's proposals (incl. the bots' answers), over the run
-        self.states = np.zeros(0, dtype=GAME_STATE_DTYPE)
+        self.states = np.zeros(0, dtype=game_state.GAME_STATE_DTYPE)
 
     @property
     def samples_per_slice(self) -> int:
@@ -236,10 +217,12 @@ class BotEstimate:
                 raise self.failure(seat, decision, f"a question of inference (game {int(games[rows[failed]])})")
             observations, masks, fallback = answers
             context = Decisions(games[rows], np.full(r, seat), np.full(r, decision), np.full(r, self.round_size))
-            answers = self.bots.ask(context, observations, masks)
+            bot_of_row = np.full(r, self.bots.bot_of_listed[seat])
+            answers = np.empty(r, dtype=np.int64)
+            self.bots.ask(bot_of_row, (observations, masks, context), answers)
             # Each question is a game of one decision: over once answered (the pad unchanged).
             pad = np.tile(self.situation_record["totals"][0, : self.players].astype(np.int64), (r, 1))
-            self.bots.games_over(context.games, context.seats, pad)
+            self.bots.games_over(bot_of_row, context.games, context.seats, pad)
             answers = np.where(answers == DELEGATE, fallback, answers)
             keep = uniforms[rows, j] < self.acceptance[j, answers]
             kept[rows] = keep
@@ -294,11 +277,11 @@ class BotEstimate:
     def rollout_states(self, n: int) -> np.ndarray:
         """n GAME_STATE records set up for the rules and the seated (fallback) policies."""
         if self.states.shape[0] < n:
-            self.states = np.zeros(n, dtype=GAME_STATE_DTYPE)
+            self.states = np.zeros(n, dtype=game_state.GAME_STATE_DTYPE)
             round_sizes = np.array([self.round_size], dtype=np.int64)
             # The caller answers the decision kinds asks[seat] has: the states' controlled bits.
-            vector_env.init_states(self.states, self.rules_record, self.seating.arrays, self.seed,
-                                   round_sizes, self.bots.asks, 0)  # fmt: skip
+            game_state.init_states(self.states, self.rules_record, self.seating.arrays, self.seed,
+                                   round_sizes, self.asks, 0)  # fmt: skip
         return self.states[:n]
 
     def play(self, samples: np.ndarray, hands: np.ndarray) -> np.ndarray:
@@ -309,44 +292,34 @@ class BotEstimate:
         rollout_samples = np.repeat(samples, k)
         columns = np.tile(np.arange(k, dtype=np.int64), samples.shape[0])
         games = rollout_games(rollout_samples, columns, k)
-        turns = stepped.Turns(
-            seats=np.zeros(n, np.int64),
-            kinds=np.zeros(n, np.int64),
-            observations=np.zeros((n, obs.OBSERVATION_SIZE), np.float32),
-            masks=np.zeros((n, obs.N_ACTIONS), np.bool_),
-        )
-        observations, masks, to_act, decisions = turns.observations, turns.masks, turns.seats, turns.kinds
+        turns = new_turns(n)
         rollouts = stepped.Rollouts(self.seed, rollout_samples, games, self.candidates[columns], np.repeat(hands, k, axis=0))
         start = batch_kernel(stepped.start_rollouts, stepped.start_rollouts_serial, n)
         failed = call_kernel(start, self.seating, states, rollouts, self.situation_record, turns)
         self.check_rollouts(failed, states, rollout_samples, games)
-        actions = np.empty(n, dtype=np.int64)
-        round_sizes = np.full(n, self.round_size, dtype=np.int64)
         while True:
-            waiting = to_act != NO_SEAT
+            waiting = turns.seats != NO_SEAT
             if not waiting.any():
                 break
-            if waiting.all():
-                context = Decisions(games, to_act.copy(), decisions.copy(), round_sizes)  # bots may keep it
-                answers = self.bots.ask(context, observations, masks)
-            else:
-                rows = np.flatnonzero(waiting)
-                context = Decisions(games[rows], to_act[rows], decisions[rows], round_sizes[rows])
-                answers = np.full(n, stepped.NO_ANSWER, dtype=np.int64)
-                answers[rows] = self.bots.ask(context, observations[rows], masks[rows])
-            np.copyto(actions, answers)  # DELEGATE included: the kernel lets the seated fallback decide
+            # A rollout that is over is not asked (-1); the kernel applies the others' answers
+            # (DELEGATE included: the seated fallback decides).
+            bot_of_row = np.where(waiting, self.bots.bot_of_listed[turns.seats], -1)
+            # The context's seats and kinds are copies: a bot may keep them (the answers are
+            # still written to turns.answers).
+            asked = turns._replace(seats=turns.seats.copy(), kinds=turns.kinds.copy())
+            self.bots.ask_turns(bot_of_row, games, asked)
             step = batch_kernel(stepped.step_rollouts, stepped.step_rollouts_serial, n)
-            failed = call_kernel(step, self.seating, states, actions, turns)
+            failed = call_kernel(step, self.seating, states, turns)
             self.check_rollouts(failed, states, rollout_samples, games)
         summary = states["last_round"]
-        bot_seats = np.flatnonzero(self.bots.asks)
+        bot_seats = np.flatnonzero(self.asks)
         self.bots.games_over(
+            self.bots.bot_of_listed[np.tile(bot_seats, n)],
             np.repeat(games, bot_seats.size),
             np.tile(bot_seats, n),
             np.repeat(summary["seats"]["total"][:, : self.players].astype(np.int64), bot_seats.size, axis=0),
         )
         return summary["seats"]["tricks"][:, self.seat].reshape(samples.shape[0], k).astype(np.int8)
-
 
     def check_rollouts(self, failed: int, states: np.ndarray, samples: np.ndarray, games: np.ndarray) -> None:
         """A seated policy failed in rollout `failed` (NO_FAILURE: none), which stays at the
@@ -354,7 +327,7 @@ class BotEstimate:
         if failed == NO_FAILURE:
             return
         state = states[failed : failed + 1]
-        seat = int(vector_env.to_act_single(state))
+        seat = int(game_state.to_act_single(state))
         decision = int(state["workspace"]["table"]["phase"][0])
         where = f"sample {int(samples[failed])} of the estimate (game {int(games[failed])})"
         raise self.failure(seat, decision, where)

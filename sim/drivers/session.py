@@ -3,8 +3,8 @@ decisions come from a person and the others from built-in policies or Python pol
 bid hint, an estimate of the situation, is sim.analysis.hints).
 
 The game runs on the state API (sim.env.WizardState, the same transitions as every driver);
-a built-in seat is asked exactly as run_games asks it (kernels.dispatch.decide on
-the state's records and the round's DECISIONS stream), a Python policy with its observation
+a built-in seat is asked exactly as run_games asks it (sim.env.state_api.policy_action: the
+kernels' own kernels.game_state.policy_answer on the round's DECISIONS stream), a Python policy with its observation
 and mask as in run_games (its delegated decisions by its fallback, seated in the kernels'
 arrays). A game is therefore a pure function of its configuration (rules, seat, opponents,
 seed, game index) and the person's answers (for deterministic bots), which is all a save file
@@ -18,10 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from kernels import round_state
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD
-from kernels.observation import answer_of, flat_action
-from kernels.dispatch import decide
+from kernels.observation import answer_of
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card, parse_suit
 from sim.config.errors import ConfigError
@@ -31,7 +29,7 @@ from sim.config.python_policy import DELEGATE, Decisions
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0, N_ACTIONS
-from sim.env.state_api import WizardGame, WizardState
+from sim.env.state_api import WizardGame, WizardState, policy_action
 from sim.engine.bot_caller import BotTable
 from sim.engine.seating import Seating
 from sim.storage import write_json
@@ -233,7 +231,7 @@ class PlaySession:
             answer = int(bot.ask(state.observation(seat)[None, :], state.legal_action_mask()[None, :], context)[0])
             if answer != DELEGATE:
                 return answer
-        return self._policy_action(self._policies, state)
+        return policy_action(state, self._policies)
 
     def _end_bots(self) -> None:
         """Tell each Python policy that the game ended (once), as run_games tells it."""
@@ -245,16 +243,6 @@ class PlaySession:
         self._bots.games_over(self._bots.bot_of_listed[:players], np.full(players, self.config.game), seats,
                               totals.repeat(players, axis=0))  # fmt: skip
         self._bots = None
-
-    @staticmethod
-    def _policy_action(policies: tuple[np.ndarray, np.ndarray], state: WizardState) -> int:
-        """The flat action the built-in policy seated at the player to act chooses, asked as
-        run_games asks it (the state's records and the round's DECISIONS generator)."""
-        table, seats, generator = state.records()
-        decision = state.decision()
-        legal = round_state.legal_actions(table, seats)
-        answer = decide(policies, decision, seats[state.current_player()], table, legal, generator)
-        return int(flat_action(decision, answer))
 
     def _apply(self, action: int) -> list[Event]:
         state = self.state
@@ -348,7 +336,7 @@ class PlaySession:
     def policy_hint(self, policy: Policy) -> int:
         """The flat action `policy` would choose in the person's place (asked on a copy of the
         state, so the game's random streams are untouched)."""
-        return self._policy_action(self.config.kernel_policies(policy), self.state.clone())
+        return policy_action(self.state.clone(), self.config.kernel_policies(policy))
 
     # --- results -----------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """Asking Python policies for decisions (sim.config.python_policy: what a Python policy is):
 one bot instance asked for a batch of decisions, every answer checked (BotCaller), and the
 Python policies of a seating asked together (BotTable), the core every driver that steps
-games with Python seats shares."""
+games with Python seats shares; the batched drivers (the Python-seat pool, estimate's
+rollouts) exchange their turns with it in one layout (kernels.game_state.Turns, new_turns)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels import observation as obs
-from kernels.records import DELEGATE, MAX_PLAYERS
+from kernels.game_state import MASK_DTYPE, OBSERVATION_DTYPE, Turns
+from kernels.records import DELEGATE, MAX_PLAYERS, NO_SEAT
 from sim.config.cards import SUIT_NAMES, format_card
 from sim.config.errors import BotError
 from sim.config.policies import Policy
@@ -26,6 +28,18 @@ def action_name(action: int) -> str:
     if action < obs.ACTION_SUIT0:
         return f"bid {action - obs.ACTION_BID0}"
     return f"trump {SUIT_NAMES[action - obs.ACTION_SUIT0]}"
+
+
+def new_turns(n: int) -> Turns:
+    """The turns of n games (kernels.game_state.Turns), none asked yet."""
+    return Turns(
+        answers=np.zeros(n, dtype=np.int64),
+        seats=np.full(n, NO_SEAT, dtype=np.int64),
+        kinds=np.zeros(n, dtype=np.int64),
+        round_sizes=np.zeros(n, dtype=np.int64),
+        observations=np.zeros(n, dtype=OBSERVATION_DTYPE),
+        masks=np.zeros(n, dtype=MASK_DTYPE),
+    )
 
 
 def _legal_text(mask: np.ndarray) -> str:
@@ -188,6 +202,15 @@ class BotTable:
             elif mine.any():
                 rows = np.flatnonzero(mine)
                 answers[rows] = seated.caller.ask(observations[rows], masks[rows], context.take(rows))
+
+    def ask_turns(self, bot_of_row: np.ndarray, games: np.ndarray, turns: Turns) -> None:
+        """Ask each bot once for its games' turns (games: the id each game has for the bots)
+        and write its answers to turns.answers; bot_of_row[i] as in ask (-1: game i is not
+        asked, its answer is left as it is). The bots get the turns' float32 observations
+        and bool masks as views, no copies."""
+        context = Decisions(games, turns.seats, turns.kinds, turns.round_sizes)
+        batch = (turns.observations["values"], turns.masks["legal"].view(np.bool_), context)
+        self.ask(bot_of_row, batch, turns.answers)
 
     def games_over(self, bot_of_row: np.ndarray, games: np.ndarray, seats: np.ndarray, totals: np.ndarray) -> None:
         """Tell each bot with a game_over method which of its games ended: rows (game id, seat,

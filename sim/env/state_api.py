@@ -4,7 +4,6 @@ from __future__ import annotations
 import numpy as np
 
 from kernels import game_state as kernel
-from kernels import vector_env
 from kernels.records import DEALER_CHOOSES_TRUMP, MAX_PLAYERS, NO_SEAT, PHASE_PLAY
 from sim.config.cards import format_card, format_hand
 from sim.config.errors import ConfigError
@@ -47,7 +46,7 @@ def new_game_states(
     flags[list(range(rules.players) if controlled is None else controlled)] = kernel.ALL_DECISIONS
     states = np.zeros(count, dtype=kernel.GAME_STATE_DTYPE)
     records = policy_records(policies, rules.players)
-    vector_env.init_states(states, rules.to_record(), records, seed, rules.round_sizes_array(), flags, game_stride)
+    kernel.init_states(states, rules.to_record(), records, seed, rules.round_sizes_array(), flags, game_stride)
     return states
 
 
@@ -66,7 +65,7 @@ class WizardGame:
         if not is_whole_number(game_index) or game_index < 0:
             raise ConfigError(f"game_index must be an integer >= 0, got {game_index!r}")
         storage = new_game_states(self.rules, 1, seed)
-        vector_env.start_single(storage, int(game_index))
+        kernel.start_single(storage, int(game_index))
         return WizardState(self, storage)
 
     def __repr__(self) -> str:
@@ -111,7 +110,7 @@ class WizardState:
     # --- the OpenSpiel-style API ---------------------------------------------------------
 
     def current_player(self) -> int:
-        seat = int(vector_env.to_act_single(self._storage))
+        seat = int(kernel.to_act_single(self._storage))
         return TERMINAL_PLAYER if seat == NO_SEAT else seat
 
     def is_terminal(self) -> bool:
@@ -134,7 +133,7 @@ class WizardState:
         if not 0 <= action < N_ACTIONS:
             raise ValueError(f"action {action} is outside 0..{N_ACTIONS - 1}")
         rounds_before = int(self._storage["rounds_ended"][0])
-        status = vector_env.apply_single(self._storage, int(action))
+        status = kernel.apply_single(self._storage, int(action))
         if status != kernel.APPLIED:
             legal = ", ".join(str(a) for a in self.legal_actions())
             raise ValueError(
@@ -160,7 +159,7 @@ class WizardState:
             raise ValueError(f"seat must be 0..{self.game.num_players - 1}, got {seat!r}")
         observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
         mask = np.empty(N_ACTIONS, dtype=np.bool_)
-        vector_env.observe_single(self._storage, int(seat), observation, mask)
+        kernel.observe_single(self._storage, int(seat), observation, mask)
         return observation, mask
 
     def observation(self, seat: int) -> np.ndarray:
@@ -207,3 +206,14 @@ class WizardState:
         player = self.current_player()
         lines.append("  game over" if player == TERMINAL_PLAYER else f"  seat {player} to act")
         return "\n".join(lines)
+
+
+def policy_action(state: WizardState, policies: tuple[np.ndarray, np.ndarray]) -> int:
+    """The flat action that the built-in policies `policies` (ids, parameter rows: the
+    kernels' arrays, sim.config.policies.policy_arrays) seat at the player to act would choose
+    in `state`, asked as run_games asks it (kernels.game_state.policy_answer, on the round's
+    DECISIONS stream, which moves on: ask a clone to leave the game's stream as it is). Not
+    applied. For `play` (sim.drivers.session); not part of the state API."""
+    if state.is_terminal():
+        raise ValueError("the game is over; no policy acts")
+    return int(kernel.policy_action_single(state._storage, policies))

@@ -13,9 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from kernels import chance_state, vector_env
+from kernels import chance_state, game_state
 from kernels.cards import N_CARDS
-from kernels.game_state import APPLIED
 from kernels.observation import N_ACTIONS, OBSERVATION_FIELDS, OBSERVATION_OFFSETS, OBSERVATION_SIZE
 from kernels.records import FIRST_DEALER_DRAW, MAX_PLAYERS, MIN_PLAYERS, PHASE_DEAL, PHASE_DONE
 from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
@@ -159,11 +158,11 @@ class WizardState(pyspiel.State):
             return pyspiel.PlayerId.TERMINAL
         if not self._dealer_drawn or self._storage["workspace"]["table"]["phase"][0] == PHASE_DEAL:
             return pyspiel.PlayerId.CHANCE
-        return int(vector_env.to_act_single(self._storage))
+        return int(game_state.to_act_single(self._storage))
 
     def _legal_actions(self, player: int) -> list[int]:
         mask = np.empty(N_ACTIONS, dtype=np.bool_)
-        vector_env.observe_single(self._storage, player, np.empty(OBSERVATION_SIZE, dtype=np.float32), mask)
+        game_state.observe_single(self._storage, player, np.empty(OBSERVATION_SIZE, dtype=np.float32), mask)
         return np.flatnonzero(mask).tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -186,7 +185,7 @@ class WizardState(pyspiel.State):
                 raise ValueError(f"card {action} is not in the deck")
             return
         self._rewards = [0.0] * self.rules.players
-        if vector_env.apply_single(self._storage, int(action)) != APPLIED:
+        if game_state.apply_single(self._storage, int(action)) != game_state.APPLIED:
             raise ValueError(f"illegal action {action} ({action_name(int(action))}) for seat {self.current_player()}")
         if self._storage["workspace"]["table"]["phase"][0] == PHASE_DONE:
             self._rounds_text = self._rounds_text + (finished_round_text(self._storage),)
@@ -278,7 +277,7 @@ class WizardObserver:
         self._mask = np.zeros(N_ACTIONS, np.bool_)
 
     def set_from(self, state: WizardState, player: int) -> None:
-        vector_env.observe_single(state._storage, player, self.tensor, self._mask)
+        game_state.observe_single(state._storage, player, self.tensor, self._mask)
 
     def string_from(self, state: WizardState, player: int) -> str:
         self.set_from(state, player)

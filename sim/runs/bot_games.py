@@ -1,6 +1,6 @@
 """A run's games with Python policies: a pool of games stepped in the kernels (kernels.bot_pool)
-until Python seats must decide; each bot is then asked once for all of that step's decisions
-(sim.engine.bot_caller.BotTable).
+until Python seats must decide; each bot is then asked once for all of that step's turns
+(sim.engine.bot_caller.BotTable.ask_turns).
 
 The built-in seats, and the decisions a bot does not take (its DECISIONS) or hands back
 (DELEGATE), are played inside the kernels by the seat's seated policies, with the random
@@ -19,14 +19,12 @@ import numba
 import numpy as np
 
 from kernels import bot_pool as seat_driver
-from kernels.game_state import GAME_STATE_DTYPE
-from kernels.records import MAX_PLAYERS, NO_SEAT
+from kernels.game_state import GAME_STATE_DTYPE, Turns, init_states
+from kernels.records import MAX_PLAYERS
 from kernels.results import GameResults
-from kernels.vector_env import init_states
 from sim.config.limits import check_count
-from sim.config.python_policy import Decisions
 from sim.config.rules import Rules
-from sim.engine.bot_caller import BotTable
+from sim.engine.bot_caller import BotTable, new_turns
 from sim.engine.seating import Seating
 
 DEFAULT_BATCH = 8192  # games in play at once (measured: benchmarks/bench_python_bots.py --deals 8000)
@@ -105,14 +103,7 @@ class Part:
         self.states["records"] = 1
         self.rows = np.arange(envs.start, envs.stop, dtype=np.int64)
         self.schedule = seat_driver.Schedule(self.rows, stride)
-        self.exchange = seat_driver.Exchange(
-            answers=np.zeros(size, dtype=np.int64),
-            seats=np.full(size, NO_SEAT, dtype=np.int64),
-            kinds=np.zeros(size, dtype=np.int64),
-            round_sizes=np.zeros(size, dtype=np.int64),
-            observations=np.zeros(size, dtype=seat_driver.OBSERVATION_DTYPE),
-            masks=np.zeros(size, dtype=seat_driver.MASK_DTYPE),
-        )
+        self.turns = new_turns(size)
         self.started = False
         self.before = self.rows.copy()
 
@@ -121,7 +112,7 @@ class Part:
         shared = self.shared
         self.before[:] = self.rows
         shared.call(seat_driver.run_envs, shared.listed, self.states, not self.started, self.schedule,
-                    shared.games, shared.arrays, shared.results, self.exchange)  # fmt: skip
+                    shared.games, shared.arrays, shared.results, self.turns)  # fmt: skip
         self.started = True
 
     def ask(self) -> bool:
@@ -134,13 +125,10 @@ class Part:
                 notify_game_over(shared, done)
         if (self.rows == seat_driver.NO_ROW).any():
             self.drop_finished()
-        exchange = self.exchange
-        if exchange.seats.shape[0] == 0:
+        turns = self.turns
+        if turns.seats.shape[0] == 0:
             return False
-        bot_of_env = shared.seat_bot[self.rows, exchange.seats]
-        context = Decisions(shared.seen_ids[self.rows], exchange.seats, exchange.kinds, exchange.round_sizes)
-        batch = (exchange.observations["values"], exchange.masks["legal"].view(np.bool_), context)
-        shared.bots.ask(bot_of_env, batch, exchange.answers)
+        shared.bots.ask_turns(shared.seat_bot[self.rows, turns.seats], shared.seen_ids[self.rows], turns)
         return True
 
     def drop_finished(self) -> None:
@@ -148,20 +136,11 @@ class Part:
         so that a bot holding every seat asked gets the buffers themselves, never a copy of
         the rows still in play, and no step visits a finished env again."""
         live = self.rows != seat_driver.NO_ROW
-        size = int(live.sum())
         self.states = self.states[live]
         self.rows = self.rows[live]
         self.before = self.rows.copy()
         self.schedule = seat_driver.Schedule(self.rows, self.schedule.stride)
-        exchange = self.exchange
-        self.exchange = seat_driver.Exchange(
-            answers=np.zeros(size, dtype=np.int64),
-            seats=exchange.seats[live],
-            kinds=exchange.kinds[live],
-            round_sizes=exchange.round_sizes[live],
-            observations=exchange.observations[live],
-            masks=exchange.masks[live],
-        )
+        self.turns = Turns(*(field[live] for field in self.turns))
 
 
 def play_with_bots(
