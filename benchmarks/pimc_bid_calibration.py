@@ -33,51 +33,19 @@ from numba import njit
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from kernels.batch import begin_game, deal_and_seed, new_workspace  # noqa: E402
-from kernels.dispatch import decide  # noqa: E402
-from kernels.records import DECIDE_BID, SEAT_DTYPE, TABLE_DTYPE  # noqa: E402
+from kernels.records import DECIDE_BID  # noqa: E402
 from kernels.rng import STREAM_DECISIONS, seed_stream  # noqa: E402
-from kernels.round_state import NO_PLAY_LOG, begin_round, play_out  # noqa: E402
-from kernels.rules import dealer_of_round  # noqa: E402
 from kernels.search import mc, pimc  # noqa: E402
 from sim import Rules  # noqa: E402
 from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
 from sim.engine.startup import start  # noqa: E402
+from seat_decisions import capture  # noqa: E402
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 CAPTURE_SEED = 26
 VALUE_SEED = 41
 Z_95 = 1.959964
-
-
-@njit(cache=True)
-def capturing_decide(context, decision, me, table, legal, generator):
-    """The table's own decision (kernels.dispatch), after storing seat 0's bid decision."""
-    policies, tables, seat_records, count = context
-    if me.seat == 0 and decision == DECIDE_BID:
-        tables[count[0]] = table
-        seat_records[count[0]] = me
-    return decide(policies, decision, me, table, legal, generator)
-
-
-@njit(cache=True)
-def capture_rounds(seed, game_ids, rules, round_size, policies, tables, seat_records, bids, tricks):
-    """Play one round of `round_size` of every game (dealt as in a full game): seat 0's bid
-    decision (tables, seat_records), the bid it made and the tricks it took."""
-    storage = new_workspace(rules, policies)
-    workspace = storage[0]
-    count = np.zeros(1, dtype=np.int64)
-    context = (policies, tables, seat_records, count)
-    for game in game_ids:
-        first = begin_game((seed, game), rules, workspace)
-        begin_round(workspace.table, workspace.seats, round_size, dealer_of_round(first, round_size, rules.n_players))
-        deal_and_seed((seed, game), workspace)
-        play_out(capturing_decide, context, workspace.table, workspace.seats, workspace.scratch.generator,
-                 workspace.fixed_bids, NO_PLAY_LOG)  # fmt: skip
-        bids[count[0]] = workspace.seats[0].bid
-        tricks[count[0]] = workspace.table.tricks[0]
-        count[0] += 1
 
 
 class Made(NamedTuple):
@@ -128,12 +96,10 @@ def calibration(policy: str, opponent: str, players: int, sizes: list[int], game
     rows = []
     every = {"made": [], "face_up": [], "rollout": []}
     for round_size in sizes:
-        tables = np.zeros(games, dtype=TABLE_DTYPE)
-        seat_records = np.zeros(games, dtype=SEAT_DTYPE)
-        bids = np.zeros(games, dtype=np.int64)
-        tricks = np.zeros(games, dtype=np.int64)
-        capture_rounds(CAPTURE_SEED, np.arange(games, dtype=np.int64), rules.to_record()[0], round_size, policies,
-                       tables, seat_records, bids, tricks)  # fmt: skip
+        decisions = capture(rules, policies, round_size, games, CAPTURE_SEED)
+        bid_rows = decisions.kinds == DECIDE_BID  # one a game, in game order
+        tables, seat_records = decisions.tables[bid_rows], decisions.seat_records[bid_rows]
+        bids, tricks = decisions.bids, decisions.tricks
         made = (bids == tricks).astype(np.float64)
         predicted = {}
         for name, rollout in (("face_up", False), ("rollout", True)):

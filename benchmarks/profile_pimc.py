@@ -43,19 +43,16 @@ from numba import njit
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from kernels.batch import begin_game, deal_and_seed, new_workspace  # noqa: E402
 from kernels.bits import at, popcount  # noqa: E402
 from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative  # noqa: E402
 from kernels.policies import heuristic  # noqa: E402
 from kernels.search import mc, pimc  # noqa: E402
-from kernels.dispatch import decide  # noqa: E402
-from kernels.records import DECIDE_BID, DECIDE_CARD, SEAT_DTYPE, TABLE_DTYPE  # noqa: E402
+from kernels.records import DECIDE_BID, DECIDE_CARD  # noqa: E402
 from kernels.rng import STREAM_DECISIONS, seed_stream  # noqa: E402
-from kernels.round_state import NO_PLAY_LOG, begin_round, play_out  # noqa: E402
-from kernels.rules import dealer_of_round  # noqa: E402
 from sim import Rules  # noqa: E402
 from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
 from sim.engine.startup import start  # noqa: E402
+from seat_decisions import capture  # noqa: E402
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
@@ -65,41 +62,6 @@ STAGES = ("setup", "sampling", "playouts", "solver", "full")
 PARTS = ("sampling", "playouts", "solver", "bookkeeping")
 CAPTURE_SEED = 26
 PROFILE_SEED = 37
-
-
-# --- capturing the pimc seat's decisions ---------------------------------------------------
-
-
-@njit(cache=True)
-def capturing_decide(context, decision, me, table, legal, generator):
-    """The table's own decision (kernels.dispatch), after storing seat 0's bid and
-    card decisions: the table and the seat's own record as it saw them."""
-    policies, tables, seat_records, kinds, legals, count = context
-    if me.seat == 0 and (decision == DECIDE_BID or decision == DECIDE_CARD):
-        i = count[0]
-        tables[i] = table
-        seat_records[i] = me
-        kinds[i] = decision
-        legals[i] = legal
-        count[0] = i + 1
-    return decide(policies, decision, me, table, legal, generator)
-
-
-@njit(cache=True)
-def capture_rounds(seed, game_ids, rules, round_size, policies, tables, seat_records, kinds, legals):
-    """Play one round of `round_size` of every game (dealt as in a full game); returns the
-    number of seat-0 decisions stored."""
-    storage = new_workspace(rules, policies)
-    workspace = storage[0]
-    count = np.zeros(1, dtype=np.int64)
-    context = (policies, tables, seat_records, kinds, legals, count)
-    for game in game_ids:
-        first = begin_game((seed, game), rules, workspace)
-        begin_round(workspace.table, workspace.seats, round_size, dealer_of_round(first, round_size, rules.n_players))
-        deal_and_seed((seed, game), workspace)
-        play_out(capturing_decide, context, workspace.table, workspace.seats, workspace.scratch.generator,
-                 workspace.fixed_bids, NO_PLAY_LOG)  # fmt: skip
-    return count[0]
 
 
 # --- one decision, stopped at a stage ------------------------------------------------------
@@ -199,25 +161,12 @@ def run_stage(policies, tables, seat_records, kinds, legals, stage, nodes):
 # --- the measurement --------------------------------------------------------------------
 
 
-def capture(rules: Rules, policies, round_size: int, games: int):
-    """Seat 0's decisions in one round of `round_size` of `games` games: (tables, seat
-    records, kinds, legal masks)."""
-    rows = games * (round_size + 1)
-    tables = np.zeros(rows, dtype=TABLE_DTYPE)
-    seat_records = np.zeros(rows, dtype=SEAT_DTYPE)
-    kinds = np.zeros(rows, dtype=np.int64)
-    legals = np.zeros(rows, dtype=np.int64)
-    game_ids = np.arange(games, dtype=np.int64)
-    count = capture_rounds(CAPTURE_SEED, game_ids, rules.to_record()[0], round_size, policies, tables, seat_records, kinds, legals)
-    return tables[:count], seat_records[:count], kinds[:count], legals[:count]
-
-
 def profile(policy: str, players: int, sizes: list[int], games: int, repeats: int) -> dict:
     rules = Rules(players=players)
     policies = policy_arrays(parse_policies([policy] + OPPONENTS[: players - 1] + ["heuristic"] * max(0, players - 4), players))
     rows = []
     for round_size in sizes:
-        tables, seat_records, kinds, legals = capture(rules, policies, round_size, games)
+        tables, seat_records, kinds, legals, _, _ = capture(rules, policies, round_size, games, CAPTURE_SEED)
         for kind, name in ((DECIDE_BID, "bid"), (DECIDE_CARD, "card")):
             chosen = kinds == kind
             arrays = (tables[chosen], seat_records[chosen], kinds[chosen], legals[chosen])
