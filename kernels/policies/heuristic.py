@@ -81,10 +81,16 @@ def ipow(base, exponent):
     return result
 
 
+@njit(cache=True, inline="always")
+def cards_above(card):
+    """Mask of the card ids above `card`'s: within its suit, the cards that outrank it."""
+    return -(card_bit(card) << 1)
+
+
 @njit(cache=True)
 def higher_in_suit(card):
     """Mask of the cards of the card's suit that outrank it."""
-    return suit_mask(card_suit(card)) & ~((card_bit(card) << 1) - 1)
+    return suit_mask(card_suit(card)) & cards_above(card)
 
 
 @njit(cache=True, inline="always")
@@ -142,7 +148,7 @@ def expected_tricks(hand, table, params, row):
         while cards:  # ascending card ids, as the sum always ran
             card = lowest_bit(cards)
             cards &= cards - 1
-            beaten_by = popcount(unseen_in_suit & -(card_bit(card) << 1))  # the unseen ones above it
+            beaten_by = popcount(unseen_in_suit & cards_above(card))  # as higher_in_suit, its suit known
             total += ipow(escape_one, beaten_by) * wizard_escape * trick_chance * no_ruff
     return total
 
