@@ -211,8 +211,12 @@ BOUND_RECORDS = ("fresh", "reused", "none")
 def bound_variant(n_games: int, seed: int, prototype_rng: bool, kept: str, reused: tuple) -> float:
     """Seconds for the local loop with the --bound choices (its fresh records allocated inside)."""
     start = time.perf_counter()
-    results = {"fresh": lambda: result_records(n_games), "reused": lambda: reused,
-               "none": lambda: result_records((n_games + BLOCK - 1) // BLOCK)}[kept]()
+    if kept == "fresh":
+        results = result_records(n_games)
+    elif kept == "reused":
+        results = reused
+    else:  # "none": a row per block, for the checksums (play_games_locally)
+        results = result_records((n_games + BLOCK - 1) // BLOCK)
     play_games_locally(seed, n_games, *results, prototype_rng, kept != "none")
     return time.perf_counter() - start
 
