@@ -46,6 +46,17 @@ def test_pimc_without_samples_is_the_heuristic():
     assert_same_games(as_pimc, heuristic)
 
 
+def test_pimc_with_rollouts_to_the_end_and_mc_bids_is_mc():
+    """playout=2 (mc's rollouts to the end of the round), the solver only on the last trick
+    (forced) and mc's bid: pimc plays exactly as mc, so a tuning run of it against mc measures
+    what the solver adds and nothing else (docs/pimc.md)."""
+    rules = sim.Rules(players=4)
+    as_pimc = sim.run_games(rules, "pimc:playout=2,depth=1,bidding=0,samples=3,play_samples=4,mc,heuristic,random", seed=5,
+                            games=20, log_plays=True)  # fmt: skip
+    as_mc = sim.run_games(rules, "mc:samples=3,play_samples=4,mc,heuristic,random", seed=5, games=20, log_plays=True)
+    assert_same_games(as_pimc, as_mc)
+
+
 def test_pimc_parameters_parse_with_defaults_and_ranges():
     defaults = dict(pimc.PARAMETERS)
     policy = parse_policy("pimc:depth=2")
@@ -53,7 +64,7 @@ def test_pimc_parameters_parse_with_defaults_and_ranges():
     assert policy.label == "pimc:depth=2" and parse_policy("pimc").label == "pimc"
     for bad in ("pimc:depth=0", f"pimc:depth={pimc.MAX_DEPTH + 1}", f"pimc:play_samples={pimc.MAX_PLAY_SAMPLES + 1}",
                 f"pimc:samples={pimc.MAX_SAMPLES + 1}",
-                "pimc:samples=1.5", "pimc:infer=3", "pimc:bidding=3", "pimc:playout=-1"):  # fmt: skip
+                "pimc:samples=1.5", "pimc:infer=3", "pimc:bidding=3", "pimc:playout=-1", "pimc:playout=3"):  # fmt: skip
         with pytest.raises(ConfigError):
             parse_policy(bad)
 

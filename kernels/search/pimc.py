@@ -40,6 +40,10 @@ P_MC_SPREAD = 7  # infer=1: mc and pimc seats bid like the heuristic (MC_MODEL_P
 
 PLAYOUT_FACEUP = 1  # kernels.search.faceup: every seat plays to its bid seeing every hand
 PLAYOUT_HEURISTIC = 0  # the heuristic at every seat (what mc's rollouts play)
+# mc's rollouts to the end of the round, no seat seeing another's cards; the solver plays only
+# a decision within the last `depth` tricks. With depth 1 (the last trick is forced) and
+# bidding=0 it plays exactly as mc (tests/test_pimc.py), so it measures what the solver adds.
+PLAYOUT_ROLLOUT = 2
 BIDDING_ROLLOUTS = 0  # mc's bid: heuristic rollouts of sampled deals, the best mean score
 BIDDING_FACEUP = 1  # the best mean score of the face-up evaluation (playout and solver)
 BIDDING_BLEND = 2  # each deal valued by the mean of the face-up evaluation and mc's rollout
@@ -79,7 +83,7 @@ RANGES = {
     "infer": (0.0, 2.0),
     "spread": (0.0, 10.0),
     "depth": (1.0, float(MAX_DEPTH)),
-    "playout": (0.0, 1.0),
+    "playout": (0.0, float(PLAYOUT_ROLLOUT)),
     "bidding": (0.0, float(BIDDING_BLEND)),
     "mc_spread": (0.0, 10.0),
 }
@@ -155,6 +159,13 @@ def play_to(playout, table, seats, generator, fixed_bids, end_trick):
         play_until(mc.rollout_decide, mc.ROLLOUT_PARAMS, table, seats, generator, fixed_bids, NO_PLAY_LOG, end_trick)
 
 
+@njit(cache=True, inline="always")
+def rollout_depth(playout, depth):
+    """The tricks left at which a sample's playout hands over to the solver: `depth`, or none
+    with PLAYOUT_ROLLOUT (played to the end)."""
+    return 0 if playout == PLAYOUT_ROLLOUT else depth
+
+
 @njit(cache=True)
 def play_to_solver(memory, playout, depth, generator):
     """Play the rollout state on by the playout until `depth` tricks are left (or the round
@@ -187,7 +198,8 @@ def faceup_score(memory, me_seat, playout, depth, generator):
 
 class Evaluation(NamedTuple):
     """How a pimc decision evaluates a sampled deal: its memory (a MEMORY_DTYPE record), the
-    playout and solver depth, whether the solver takes the whole rest of the round, and
+    playout, the tricks left at which it hands over to the solver (rollout_depth), whether
+    the solver takes the whole rest of the round, and
     whether a bid's value is blended with mc's rollout (BIDDING_BLEND)."""
 
     memory: np.record
@@ -255,7 +267,8 @@ def sampled_bid(storage, policies, me, table, legal, preferred, generator):
     memory = storage[0]
     start_sampling(policies, me, table, memory.deals, generator)
     blend = params[at(me.seat), P_BIDDING] == BIDDING_BLEND
-    evaluation = Evaluation(memory, int(params[at(me.seat), P_PLAYOUT]), int(params[at(me.seat), P_DEPTH]), False, blend)
+    playout = int(params[at(me.seat), P_PLAYOUT])
+    evaluation = Evaluation(memory, playout, rollout_depth(playout, int(params[at(me.seat), P_DEPTH])), False, blend)
     samples = int(params[at(me.seat), P_SAMPLES])
     return mc.sampled_choice(bid_value, evaluation, params, me, table, memory.deals, samples, legal, preferred, generator)
 
@@ -272,7 +285,8 @@ def sampled_card(storage, policies, me, table, choices, preferred_choice, genera
     memory = storage[0]
     start_sampling(policies, me, table, memory.deals, generator)
     depth = int(params[at(me.seat), P_DEPTH])
-    evaluation = Evaluation(memory, int(params[at(me.seat), P_PLAYOUT]), depth, table.round_size - table.trick <= depth,
+    playout = int(params[at(me.seat), P_PLAYOUT])
+    evaluation = Evaluation(memory, playout, rollout_depth(playout, depth), table.round_size - table.trick <= depth,
                             False)  # fmt: skip
     samples = int(params[at(me.seat), P_PLAY_SAMPLES])
     return mc.sampled_choice(card_value, evaluation, params, me, table, memory.deals, samples, choices, preferred_choice,
