@@ -81,8 +81,8 @@ def run_envs(states, starting, schedule, rows, listed, results, turns):
     answer if it was asked; then play until one of its Python seats must decide (its turn
     written to `turns`, a kernels.game_state.Turns) or its rows are done (asked: NO_SEAT).
     One thread steps a part (no parallel loop, so no thread waits at its barrier); nogil: the
-    run's other threads step other parts and the driver asks the bots for another meanwhile. Parts play distinct rows: neither
-    their number nor the thread count changes a result.
+    run's other threads step other parts and the driver asks the bots for another meanwhile.
+    Parts play distinct rows: neither their number nor the thread count changes a result.
 
     Every call a step makes takes game records only, never arrays: an array crossing a call
     costs two atomic reference-count updates, on a cache line every thread writes (the

@@ -9,8 +9,8 @@ the caller answers (the state's controlled[seat] has the bit of the decision kin
 rollout's turn is written to a kernels.game_state.Turns, the turns the Python-seat pool
 (kernels.bot_pool) exchanges too, and the caller's answers come back in it through
 `step_rollouts` (DELEGATE: the seat's seated policy decides). Every decision is taken in the
-order of kernels.round_state.play_out and a seated policy draws from the same stream, so a rollout whose caller delegates every decision is the
-built-in rollout, draw for draw.
+order of kernels.round_state.play_out and a seated policy draws from the same stream, so a
+rollout whose caller delegates every decision is the built-in rollout, draw for draw.
 """
 from collections import namedtuple
 
