@@ -159,13 +159,6 @@ def play_to(playout, table, seats, generator, fixed_bids, end_trick):
         play_until(mc.rollout_decide, mc.ROLLOUT_PARAMS, table, seats, generator, fixed_bids, NO_PLAY_LOG, end_trick)
 
 
-@njit(cache=True, inline="always")
-def rollout_depth(playout, depth):
-    """The tricks left at which a sample's playout hands over to the solver: `depth`, or none
-    with PLAYOUT_ROLLOUT (played to the end)."""
-    return 0 if playout == PLAYOUT_ROLLOUT else depth
-
-
 @njit(cache=True)
 def play_to_solver(memory, playout, depth, generator):
     """Play the rollout state on by the playout until `depth` tricks are left (or the round
@@ -198,15 +191,23 @@ def faceup_score(memory, me_seat, playout, depth, generator):
 
 class Evaluation(NamedTuple):
     """How a pimc decision evaluates a sampled deal: its memory (a MEMORY_DTYPE record), the
-    playout, the tricks left at which it hands over to the solver (rollout_depth), whether
-    the solver takes the whole rest of the round, and
-    whether a bid's value is blended with mc's rollout (BIDDING_BLEND)."""
+    playout, the tricks left at which it hands over to the solver, whether the solver takes
+    the whole rest of the round, and whether a bid's value is blended with mc's rollout
+    (BIDDING_BLEND)."""
 
     memory: np.record
     playout: int
     depth: int
     solved_now: bool
     blend: bool
+
+
+@njit(cache=True, inline="always")
+def new_evaluation(memory, row, solved_now, blend):
+    """The Evaluation of a decision by the seat's parameter row: the playout hands over to the
+    solver with `depth` tricks left, or with none (played to the end) under PLAYOUT_ROLLOUT."""
+    playout = int(row[P_PLAYOUT])
+    return Evaluation(memory, playout, 0 if playout == PLAYOUT_ROLLOUT else int(row[P_DEPTH]), solved_now, blend)
 
 
 @njit(cache=True)
@@ -266,9 +267,7 @@ def sampled_bid(storage, policies, me, table, legal, preferred, generator):
     _, params = policies
     memory = storage[0]
     start_sampling(policies, me, table, memory.deals, generator)
-    blend = params[at(me.seat), P_BIDDING] == BIDDING_BLEND
-    playout = int(params[at(me.seat), P_PLAYOUT])
-    evaluation = Evaluation(memory, playout, rollout_depth(playout, int(params[at(me.seat), P_DEPTH])), False, blend)
+    evaluation = new_evaluation(memory, params[at(me.seat)], False, params[at(me.seat), P_BIDDING] == BIDDING_BLEND)
     samples = int(params[at(me.seat), P_SAMPLES])
     return mc.sampled_choice(bid_value, evaluation, params, me, table, memory.deals, samples, legal, preferred, generator)
 
@@ -284,10 +283,8 @@ def sampled_card(storage, policies, me, table, choices, preferred_choice, genera
     _, params = policies
     memory = storage[0]
     start_sampling(policies, me, table, memory.deals, generator)
-    depth = int(params[at(me.seat), P_DEPTH])
-    playout = int(params[at(me.seat), P_PLAYOUT])
-    evaluation = Evaluation(memory, playout, rollout_depth(playout, depth), table.round_size - table.trick <= depth,
-                            False)  # fmt: skip
+    solved_now = table.round_size - table.trick <= int(params[at(me.seat), P_DEPTH])
+    evaluation = new_evaluation(memory, params[at(me.seat)], solved_now, False)
     samples = int(params[at(me.seat), P_PLAY_SAMPLES])
     return mc.sampled_choice(card_value, evaluation, params, me, table, memory.deals, samples, choices, preferred_choice,
                              generator)  # fmt: skip
