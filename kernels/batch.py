@@ -11,10 +11,12 @@ from numba import njit, prange
 from kernels.blocks import NO_FAILURE, block_rows, first_failure, n_blocks, new_failures
 from kernels.dispatch import decide
 from kernels.rng import STREAM_DECISIONS, seed_stream
+from kernels.search import pimc
+from kernels.search.bid_evidence import read_round
 from kernels.round_state import begin_round, deal_round, play_out, set_rules
 from kernels.results import record_game, record_plays, record_round
 from kernels.rules import dealer_of_round, first_dealer, game_winners
-from kernels.records import MAX_PARAMS, MAX_PLAYERS, MAX_PLAYS_PER_ROUND, NO_BID, WORKSPACE_DTYPE
+from kernels.records import MAX_PARAMS, MAX_PLAYERS, MAX_PLAYS_PER_ROUND, N_BID_MODELS, NO_BID, WORKSPACE_DTYPE
 
 
 @njit(cache=True)
@@ -59,12 +61,14 @@ def seated_policies(workspace):
 @njit(cache=True)
 def play_round(game_key, workspace, log_plays):
     """Deal, choose trump, bid, play and score one begun round on the workspace's table: its
-    scores are added to table.totals; with log_plays, workspace.plays[:n*r] logs every card."""
+    scores are added to table.totals, what its bids say to table.bid_evidence (read_bids);
+    with log_plays, workspace.plays[:n*r] logs every card."""
     plays = workspace.plays[: MAX_PLAYS_PER_ROUND if log_plays else 0]
     deal_and_seed(game_key, workspace)
     table = workspace.table
     generator = workspace.scratch.generator
     play_out(decide, seated_policies(workspace), table, workspace.seats, generator, workspace.fixed_bids, plays)
+    read_bids(workspace)
 
 
 @njit(cache=True)
@@ -107,11 +111,25 @@ def play_game(play_round, game_key, rules, round_sizes, workspace_storage, resul
 
 @njit(cache=True)
 def begin_game(game_key, rules, workspace):
-    """Clear the score pad and return the first dealer (drawn from the DRAW stream or fixed)."""
+    """Clear the score pad and the bid evidence, and return the first dealer (drawn from the
+    DRAW stream or fixed)."""
     seed, game = game_key
     for seat in range(MAX_PLAYERS):
         workspace.table.totals[seat] = 0
+        for model in range(N_BID_MODELS):
+            workspace.table.bid_evidence[seat, model] = 0.0
     return first_dealer(seed, game, rules, workspace.scratch)
+
+
+@njit(cache=True)
+def read_bids(workspace):
+    """After a round has finished on the workspace's table: add what its bids say to the
+    table's bid evidence (kernels.search.bid_evidence) when a seated policy reads it. Every
+    round on the decision step ends here (play_round, kernels.game_state.apply_answer); the
+    fast path's twin plays no pimc seat, so it has none to keep (and reaches no search)."""
+    policies = seated_policies(workspace)
+    if pimc.learns_bids(policies, workspace.table.n_players):
+        read_round(policies, workspace.table)
 
 
 # The games of a call: the run's seed, the game ids, the rules (a RULES_DTYPE record) and the

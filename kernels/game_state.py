@@ -25,7 +25,7 @@ from numba import njit
 
 from kernels.bits import at
 from kernels.cards import N_CARDS
-from kernels.batch import begin_game, deal_and_seed, init_workspace, seated_policies
+from kernels.batch import begin_game, deal_and_seed, init_workspace, read_bids, seated_policies
 from kernels.observation import N_ACTIONS, OBSERVATION_SIZE, answer_of, encode_observation, flat_action, write_action_mask
 from kernels.dispatch import decide
 from kernels.records import (
@@ -179,6 +179,7 @@ def apply_answer(state, decision, answer):
     take_decision(table, workspace.seats, decision, answer, play_log(state))
     if table.phase != PHASE_DONE:
         return
+    read_bids(workspace)
     summarize_round(state)
     if not state.records:
         next_round(state)

@@ -13,6 +13,7 @@ MAX_PLAYERS = 6
 MAX_ROUND_SIZE = 20  # 60 cards / 3 players
 MAX_PLAYS_PER_ROUND = 60
 MAX_PARAMS = 8  # parameters per policy (a seat's row of the parameter matrix)
+N_BID_MODELS = 5  # bid models a game's finished rounds are scored under (kernels.search.bid_evidence)
 
 # Rules variants (docs/rules.md §2 and §4).
 BIDDING_OPEN = 0
@@ -74,6 +75,9 @@ TABLE_DTYPE = np.dtype(
         ("voids", _i8, _seats),  # bit s set once the seat has shown it holds no suit s
         ("played_by", _i8, _seats),  # the cards each seat has played this round
         ("phase", _i8),  # PHASE_*: what happens next
+        # Per seat and bid model: the log-likelihood of the seat's bids in the game's finished
+        # rounds (kernels.search.bid_evidence; kept up only when a seat learns from it).
+        ("bid_evidence", np.float64, (MAX_PLAYERS, N_BID_MODELS)),
     ]
 )
 

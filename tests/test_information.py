@@ -33,10 +33,16 @@ def policies_for(spec, players):
 # ------------------------------------------------------------------------------ building states
 
 
+# The bid evidence of some finished earlier rounds (kernels.search.bid_evidence): log-likelihoods
+# per seat and bid model, unequal so that infer=3's shares differ from seat to seat.
+EARLIER_EVIDENCE = -(np.arange(st.MAX_PLAYERS * st.N_BID_MODELS, dtype=float).reshape(st.MAX_PLAYERS, st.N_BID_MODELS) % 7)
+
+
 def started_round(rules, policies, seed, game, r, dealer, totals=None):
     """A table after deal and trump (the engine's own steps), with the round's DECISIONS stream."""
     storage, seats = new_table(rules.to_record()[0])
     table = storage[0]
+    storage["bid_evidence"][0] = EARLIER_EVIDENCE  # public: what earlier rounds showed (pimc:infer=3 reads it)
     if totals is not None:
         storage["totals"][0][: rules.players] = totals
     R.begin_round(table, seats, r, dealer)
@@ -166,6 +172,7 @@ SAMPLING_POLICIES = [
     ("mc:samples=3,play_samples=2,infer=1", 4),
     ("pimc:samples=2,play_samples=2,infer=0,depth=2,playout=1,bidding=0", 3),
     ("pimc:samples=2,play_samples=2,infer=2,depth=3", 4),  # infer=2: infer=1's table model, read robustly
+    ("pimc:samples=2,play_samples=2,infer=3,depth=2", 4),  # infer=3: infer=2 weighed by earlier rounds' evidence
     ("pimc:samples=2,play_samples=2,infer=0,depth=1,playout=1", 5),
 ]
 

@@ -120,6 +120,7 @@ KERNEL_LAYERS = (
     # (it models seats by the heuristic); the policies that search (they sample with it)
     ("kernels.search", "kernels.search.equivalence", "kernels.search.solver", "kernels.search.faceup"),
     ("kernels.search.posterior",),
+    ("kernels.search.bid_evidence",),  # what finished rounds say about how each seat bids
     ("kernels.search.mc", "kernels.search.pimc"),
     ("kernels.dispatch",),  # a policy by id
     ("kernels.batch", "kernels.fast_games"),  # whole games (on the decision step; on the fast path)
@@ -151,7 +152,7 @@ def test_search_sits_above_the_policies_and_below_the_dispatch():
     search = [KERNEL_LAYER[name] for name in KERNEL_LAYER if name.startswith("kernels.search")]
     assert max(policies) < min(search) and max(search) < KERNEL_LAYER["kernels.dispatch"]
     assert {name for name in MODULES if name.startswith("kernels.search.")} == {
-        f"kernels.search.{module}" for module in ("equivalence", "solver", "faceup", "posterior", "mc", "pimc")
+        f"kernels.search.{module}" for module in ("equivalence", "solver", "faceup", "posterior", "bid_evidence", "mc", "pimc")
     }
 
 

@@ -61,11 +61,13 @@ DELEGATING = {
         (6, "open", "forbidden", ["heuristic"] * 6),
         (3, "open", "leader", ["heuristic", "random", "heuristic:aggression=1.1"]),
         (4, "open", "leader", ["mc:samples=2,play_samples=2", "heuristic", "random", "heuristic"]),
+        # pimc learning from finished rounds: the pool's stepped games keep its evidence as the batch does
+        (4, "open", "allowed", ["heuristic", "pimc:samples=2,play_samples=2,infer=3", "random", "heuristic"]),
     ],
 )
 def test_a_delegating_bot_plays_its_fallbacks_games(players, bidding, even_bids, seated):
     rules = sim.Rules(players=players, rounds=(1, 2, 60 // players), bidding=bidding, even_bids=even_bids)
-    games = 6 if seated[0].startswith("mc") else 17
+    games = 6 if any(policy.startswith(("mc", "pimc")) for policy in seated) else 17
     built_in = run_games(rules, seated, seed=11, games=games, first_game=5, log_plays=True)
     # The bot at every other seat, the built-in policy at the rest; a pool smaller than the run.
     with_bots = [DELEGATING[policy] if seat % 2 == 0 else policy for seat, policy in enumerate(seated)]

@@ -195,7 +195,8 @@ def table_model(policies, me, table, model):
     for seat in range(table.n_players):
         if policy_ids[seat] != POLICY_HEURISTIC:
             model.kind[seat] = OPPONENT_UNINFORMATIVE
-    model.floor = MC_FLOOR
+    for seat in range(MAX_PLAYERS):
+        model.floor[seat] = MC_FLOOR
     model.pilot = MC_PILOT
     model.max_tries = MC_MAX_TRIES
     model.max_proposals = MC_MAX_PROPOSALS

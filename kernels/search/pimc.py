@@ -9,7 +9,10 @@ playout that reads the sampled hands (kernels.search.faceup, or the heuristic). 
 
 It reads only its own seat record (hand, bid) and the public table: the deals are mc's
 (uniform given the voids shown, or with `infer=1` from the posterior given the bids and
-trump choice of the seats playing the heuristic), bids the mode hides are mc's estimates.
+trump choice of the seats playing the heuristic; `infer=2` reads every seat's bid robustly,
+`infer=3` as robustly with each seat's bid model weighed by the table's public evidence of
+the game's finished rounds, kernels.search.bid_evidence), bids the mode hides are mc's
+estimates.
 Its random numbers all come from the generator it is given (the round's DECISIONS stream).
 """
 from typing import NamedTuple
@@ -20,6 +23,7 @@ from numba import njit
 from kernels.bits import at
 from kernels.policies import heuristic
 from kernels.search import faceup, mc
+from kernels.search.bid_evidence import MC_MODEL_PARAMS, WIDE_SPREADS, model_shares, seat_model_row
 from kernels.policies.ids import POLICY_MC, POLICY_PIMC
 from kernels.search.posterior import DEFAULT_TRUMP_MISS, OPPONENT_HEURISTIC, prepare
 from kernels.records import DECIDE_BID, DECIDE_CARD, PHASE_PLAY
@@ -31,7 +35,7 @@ from kernels.search import solver
 # mc's sampling and rollout bidding read them for a pimc seat as for an mc seat.
 P_SAMPLES = mc.P_SAMPLES  # sampled deals per bid decision (0: the heuristic's bid)
 P_PLAY_SAMPLES = mc.P_PLAY_SAMPLES  # sampled deals per card decision (0: the heuristic's card)
-P_INFER = mc.P_INFER  # 1: deals from the posterior given the bids and trump choice shown; 2: robustly (INFER_ROBUST)
+P_INFER = mc.P_INFER  # 1: deals from the posterior given the bids and trump choice shown; 2, 3: INFER_ROBUST, _LEARNED
 P_SPREAD = mc.P_SPREAD  # the posterior's model of a heuristic seat: its bids with this noise
 P_DEPTH = 4  # tricks left at which the solver takes over from the playout
 P_PLAYOUT = 5  # PLAYOUT_*: how the tricks before the solver's are played in a sample
@@ -53,7 +57,11 @@ BIDDING_BLEND = 2  # each deal valued by the mean of the face-up evaluation and 
 # before rounding, ROBUST_WIDE_SPREAD of spread, mc's floor of random bids (docs/pimc.md).
 INFER_ROBUST = 2
 ROBUST_WIDE = 0.5
-ROBUST_WIDE_SPREAD = 0.6
+ROBUST_WIDE_SPREAD = WIDE_SPREADS[0]
+# infer=3: the robust likelihood with each seat's uniform share, wide share and wide spread learned
+# from its bids in the game's finished rounds (kernels.search.bid_evidence); before the first
+# round ends, exactly infer=2's.
+INFER_LEARNED = 3
 
 NAME = "pimc"
 SUMMARY = "perfect-information Monte Carlo: sampled deals played face up, the last tricks solved exactly"
@@ -80,19 +88,13 @@ COUNTS = ("samples", "play_samples", "infer", "depth", "playout", "bidding")
 RANGES = {
     "samples": (0.0, float(MAX_SAMPLES)),
     "play_samples": (0.0, float(MAX_PLAY_SAMPLES)),
-    "infer": (0.0, 2.0),
+    "infer": (0.0, float(INFER_LEARNED)),
     "spread": (0.0, 10.0),
     "depth": (1.0, float(MAX_DEPTH)),
     "playout": (0.0, float(PLAYOUT_ROLLOUT)),
     "bidding": (0.0, float(BIDDING_BLEND)),
     "mc_spread": (0.0, 10.0),
 }
-
-# How an mc or pimc seat's bid is modelled with mc_spread > 0: the heuristic with aggression
-# 1.2 (over the bids of 60 mc self-play games that has no mean offset from mc's bid, where the
-# default 1.0 bids 0.1-0.45 tricks lower; the spread of mc's bid around it is 0.5 tricks in
-# rounds of 1-3 cards, 0.85 in 4-8 and 1.3 in 9-15). Their trump choice is the heuristic's.
-MC_MODEL_PARAMS = np.array([1.2 if name == "aggression" else default for name, default in heuristic.PARAMETERS])
 
 # Working memory of one decision: mc's (sampled deals, rollout state, totals, posterior) and
 # the solver's.
@@ -124,27 +126,44 @@ def start_sampling(policies, me, table, deals, generator):
                 model.seat_spread[seat] = spread
                 for k in range(MC_MODEL_PARAMS.shape[0]):
                     model.params[seat, k] = MC_MODEL_PARAMS[k]
-    if params[at(me.seat), P_INFER] == INFER_ROBUST:
-        robust_model(policy_ids, me, table, model)
+    infer = params[at(me.seat), P_INFER]
+    if infer == INFER_ROBUST or infer == INFER_LEARNED:
+        robust_model(policies, me, table, model, infer == INFER_LEARNED)
     prepare(me, table, model, deals.posterior, generator)
 
 
 @njit(cache=True)
-def robust_model(policy_ids, me, table, model):
+def robust_model(policies, me, table, model, learned):
     """infer=2: every other seat read with the robust likelihood (INFER_ROBUST); a seat the
     table model leaves unread is modelled from the heuristic's defaults (mc and pimc seats:
-    MC_MODEL_PARAMS)."""
+    MC_MODEL_PARAMS: bid_evidence.seat_model_row). `learned` (infer=3): each seat's uniform
+    share (at least mc's floor), wide share and wide spread from the evidence of the game's
+    finished rounds."""
     for seat in range(table.n_players):
         if seat == me.seat:
             continue
         if model.kind[seat] != OPPONENT_HEURISTIC:
             model.kind[seat] = OPPONENT_HEURISTIC
-            searching = policy_ids[seat] == POLICY_MC or policy_ids[seat] == POLICY_PIMC
-            for k in range(MC_MODEL_PARAMS.shape[0]):
-                model.params[seat, k] = MC_MODEL_PARAMS[k] if searching else mc.ROLLOUT_PARAMS[0, k]
+            seat_model_row(policies, seat, model.params)
         model.wide[seat] = ROBUST_WIDE
-    model.wide_spread = ROBUST_WIDE_SPREAD
+        model.wide_spread[seat] = ROBUST_WIDE_SPREAD
+        if learned:
+            uniform, model.wide[seat], model.wide_spread[seat] = model_shares(table, seat)
+            # Never below mc's floor (table_model's): it keeps the sampler from spinning, and
+            # from skipping samples at its cap, on bids the likelihood makes rare.
+            model.floor[seat] = max(model.floor[seat], uniform)
     model.trump_miss = DEFAULT_TRUMP_MISS
+
+
+@njit(cache=True)
+def learns_bids(policies, n_players):
+    """Whether a seat plays pimc with infer=3, which reads table.bid_evidence (so the game
+    loops keep it up: kernels.batch.read_bids)."""
+    policy_ids, params = policies
+    for seat in range(n_players):
+        if policy_ids[seat] == POLICY_PIMC and params[seat, P_INFER] == INFER_LEARNED:
+            return True
+    return False
 
 
 @njit(cache=True, inline="always")

@@ -75,9 +75,9 @@ MODEL_DTYPE = np.dtype(
         ("params", _f8, (MAX_PLAYERS, MAX_PARAMS)),  # heuristic parameter row per seat
         ("spread", _f8),  # 0: exact model; > 0: tolerant, bid likelihood exp(-(b-h)^2 / 2 spread^2)
         ("seat_spread", _f8, (MAX_PLAYERS,)),  # the bid model's spread per seat (set_model: `spread` for all)
-        ("floor", _f8),  # share of a uniform bid over the legal bids in every bid likelihood (robustness)
+        ("floor", _f8, (MAX_PLAYERS,)),  # per seat: share of a uniform bid over the legal bids in its bid likelihood
         ("wide", _f8, (MAX_PLAYERS,)),  # per seat: share of the wide bid model in its bid likelihood (0: off)
-        ("wide_spread", _f8),  # the wide model's spread around the heuristic's estimated tricks
+        ("wide_spread", _f8, (MAX_PLAYERS,)),  # per seat: the wide model's spread around the heuristic's estimate
         ("trump_miss", _f8),  # tolerant: P(dealer's trump differs from the heuristic's), split over 3 suits
         ("estimator", _i8),  # ESTIMATOR_*: how a later constrained seat's acceptance is estimated
         ("expected_accepts", _f8),  # fixed: candidates per seat = this / its pilot acceptance
@@ -187,10 +187,11 @@ def set_model(model, n_players, params, spread):
     model.spread = spread
     for seat in range(MAX_PLAYERS):
         model.seat_spread[seat] = spread
-    model.floor = 0.0
     for seat in range(MAX_PLAYERS):
+        model.floor[seat] = 0.0
         model.wide[seat] = 0.0
-    model.wide_spread = DEFAULT_WIDE_SPREAD
+    for seat in range(MAX_PLAYERS):
+        model.wide_spread[seat] = DEFAULT_WIDE_SPREAD
     model.trump_miss = 0.0 if spread == 0.0 else DEFAULT_TRUMP_MISS
     model.estimator = ESTIMATOR_FIXED
     model.expected_accepts = DEFAULT_EXPECTED_ACCEPTS
@@ -344,8 +345,8 @@ def set_bid_weights(model, work, seat, bid):
     when `bid` was seen, with the seat's spread (model.seat_spread). Exact: 1 if h == bid.
     Tolerant: P(bid | h) = g(bid - h) / sum over the
     legal bids b' of g(b' - h), g(x) = exp(-x^2 / 2 spread^2), scaled so its largest value
-    over h is 1 (a constant factor per seat changes no posterior). model.floor mixes in a
-    uniform bid: (1 - floor) P(bid | h) + floor / (legal bids).
+    over h is 1 (a constant factor per seat changes no posterior). model.floor[seat] mixes in
+    a uniform bid: (1 - floor) P(bid | h) + floor / (legal bids).
 
     The robust likelihood (model.wide[seat] = w > 0) mixes in the wide model: P(bid | hand)
     = (1 - floor) ((1 - w) P(bid | h) + w P_wide(bid | e)) + floor / (legal bids), P_wide
@@ -357,6 +358,7 @@ def set_bid_weights(model, work, seat, bid):
     legal = work.legal[seat]
     spread = model.seat_spread[seat]
     wide = model.wide[seat]
+    floor = model.floor[seat]
     largest = 0.0
     for h in range(round_size + 1):
         if spread == 0.0:
@@ -369,11 +371,11 @@ def set_bid_weights(model, work, seat, bid):
             value = np.exp(-((bid - h) ** 2) / (2.0 * spread * spread)) / total
         if wide > 0.0:
             value *= 1.0 - wide
-        if model.floor > 0.0:  # a bid the model cannot explain still says little, never "impossible"
-            value = (1.0 - model.floor) * value + model.floor / popcount(legal)
+        if floor > 0.0:  # a bid the model cannot explain still says little, never "impossible"
+            value = (1.0 - floor) * value + floor / popcount(legal)
         work.bid_weight[seat, h] = value
         largest = max(largest, value)
-    wide_factor = (1.0 - model.floor) * wide
+    wide_factor = (1.0 - floor) * wide
     largest += wide_factor
     work.wide_weight[seat] = wide_factor / largest if largest > 0.0 else 0.0
     for h in range(round_size + 1):
@@ -533,7 +535,8 @@ def acceptance(model, work, seat, dealt):
         if work.wide_weight[seat] > 0.0:
             estimate = heuristic.bid_estimate(model.params, record, view)
             bid = heuristic.nearest_bid(estimate, work.legal[seat], view.round_size)
-            wide = wide_likelihood(work.observed_bid[seat], estimate, work.legal[seat], view.round_size, model.wide_spread)
+            spread = model.wide_spread[seat]
+            wide = wide_likelihood(work.observed_bid[seat], estimate, work.legal[seat], view.round_size, spread)
             value *= min(1.0, work.bid_weight[seat, bid] + work.wide_weight[seat] * wide)
         else:
             bid = heuristic.choose_bid(model.params, record, view, work.legal[seat])
