@@ -3,8 +3,10 @@ over deals; checked against a slow per-deal computation from the written games, 
 input."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -134,3 +136,22 @@ def simulated(out) -> str:
                                  "--out", str(out)])
     assert result.exit_code == 0, result.output
     return str(out)
+
+
+def load_compare_by_round():
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "compare_by_round.py"
+    spec = importlib.util.spec_from_file_location("compare_by_round", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("pair", [("aggressive", "heuristic"), ("mirrored_b", "mirrored")])
+def test_the_split_by_round_adds_up_to_the_comparison(runs, pair):
+    """benchmarks/compare_by_round.py: a game's score is the sum of its round scores, so the
+    per-round mean differences add up to compare's difference, over the same deals."""
+    table = load_compare_by_round().compared_rounds(*(Path(runs[name]) for name in pair))
+    compared = compare_tournaments(runs[pair[0]], runs[pair[1]])
+    assert table["round"].tolist() == [1, 2, 3, 4] and (table["deals"] == compared.deals).all()
+    assert math.isclose(table["mean"].sum(), compared.difference, abs_tol=1e-9)
+    assert (table["ci_low"] <= table["mean"]).all() and (table["mean"] <= table["ci_high"]).all()
