@@ -1,6 +1,7 @@
 """Regenerate every reference figure in results/ (seeded: it reproduces exactly).
 
-    python results/regenerate.py              # full size (about 45 minutes on 2 cores; openspiel about 15 more)
+    python results/regenerate.py              # full size (about 45 minutes on 2 cores; openspiel about 15 more,
+                                              # learned about 75 more)
     python results/regenerate.py --quick --out /tmp/results   # a small smoke run
     python results/regenerate.py --only calibration           # one figure; the README from the JSONs
 
@@ -14,7 +15,8 @@ inference from the earlier bids; benchmarks/bench_estimate.py --calibration), in
 against mc at its defaults, against the heuristic, with and without inference, and bid
 accuracy by round size), openspiel.json (OpenSpiel's ISMCTS, openspiel:ismcts, at two
 budgets against three heuristic seats and at a pimc table; needs the [openspiel] extra, else
-the step is skipped). The datasets behind them go to --runs (default
+the step is skipped), learned_inference.json (pimc learning how each seat bids, pimc:infer=3,
+against pimc at four tables). The datasets behind them go to --runs (default
 results/runs/, not in git). Every figure records its seed and the package
 version.
 """
@@ -78,6 +80,25 @@ PIMC_COMPARISONS = (
     ("pimc_infer_vs_heuristic", "pimc_samples64_vs_heuristic"),
     ("pimc_samples64_vs_heuristic", "pimc_vs_heuristic"),
 )
+# Issue #37's tables of learned inference (docs/pimc.md, "Learned inference"): pimc:infer=3
+# against pimc, each at its table (policies, most deals, deals per chunk: None, the default),
+# compared paired over the deals with the same table played by pimc (pimc_vs_heuristic is the
+# pimc step's table); with another pimc opposite, within one tournament.
+LEARNED = "pimc:infer=3"
+HELD_OUT = "examples.rule_bot:RuleBot,examples.numpy_bot:LinearBidder,mc"  # bots no inference models
+LEARNED_TABLES = {
+    "learned_vs_heuristic": (f"{LEARNED},heuristic,heuristic,heuristic", None, 250),
+    "learned_opposite_pimc": (f"{LEARNED},heuristic,pimc,heuristic", None, 250),
+    "learned_with_random": (f"{LEARNED},heuristic,heuristic,random", 1_000, None),
+    "pimc_with_random": ("pimc,heuristic,heuristic,random", 1_000, None),
+    "learned_vs_held_out": (f"{LEARNED},{HELD_OUT}", 400, 100),
+    "pimc_vs_held_out": (f"pimc,{HELD_OUT}", 400, 100),
+}
+LEARNED_COMPARISONS = (
+    ("learned_vs_heuristic", "pimc_vs_heuristic"),
+    ("learned_with_random", "pimc_with_random"),
+    ("learned_vs_held_out", "pimc_vs_held_out"),
+)
 COMPARISON_FIELDS = ("policy_a", "policy_b", "deals", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
                      "significant", "verdict")  # fmt: skip
 # Issue #38's tournaments of OpenSpiel's ISMCTS (docs/openspiel.md): rounds 1-3 (a Python
@@ -107,15 +128,17 @@ class Sizes:
     inference_deals: int
     pimc_deals: int
     openspiel_deals: int
+    learned_deals: int
 
 
 FULL = Sizes(accuracy_games=200_000, tournament_deals=50_000, estimate_samples=200_000,
              calibration_games=4_000_000, calibration_samples=200_000, inference_deals=20_000, pimc_deals=2_000,
-             openspiel_deals=24)
+             openspiel_deals=24, learned_deals=2_000)
 QUICK = Sizes(accuracy_games=400, tournament_deals=30, estimate_samples=2_000,
-              calibration_games=20_000, calibration_samples=2_000, inference_deals=10, pimc_deals=4, openspiel_deals=2)
+              calibration_games=20_000, calibration_samples=2_000, inference_deals=10, pimc_deals=4, openspiel_deals=2,
+              learned_deals=4)
 SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1, "calibration": 11, "inference": 2026, "pimc": 2600, "openspiel": 38}
-STEPS = ("accuracy", "tournament", "estimate", "calibration", "inference", "pimc", "openspiel")
+STEPS = ("accuracy", "tournament", "estimate", "calibration", "inference", "pimc", "openspiel", "learned")
 
 
 def provenance(seed: int, **extra) -> dict:
@@ -239,30 +262,59 @@ def pimc_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     round size of pimc and mc (the pimc_vs_mc table) and of pimc and the heuristic (the
     pimc_vs_heuristic table)."""
     seed = SEEDS["pimc"]
-    tables = {}
-    published = json.loads((out / "pimc.json").read_text())["tables"] if (out / "pimc.json").exists() else {}
-    for name, (policies_text, most_deals) in PIMC_TABLES.items():
-        deals = sizes.pimc_deals if most_deals is None else min(sizes.pimc_deals, most_deals)
-        config = TournamentConfig.build(Rules(players=4), policies_text, seed=seed, deals=deals)
-        (policies, pairs), seconds = timed_tournament(config, runs / name)
-        before = published.get(name, {})
-        if seconds is None and (before.get("policies_text"), before.get("deals")) == (policies_text, deals):
-            seconds = before.get("seconds")  # a run resumed by older read-backs: the time published when played
-        tables[name] = {"policies_text": policies_text, "deals": deals, "mirrored": bool(config.mirrored),
-                        "policies": policies, "pairs": pairs, "seconds": seconds}  # fmt: skip
+    tables = played_tables({name: (*spec, None) for name, spec in PIMC_TABLES.items()}, sizes.pimc_deals, seed,
+                           out / "pimc.json", runs)  # fmt: skip
     accuracy_rows = []
     for name in ("pimc_vs_mc", "pimc_vs_heuristic"):
         by_round = accuracy_tables(runs / name)["by_round"]
         for row in by_round.itertuples(index=False):
             accuracy_rows.append({"table": name, "policy": row.policy, "round": int(row.round), "bids": int(row.n),
                                   "exact_rate": round(float(row.exact_rate), 4)})  # fmt: skip
-    comparisons = []
-    for name_a, name_b in PIMC_COMPARISONS:
-        compared = compare_tournaments(runs / name_a, runs / name_b).to_dict()
-        comparisons.append({"table_a": name_a, "table_b": name_b, **{key: compared[key] for key in COMPARISON_FIELDS}})
+    comparisons = compared_tables(PIMC_COMPARISONS, runs)
     result = {**provenance(seed, deals=sizes.pimc_deals, players=4, duplicate=True), "tables": tables,
               "comparisons": comparisons, "accuracy_by_round": accuracy_rows}  # fmt: skip
     (out / "pimc.json").write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def played_tables(specs: dict, deals: int, seed: int, published_path: Path, runs: Path) -> dict:
+    """The duplicate tournaments of `specs` (name: (policies, most deals or None, deals per
+    chunk or None)), 4 players, each with its wall seconds (or those published in
+    `published_path` for the same table, when a run was resumed)."""
+    published = json.loads(published_path.read_text())["tables"] if published_path.exists() else {}
+    tables = {}
+    for name, (policies_text, most_deals, chunk_deals) in specs.items():
+        table_deals = deals if most_deals is None else min(deals, most_deals)
+        config = TournamentConfig.build(Rules(players=4), policies_text, seed=seed, deals=table_deals,
+                                        chunk_deals=chunk_deals)  # fmt: skip
+        (policies, pairs), seconds = timed_tournament(config, runs / name)
+        before = published.get(name, {})
+        if seconds is None and (before.get("policies_text"), before.get("deals")) == (policies_text, table_deals):
+            seconds = before.get("seconds")  # a run resumed by older read-backs: the time published when played
+        tables[name] = {"policies_text": policies_text, "deals": table_deals, "mirrored": bool(config.mirrored),
+                        "policies": policies, "pairs": pairs, "seconds": seconds}  # fmt: skip
+    return tables
+
+
+def compared_tables(pairs: tuple, runs: Path) -> list[dict]:
+    """wizard-sim compare of each (table A, table B): A's first policy against B's, paired over deals."""
+    comparisons = []
+    for name_a, name_b in pairs:
+        compared = compare_tournaments(runs / name_a, runs / name_b).to_dict()
+        comparisons.append({"table_a": name_a, "table_b": name_b, **{key: compared[key] for key in COMPARISON_FIELDS}})
+    return comparisons
+
+
+# -- pimc learning how each seat bids from the game's finished rounds --------------------------------
+def learned_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
+    """The tables of LEARNED_TABLES, the pimc step's pimc_vs_heuristic (played here unless read
+    back), and LEARNED_COMPARISONS."""
+    seed = SEEDS["pimc"]  # the pimc step's: pimc_vs_heuristic is shared
+    base = {"pimc_vs_heuristic": (*PIMC_TABLES["pimc_vs_heuristic"], None)}
+    tables = played_tables({**LEARNED_TABLES, **base}, sizes.learned_deals, seed, out / "learned_inference.json", runs)
+    result = {**provenance(seed, deals=sizes.learned_deals, players=4, duplicate=True), "tables": tables,
+              "comparisons": compared_tables(LEARNED_COMPARISONS, runs)}  # fmt: skip
+    (out / "learned_inference.json").write_text(json.dumps(result, indent=2) + "\n")
     return result
 
 
@@ -423,6 +475,26 @@ PIMC_TITLES = {
 }
 
 
+def table_section(title: str, table: dict) -> str:
+    """A published tournament table: its title, policies, deals and wall time, then its
+    policies' figures and verdicts."""
+    verdicts = "\n".join(f"- {pair['verdict']}" for pair in table["pairs"])
+    took = "wall time not recorded: read back" if table["seconds"] is None else f"{table['seconds']:,} s"
+    mirrored = ", with mirror images" if table.get("mirrored") else ""
+    return f"""### {title}: `{table['policies_text']}`, {table['deals']:,} deals{mirrored} ({took})
+
+{markdown_table(policy_table(table["policies"]))}
+
+{verdicts}"""
+
+
+def comparison_rows(comparisons: list[dict]) -> list[str]:
+    """A bullet per comparison of two tables (wizard-sim compare)."""
+    return [f"- `wizard-sim compare results/runs/{c['table_a']} results/runs/{c['table_b']}`: {c['policy_a']} − "
+            f"{c['policy_b']} **{c['difference']:+.1f}** ({c['ci_low']:+.1f} to {c['ci_high']:+.1f}) over {c['deals']:,} "
+            f"deals; {c['verdict']}" for c in comparisons]  # fmt: skip
+
+
 def pimc_section(result: dict) -> str:
     """The README's pimc section: each tournament's table and verdicts, then bid accuracy."""
     parts = [f"""## pimc: perfect-information Monte Carlo (issue #26)
@@ -431,18 +503,8 @@ Seed {result['seed']}; each deal played {pimc_seatings(result)}. `pimc` at its d
 deals of the unseen cards, plays each out (the heuristic at every seat, then the last 3 tricks
 solved exactly by max^n) and takes the best mean score, for its cards and its bids
 ([docs/pimc.md](../docs/pimc.md), which also gives the wall times of runs read back here)."""]
-    for name, table in result["tables"].items():
-        verdicts = "\n".join(f"- {pair['verdict']}" for pair in table["pairs"])
-        took = "wall time not recorded: read back" if table["seconds"] is None else f"{table['seconds']:,} s"
-        mirrored = ", with mirror images" if table.get("mirrored") else ""
-        parts.append(f"""### {PIMC_TITLES[name]}: `{table['policies_text']}`, {table['deals']:,} deals{mirrored} ({took})
-
-{markdown_table(policy_table(table["policies"]))}
-
-{verdicts}""")
-    rows = [f"- `wizard-sim compare results/runs/{c['table_a']} results/runs/{c['table_b']}`: {c['policy_a']} − "
-            f"{c['policy_b']} **{c['difference']:+.1f}** ({c['ci_low']:+.1f} to {c['ci_high']:+.1f}) over {c['deals']:,} "
-            f"deals; {c['verdict']}" for c in result["comparisons"]]  # fmt: skip
+    parts += [table_section(PIMC_TITLES[name], table) for name, table in result["tables"].items()]
+    rows = comparison_rows(result["comparisons"])
     parts.append("""### One policy changed at the heuristic table (two tables, paired over deals)
 
 The tables above against three heuristic seats differ only in pimc's settings: each deal was
@@ -457,6 +519,34 @@ score minus the other's is a paired sample, as within one tournament (`wizard-si
     parts.append(f"""### Bid accuracy by round size (exact bids / bids)
 
 {markdown_table(wide.round(3))}""")
+    return "\n\n".join(parts)
+
+
+LEARNED_TITLES = {
+    "learned_vs_heuristic": "against three heuristic seats",
+    "learned_opposite_pimc": "another pimc opposite, two heuristic seats",
+    "learned_with_random": "one random seat",
+    "pimc_with_random": "one random seat, pimc without inference",
+    "learned_vs_held_out": "three held-out bots",
+    "pimc_vs_held_out": "three held-out bots, pimc without inference",
+    "pimc_vs_heuristic": "against three heuristic seats, pimc without inference (the pimc step's table)",
+}
+
+
+def learned_section(result: dict | None) -> str:
+    """The README's section on pimc:infer=3: the verdicts of each comparison, then each table."""
+    if result is None:
+        return ""
+    rows = comparison_rows(result["comparisons"])
+    parts = [f"""## pimc learning how each seat bids (issue #37)
+
+Seed {result['seed']}. `pimc:infer=3` samples its deals from the posterior given the bids
+shown, each seat's bid read with a mixture of bid models (at random, the heuristic's bid,
+near the heuristic's estimate) weighed by that seat's bids in the game's finished rounds
+([docs/pimc.md](../docs/pimc.md), "Learned inference"). Against pimc without inference:
+
+""" + "\n".join(rows)]
+    parts += [table_section(LEARNED_TITLES[name], table) for name, table in result["tables"].items()]
     return "\n\n".join(parts)
 
 
@@ -571,6 +661,8 @@ deals them uniformly. Issue #14 asks for mc with inference to win with its inter
 {pimc_section(pimc_result)}
 
 {openspiel_section(results.get("openspiel"))}
+
+{learned_section(results.get("learned"))}
 """
     (out / "README.md").write_text(text)
 
@@ -594,7 +686,8 @@ def main() -> None:
              ("calibration", lambda: calibration_figures(sizes, out)),
              ("inference", lambda: inference_figures(sizes, out, runs)),
              ("pimc", lambda: pimc_figures(sizes, out, runs)),
-             ("openspiel", lambda: openspiel_figures(sizes, out, runs)))  # fmt: skip
+             ("openspiel", lambda: openspiel_figures(sizes, out, runs)),
+             ("learned", lambda: learned_figures(sizes, out, runs)))  # fmt: skip
     only = arguments.only or STEPS
     results = {}
     for name, step in steps:
@@ -604,7 +697,8 @@ def main() -> None:
         results[name] = step()
         print(f"{name}: {time.perf_counter() - start:.1f} s")
     files = {"accuracy": "accuracy.json", "tournament": "tournament.json", "estimate": "estimate.json",
-             "calibration": "calibration.json", "inference": "inference.json", "pimc": "pimc.json", "openspiel": "openspiel.json"}
+             "calibration": "calibration.json", "inference": "inference.json", "pimc": "pimc.json", "openspiel": "openspiel.json",
+             "learned": "learned_inference.json"}  # fmt: skip
     for name in STEPS:
         if results.get(name) is None and (out / files[name]).exists():
             results[name] = json.loads((out / files[name]).read_text())

@@ -17,7 +17,7 @@ def test_regenerate_quick(tmp_path):
     subprocess.run([sys.executable, "-X", "faulthandler", str(ROOT / "results" / "regenerate.py"), "--quick", "--out", str(tmp_path)],
                    check=True)  # fmt: skip
     for name in ("README.md", "accuracy.json", "accuracy_vs_baseline.png", "tournament.json", "tournament.png",
-                 "estimate.json", "estimate.png", "inference.json"):  # fmt: skip
+                 "estimate.json", "estimate.png", "inference.json", "learned_inference.json"):  # fmt: skip
         assert (tmp_path / name).stat().st_size > 0, name
     accuracy = json.loads((tmp_path / "accuracy.json").read_text())
     assert [row["round"] for row in accuracy["rounds"]] == list(range(1, 16)) and accuracy["seed"] == 2022
@@ -31,3 +31,6 @@ def test_regenerate_quick(tmp_path):
     readme = (tmp_path / "README.md").read_text()
     assert "Schumacher" in readme and "Recommended bid" in readme and "--quick" in readme
     assert "mc with inference against mc without" in readme
+    learned = json.loads((tmp_path / "learned_inference.json").read_text())
+    assert [(c["policy_a"], c["policy_b"]) for c in learned["comparisons"]] == [("pimc:infer=3", "pimc")] * 3
+    assert "pimc learning how each seat bids" in readme

@@ -31,7 +31,7 @@ def load_regenerate():
 REGENERATE = load_regenerate()
 SLICE = REGENERATE.Sizes(accuracy_games=8_000, tournament_deals=300, estimate_samples=8_000,
                          calibration_games=200_000, calibration_samples=8_000, inference_deals=80,
-                         pimc_deals=12, openspiel_deals=2)  # fmt: skip
+                         pimc_deals=12, openspiel_deals=2, learned_deals=4)  # fmt: skip
 
 
 def published(name: str) -> dict:
@@ -82,15 +82,24 @@ def test_inference_tournament_is_fresh(tmp_path):
     check_tournament("inference.json", REGENERATE.inference_figures(SLICE, tmp_path, tmp_path / "runs"))
 
 
-def test_pimc_tournaments_are_fresh(tmp_path):
-    old, fresh = published("pimc.json"), REGENERATE.pimc_figures(SLICE, tmp_path, tmp_path / "runs")
+def check_tables(name: str, fresh: dict) -> None:
+    """Every table and comparison of a published JSON of tables (pimc.json, learned_inference.json)."""
+    old = published(name)
     assert sorted(old["tables"]) == sorted(fresh["tables"])
-    for name, table in fresh["tables"].items():
-        check_tournament(f"pimc.json {name}", table, old["tables"][name])
+    for table_name, table in fresh["tables"].items():
+        check_tournament(f"{name} {table_name}", table, old["tables"][table_name])
     for before, now in zip(old["comparisons"], fresh["comparisons"], strict=True):
         assert (before["policy_a"], before["policy_b"]) == (now["policy_a"], now["policy_b"])
-        check(f"pimc.json {now['table_a']} - {now['table_b']}", before["difference"],
+        check(f"{name} {now['table_a']} - {now['table_b']}", before["difference"],
               ci_se(before["ci_low"], before["ci_high"]), now["difference"], ci_se(now["ci_low"], now["ci_high"]))
+
+
+def test_pimc_tournaments_are_fresh(tmp_path):
+    check_tables("pimc.json", REGENERATE.pimc_figures(SLICE, tmp_path, tmp_path / "runs"))
+
+
+def test_learned_inference_tournaments_are_fresh(tmp_path):
+    check_tables("learned_inference.json", REGENERATE.learned_figures(SLICE, tmp_path, tmp_path / "runs"))
 
 
 def test_estimate_is_fresh(tmp_path):

@@ -75,14 +75,22 @@ def seat_model_row(policies, seat, rows):
             rows[seat, k] = DEFAULT_PARAMS[k]
 
 
+# The working memory of read_round: each bidder's view rebuilt, its record, the parameter rows
+# and the likelihoods of one bid.
+READ_DTYPE = np.dtype(
+    [
+        ("bidder_view", TABLE_DTYPE),  # (not "view": a record has a view method)
+        ("bidders", SEAT_DTYPE, (MAX_PLAYERS,)),  # the bids legal_bids reads
+        ("record", SEAT_DTYPE),  # the bidder, holding its dealt hand
+        ("rows", np.float64, (MAX_PLAYERS, MAX_PARAMS)),
+        ("likelihoods", np.float64, (N_BID_MODELS,)),
+    ]
+)
+
+
 @njit(cache=True)
-def bid_likelihoods(rows, seat, hand, view, legal, bid, likelihoods):
-    """likelihoods[model] = P(bid | the seat's dealt hand and view) under each bid model."""
-    record = np.zeros(1, dtype=SEAT_DTYPE)[0]
-    record.seat = seat
-    record.hand = hand
-    record.dealt = hand
-    record.bid = NO_BID
+def bid_likelihoods(rows, record, view, legal, bid, likelihoods):
+    """likelihoods[model] = P(bid | the dealt hand of `record`, and its view) under each model."""
     estimate = heuristic.bid_estimate(rows, record, view)
     likelihoods[BID_MODEL_UNIFORM] = 1.0 / popcount(legal)
     likelihoods[BID_MODEL_EXACT] = 1.0 if heuristic.nearest_bid(estimate, legal, view.round_size) == bid else 0.0
@@ -95,20 +103,29 @@ def read_round(policies, table):
     """Add the log-likelihoods of every seat's bid in the finished round on `table`
     (PHASE_DONE: every card played, every bid shown) to table.bid_evidence. Reads only the
     public table and the seating."""
-    rows = np.zeros((MAX_PLAYERS, MAX_PARAMS))
-    view = np.zeros(1, dtype=TABLE_DTYPE)[0]
-    bidders = np.zeros(MAX_PLAYERS, dtype=SEAT_DTYPE)
-    likelihoods = np.zeros(N_BID_MODELS)
+    read_round_in(np.zeros(1, dtype=READ_DTYPE), policies, table)
+
+
+@njit(cache=True)
+def read_round_in(storage, policies, table):
+    """read_round in `storage` (a one-record READ_DTYPE array), whose record is taken here,
+    where the caller holds the array (kernels/blocks.py)."""
+    work = storage[0]
     for position in range(table.n_players):
         seat = bidder_at(table, position)
         bid = table.bids[seat]
         if bid == NO_BID:
             continue
-        seat_model_row(policies, seat, rows)
-        legal = bidding_view(table, position, view, bidders)
-        bid_likelihoods(rows, seat, table.played_by[seat], view, legal, bid, likelihoods)
+        seat_model_row(policies, seat, work.rows)
+        legal = bidding_view(table, position, work.bidder_view, work.bidders)
+        record = work.record
+        record.seat = seat
+        record.hand = table.played_by[seat]  # every card played: the seat's whole dealt hand
+        record.dealt = record.hand
+        record.bid = NO_BID
+        bid_likelihoods(work.rows, record, work.bidder_view, legal, bid, work.likelihoods)
         for model in range(N_BID_MODELS):
-            table.bid_evidence[seat, model] += np.log(max(likelihoods[model], LEAST_LIKELIHOOD))
+            table.bid_evidence[seat, model] += np.log(max(work.likelihoods[model], LEAST_LIKELIHOOD))
 
 
 @njit(cache=True)
