@@ -1,7 +1,7 @@
 """Regenerate every reference figure in results/ (seeded: it reproduces exactly).
 
     python results/regenerate.py              # full size (about 45 minutes on 2 cores; openspiel about 15 more,
-                                              # learned about 75 more)
+                                              # learned about an hour more)
     python results/regenerate.py --quick --out /tmp/results   # a small smoke run
     python results/regenerate.py --only calibration           # one figure; the README from the JSONs
 
@@ -91,8 +91,8 @@ LEARNED_TABLES = {
     "learned_opposite_pimc": (f"{LEARNED},heuristic,pimc,heuristic", None, 250),
     "learned_with_random": (f"{LEARNED},heuristic,heuristic,random", 1_000, None),
     "pimc_with_random": ("pimc,heuristic,heuristic,random", 1_000, None),
-    "learned_vs_held_out": (f"{LEARNED},{HELD_OUT}", 400, 100),
-    "pimc_vs_held_out": (f"pimc,{HELD_OUT}", 400, 100),
+    "learned_vs_held_out": (f"{LEARNED},{HELD_OUT}", 1_000, 100),
+    "pimc_vs_held_out": (f"pimc,{HELD_OUT}", 1_000, 100),
 }
 LEARNED_COMPARISONS = (
     ("learned_vs_heuristic", "pimc_vs_heuristic"),
