@@ -5,7 +5,7 @@ largest allowed setting, and how long a run at that setting takes to stop after 
     python benchmarks/bench_pimc.py --games 40 --trials 5 --json
 
 1. Ctrl-C: `wizard-sim simulate` at the largest allowed setting (LARGEST: every count at its
-   cap, inference on, the face-up playout, which costs the most; every seat; 4 players, 2
+   cap, inference on (infer=3: every seat read), the face-up playout, which costs the most; every seat; 4 players, 2
    threads), SIGINT sent at a random moment after its first chunk is journalled; the seconds
    until the process has exited.
 2. Seconds of one core per full game, one pimc seat at its defaults (pimc,heuristic,heuristic,
@@ -38,7 +38,7 @@ from sim.engine.startup import start  # noqa: E402
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 LARGEST = (f"pimc:samples={pimc.MAX_SAMPLES},play_samples={pimc.MAX_PLAY_SAMPLES},depth={pimc.MAX_DEPTH},"
-           f"infer=1,playout={pimc.PLAYOUT_FACEUP},bidding={pimc.BIDDING_FACEUP}")  # fmt: skip
+           f"infer={pimc.INFER_LEARNED},playout={pimc.PLAYOUT_FACEUP},bidding={pimc.BIDDING_FACEUP}")  # fmt: skip
 OPPONENTS = ["heuristic", "heuristic", "random"]
 
 
