@@ -2,7 +2,7 @@
 
 At the end of a round every card has been played, so the public table shows every seat's
 whole dealt hand (table.played_by), the trump and every bid (shown at the end in every
-bidding mode). `read_round` scores each seat's bid there under three bid models and adds the
+bidding mode). `read_round` scores each seat's bid there under five bid models and adds the
 log-likelihoods to table.bid_evidence[seat], which carries over from round to round like the
 score pad (kernels.batch.begin_game clears it):
 

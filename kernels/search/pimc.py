@@ -23,7 +23,7 @@ from numba import njit
 from kernels.bits import at
 from kernels.policies import heuristic
 from kernels.search import faceup, mc
-from kernels.search.bid_evidence import MC_MODEL_PARAMS, WIDE_SPREADS, model_shares, seat_model_row
+from kernels.search.bid_evidence import WIDE_SPREADS, model_shares, seat_model_row
 from kernels.policies.ids import POLICY_MC, POLICY_PIMC
 from kernels.search.posterior import DEFAULT_TRUMP_MISS, OPPONENT_HEURISTIC, prepare
 from kernels.records import DECIDE_BID, DECIDE_CARD, PHASE_PLAY
@@ -124,8 +124,7 @@ def start_sampling(policies, me, table, deals, generator):
             if seat != me.seat and (policy_ids[seat] == POLICY_MC or policy_ids[seat] == POLICY_PIMC):
                 model.kind[seat] = OPPONENT_HEURISTIC
                 model.seat_spread[seat] = spread
-                for k in range(MC_MODEL_PARAMS.shape[0]):
-                    model.params[seat, k] = MC_MODEL_PARAMS[k]
+                seat_model_row(policies, seat, model.params)  # MC_MODEL_PARAMS
     infer = params[at(me.seat), P_INFER]
     if infer == INFER_ROBUST or infer == INFER_LEARNED:
         robust_model(policies, me, table, model, infer == INFER_LEARNED)
