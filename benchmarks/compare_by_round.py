@@ -20,6 +20,7 @@ import pandas as pd
 
 from sim.config.errors import ConfigError
 from sim.runs.comparison import compare_tournaments
+from sim.storage import StorageError, read_table
 
 Z_95 = 1.959964
 
@@ -28,8 +29,10 @@ def compared_rounds(run_a: Path, run_b: Path) -> pd.DataFrame:
     """Per round size: the mean paired difference of the compared policies' round scores, its
     95% interval over deals, and the number of deals."""
     compared = compare_tournaments(run_a, run_b).to_dict()  # checks the runs pair, names the policies
-    rounds_a = pd.read_parquet(run_a / "rounds", columns=["game_id", "deal_id", "round", "seat", "policy", "score"])
-    rounds_b = pd.read_parquet(run_b / "rounds", columns=["game_id", "round", "seat", "policy", "score"])
+    # Only the parts each run's journal vouches for (read_table), as compare reads its games.
+    columns = ["game_id", "deal_id", "round", "seat", "policy", "score"]
+    rounds_a = read_table(run_a, "rounds", columns=columns).to_pandas()
+    rounds_b = read_table(run_b, "rounds", columns=columns).to_pandas().drop(columns="deal_id")
     mine_a = rounds_a[rounds_a["policy"] == compared["policy_a"]]
     mine_b = rounds_b[rounds_b["policy"] == compared["policy_b"]]
     paired = mine_a.merge(mine_b, on=["game_id", "round", "seat"], suffixes=("_a", "_b"), validate="one_to_one")
@@ -49,7 +52,7 @@ def main() -> None:
     arguments = parser.parse_args()
     try:
         table = compared_rounds(arguments.run_a, arguments.run_b)
-    except ConfigError as error:  # runs that do not pair: one line, as `wizard-sim compare` says it
+    except (ConfigError, StorageError) as error:  # runs that do not pair or read: one line, as compare says it
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
     if arguments.json:
