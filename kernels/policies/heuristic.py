@@ -46,6 +46,7 @@ PARAMETERS = (
     ("side_timing", 8.0),
     ("crowding", 0.15),
 )
+DEFAULT_PARAMS = np.array([default for _, default in PARAMETERS])  # a parameter row at the defaults
 # The valid range of each parameter (docs/runs.md, Options), checked by sim.config.policies.
 RANGES = {
     "aggression": (0.0, 10.0),

@@ -54,7 +54,6 @@ LEAST_LIKELIHOOD = 1e-9
 # 0.1-0.45 tricks lower; the spread of mc's bid around it is 0.5 tricks in rounds of 1-3
 # cards, 0.85 in 4-8 and 1.3 in 9-15). Their trump choice is the heuristic's.
 MC_MODEL_PARAMS = np.array([1.2 if name == "aggression" else default for name, default in heuristic.PARAMETERS])
-DEFAULT_PARAMS = np.array([default for _, default in heuristic.PARAMETERS])
 
 
 @njit(cache=True)
@@ -67,12 +66,12 @@ def seat_model_row(policies, seat, rows):
     for k in range(MAX_PARAMS):
         if policy == POLICY_HEURISTIC:
             rows[seat, k] = params[seat, k]
-        elif k >= DEFAULT_PARAMS.shape[0]:
+        elif k >= heuristic.DEFAULT_PARAMS.shape[0]:
             rows[seat, k] = 0.0
         elif policy == POLICY_MC or policy == POLICY_PIMC:
             rows[seat, k] = MC_MODEL_PARAMS[k]
         else:
-            rows[seat, k] = DEFAULT_PARAMS[k]
+            rows[seat, k] = heuristic.DEFAULT_PARAMS[k]
 
 
 # The working memory of read_round: each bidder's view rebuilt, its record, the parameter rows

@@ -57,7 +57,7 @@ RANGES = {
 }
 
 # Every seat of a rollout plays the heuristic with its default parameters.
-ROLLOUT_PARAMS = np.array([[default for _, default in heuristic.PARAMETERS]] * MAX_PLAYERS)
+ROLLOUT_PARAMS = np.tile(heuristic.DEFAULT_PARAMS, (MAX_PLAYERS, 1))
 
 # The posterior sampler as mc runs it (infer=1): a decision takes 16 samples, not estimate's
 # 100,000, so fewer pilot draws and candidates than estimate's defaults, and a small cap on

@@ -151,9 +151,8 @@ def new_model(
     if expected_accepts <= 0 or max_tries < 1:
         raise ValueError("expected_accepts must be > 0 and max_tries >= 1")
     rows = np.zeros((MAX_PLAYERS, MAX_PARAMS))
-    defaults = [default for _, default in heuristic.PARAMETERS]
     for seat in range(MAX_PLAYERS):
-        row = defaults if params is None else (params[seat] if np.ndim(params) == 2 else params)
+        row = heuristic.DEFAULT_PARAMS if params is None else (params[seat] if np.ndim(params) == 2 else params)
         rows[seat, : len(row)] = row
     model = np.zeros(1, dtype=MODEL_DTYPE)
     set_model(model[0], n_players, rows, spread)  # every seat the heuristic, default tuning

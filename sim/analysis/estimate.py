@@ -243,7 +243,7 @@ class Situation:
         made uninformative by bot_inference. spread 0 and floor 0 are the exact model, else the
         tolerant one (docs/estimate.md)."""
         kinds, rows = [], []
-        defaults = [default for _, default in heuristic.PARAMETERS]
+        defaults = list(heuristic.DEFAULT_PARAMS)
         for policy in map(fallback_of, self.policies):
             informative = policy.name in ("heuristic", "mc")
             kinds.append(posterior.OPPONENT_HEURISTIC if informative else posterior.OPPONENT_UNINFORMATIVE)
