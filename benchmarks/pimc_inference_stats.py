@@ -1,4 +1,4 @@
-"""How pimc's inference (infer=1) samples the deal at real decisions (docs/pimc.md, "Inference").
+"""How pimc's inference samples the deal at real decisions (docs/pimc.md, "Inference").
 
 Plays full games of a table (default: the table of the inference tournament,
 pimc:infer=1,pimc:infer=0,heuristic,heuristic). At every bid and card decision of seat 0 with
@@ -12,12 +12,18 @@ compares them with the true deal, which the simulation knows:
   holds the card (the weighted share of samples) against whether it does, binned; with the
   Brier score (mean squared error) per sampler, the heuristic seats (whose bids the posterior
   models) apart from the others;
-- the effective sample size (sum w)^2 / sum w^2 of infer=1's samples and the share given up;
+- the effective sample size (sum w)^2 / sum w^2 of the seat's samples and the share given up;
 - how often the samples put a modelled seat's bid where the heuristic would bid from the
   sampled hand (weighted), and whether the true dealt hand is accepted by the model (it must
-  always be: the model of a heuristic seat is exact).
+  always be: the model of a heuristic seat is exact). Both read the exact model (infer=1);
+  with infer 2-3 every hand has an acceptance below 1, so they are left out.
+
+`--infer` sets the inference measured (1 by default; 3 learns each seat from the game's
+finished rounds, which are read as the games go: kernels.batch.read_bids). `--split K` reports
+the rounds of fewer than K cards and those of K or more apart.
 
     python benchmarks/pimc_inference_stats.py --games 100 --seed 2600
+    python benchmarks/pimc_inference_stats.py --games 20 --infer 3 --split 12 --policies pimc,heuristic,heuristic,random
 """
 from __future__ import annotations
 
@@ -31,7 +37,7 @@ from numba import njit
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from kernels.batch import begin_game, deal_and_seed, new_workspace  # noqa: E402
+from kernels.batch import begin_game, deal_and_seed, new_workspace, read_bids  # noqa: E402
 from kernels.bits import lowest_bit, popcount  # noqa: E402
 from kernels.cards import N_CARDS  # noqa: E402
 from kernels.search import mc, pimc  # noqa: E402
@@ -54,7 +60,7 @@ start()  # the engine's start, before any kernel or numba thread (sim/engine/sta
 NO_LOG = np.zeros(0, dtype=PLAY_DTYPE)
 PHASES = ("bid", "card, before the solver", "card, solved")
 GROUPS = ("modelled seats", "other seats")
-SAMPLERS = ("infer=1", "infer=0")
+SAMPLERS = ("infer>0", "infer=0")
 N_BINS = 10
 MEASURE_STREAM = 99  # the measurement's own generator stream (the games' streams are untouched)
 # stats[phase]: decisions, ESS sum, given up, samples, decisions with modelled bids, their share
@@ -248,11 +254,10 @@ def true_values_in(storage, decision, me, table, seats, choices, params, values)
 @njit(cache=True)
 def compare_choices(policy_ids, params, decision, me, table, seats, legal, phase, generator, choice_stats,
                     continuations):  # fmt: skip
-    """infer=1's and infer=0's choice at this decision (each from a copy of `generator`), and
-    their value on the true deal."""
-    params_1 = params.copy()
+    """The seat's choice (its own inference) and infer=0's at this decision (each from a copy of
+    `generator`), and their value on the true deal."""
+    params_1 = params
     params_0 = params.copy()
-    params_1[me.seat, pimc.P_INFER] = 1.0
     params_0[me.seat, pimc.P_INFER] = 0.0
     storage_1 = pimc.new_memory()
     storage_0 = pimc.new_memory()
@@ -317,7 +322,7 @@ def compare_choices(policy_ids, params, decision, me, table, seats, legal, phase
 @njit(cache=True)
 def measuring_decide(policies, decision, me, table, legal, generator):
     """The seated policy's decision; before it, at seat 0, the measurement."""
-    policy_ids, params, seats, measure_generator, stats, bins, brier, choice_stats, continuations = policies
+    policy_ids, params, seats, measure_generator, stats, bins, brier, choice_stats, continuations, split = policies
     if me.seat == 0 and (decision == DECIDE_BID or decision == DECIDE_CARD):
         if decision == DECIDE_BID:
             phase = 0
@@ -325,6 +330,8 @@ def measuring_decide(policies, decision, me, table, legal, generator):
         else:
             phase = 2 if table.round_size - table.trick <= int(params[0, pimc.P_DEPTH]) else 1
             samples = int(params[0, pimc.P_PLAY_SAMPLES])
+        if split > 0 and table.round_size >= split:
+            phase += len(PHASES)  # the large rounds' rows follow the others
         measure_in(pimc.new_memory(), (policy_ids, params), me, table, seats, phase, samples, measure_generator,
                    stats, bins, brier)  # fmt: skip
         compare_choices(policy_ids, params, decision, me, table, seats, legal, phase, measure_generator, choice_stats,
@@ -333,13 +340,15 @@ def measuring_decide(policies, decision, me, table, legal, generator):
 
 
 @njit(cache=True)
-def play(seed, first_game, games, rules, round_sizes, policy_ids, params, stats, bins, brier, choice_stats, continuations):
+def play(seed, first_game, games, rules, round_sizes, policy_ids, params, stats, bins, brier, choice_stats, continuations,
+         split):  # fmt: skip
     play_in(new_workspace(rules, (policy_ids, params)), seed, first_game, games, rules, round_sizes, policy_ids, params,
-            stats, bins, brier, choice_stats, continuations)  # fmt: skip
+            stats, bins, brier, choice_stats, continuations, split)  # fmt: skip
 
 
 @njit(cache=True)
-def play_in(storage, seed, first_game, games, rules, round_sizes, policy_ids, params, stats, bins, brier, choice_stats, continuations):
+def play_in(storage, seed, first_game, games, rules, round_sizes, policy_ids, params, stats, bins, brier, choice_stats,
+            continuations, split):  # fmt: skip
     """play's games in `storage` (a new_workspace array), whose record is taken here, where the
     caller holds the array (numba frees a local array after its last use: kernels/blocks.py)."""
     workspace = storage[0]
@@ -351,9 +360,10 @@ def play_in(storage, seed, first_game, games, rules, round_sizes, policy_ids, pa
             begin_round(workspace.table, workspace.seats, size, dealer_of_round(first, size, rules.n_players))
             deal_and_seed((seed, game), workspace)
             policies = (policy_ids, params, workspace.seats, measure_generator, stats, bins, brier, choice_stats,
-                        continuations)  # fmt: skip
+                        continuations, split)  # fmt: skip
             play_out(measuring_decide, policies, workspace.table, workspace.seats, workspace.scratch.generator,
                      workspace.fixed_bids, NO_LOG)  # fmt: skip
+            read_bids(workspace)  # as every round on the decision step ends (infer=3 learns from it)
 
 
 def main() -> None:
@@ -364,39 +374,49 @@ def main() -> None:
     parser.add_argument("--continuations", type=int, default=8,
                         help="real continuations per choice where infer=1 and infer=0 choose differently (0: none)")  # fmt: skip
     parser.add_argument("--policies", default="pimc:infer=1,pimc:infer=0,heuristic,heuristic",
-                        help="one policy per seat; seat 0's parameters set the sampler (infer=1 is forced)")  # fmt: skip
+                        help="one policy per seat; seat 0's parameters set the sampler (its infer is --infer)")  # fmt: skip
+    parser.add_argument("--infer", type=int, choices=(1, 2, 3), default=1, help="seat 0's inference, measured")
+    parser.add_argument("--split", type=int, default=0,
+                        help="report rounds of fewer than K cards and of K or more apart (0: together)")  # fmt: skip
     args = parser.parse_args()
     policies = parse_policies(args.policies, 4)
     ids, params = policy_arrays(policies)
     params = params.copy()
-    params[0, pimc.P_INFER] = 1.0  # what is measured is the inference; the seat plays with it on
+    params[0, pimc.P_INFER] = float(args.infer)  # what is measured is the inference; the seat plays with it on
     rules = Rules(players=4)
-    stats = np.zeros((len(PHASES), 9))
-    bins = np.zeros((len(PHASES), len(GROUPS), len(SAMPLERS), N_BINS, 3))
-    brier = np.zeros((len(PHASES), len(GROUPS), len(SAMPLERS), 2))
+    names = list(PHASES)
+    if args.split > 0:
+        names = [f"{name}, rounds < {args.split}" for name in PHASES]
+        names += [f"{name}, rounds >= {args.split}" for name in PHASES]
+    stats = np.zeros((len(names), 9))
+    bins = np.zeros((len(names), len(GROUPS), len(SAMPLERS), N_BINS, 3))
+    brier = np.zeros((len(names), len(GROUPS), len(SAMPLERS), 2))
     began = time.perf_counter()
     record = rules.to_record()[0]
-    choice_stats = np.zeros((len(PHASES), N_CHOICE_STATS))
+    choice_stats = np.zeros((len(names), N_CHOICE_STATS))
     play(args.seed, args.first_game, args.games, record, rules.round_sizes_array(), ids, params, stats, bins, brier,
-         choice_stats, args.continuations)  # fmt: skip
+         choice_stats, args.continuations, args.split)  # fmt: skip
     print(f"{args.games} games of {args.policies} (seed {args.seed}, games {args.first_game}-"
-          f"{args.first_game + args.games - 1}), seat 0 measured with infer=1, {time.perf_counter() - began:.0f} s")  # fmt: skip
+          f"{args.first_game + args.games - 1}), seat 0 measured with infer={args.infer}, "
+          f"{time.perf_counter() - began:.0f} s")  # fmt: skip
     print()
-    print("| decision | decisions | samples a decision | effective samples (infer=1) | given up | "
-          "modelled bids where the heuristic bids: infer=1 / infer=0 | true hand rejected |")  # fmt: skip
+    print(f"| decision | decisions | samples a decision | effective samples (infer={args.infer}) | given up | "
+          f"modelled bids where the heuristic bids: infer={args.infer} / infer=0 | true hand rejected |")  # fmt: skip
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for phase, name in enumerate(PHASES):
+    for phase, name in enumerate(names):
         s = stats[phase]
         n = max(s[S_DECISIONS], 1)
+        exact = (f"{s[S_MATCH_1] / max(s[S_BID_DECISIONS], 1):.1%} / {s[S_MATCH_0] / max(s[S_BID_DECISIONS], 1):.1%} | "
+                 f"{int(s[S_TRUTH_REJECTED])} of {int(s[S_BIDS])}")  # fmt: skip
+        if args.infer != 1:
+            exact = "- | -"  # both read an acceptance of 1 as the heuristic's bid: the exact model's
         print(f"| {name} | {int(s[S_DECISIONS])} | {s[S_SAMPLES] / n:.0f} | {s[S_ESS] / n:.1f} | "
-              f"{s[S_GIVEN_UP] / max(s[S_SAMPLES], 1):.1%} | "
-              f"{s[S_MATCH_1] / max(s[S_BID_DECISIONS], 1):.1%} / {s[S_MATCH_0] / max(s[S_BID_DECISIONS], 1):.1%} | "
-              f"{int(s[S_TRUTH_REJECTED])} of {int(s[S_BIDS])} |")  # fmt: skip
+              f"{s[S_GIVEN_UP] / max(s[S_SAMPLES], 1):.1%} | {exact} |")  # fmt: skip
     print()
     print("Brier score of P(seat holds card) (lower is better; pairs of seat and unseen card):")
-    print("| decision | seats | pairs | infer=1 | infer=0 |")
+    print(f"| decision | seats | pairs | infer={args.infer} | infer=0 |")
     print("| --- | --- | --- | --- | --- |")
-    for phase, name in enumerate(PHASES):
+    for phase, name in enumerate(names):
         for group, group_name in enumerate(GROUPS):
             b = brier[phase, group]
             if b[0, 0] == 0:
@@ -405,12 +425,13 @@ def main() -> None:
     print()
     print("Choices at the decisions with 2+ distinct choices (each sampler from the same random numbers); "
           "'on the true deal': pimc's evaluator (playout, then the solver) with the true hands face up")  # fmt: skip
-    print("| decision | decisions | choices differ (two infer=0 runs differ) | best total tied: infer=1 / infer=0 | "
-          "infer=1's choice - infer=0's on the true deal (points, 95%) | best on the true deal: infer=1 / infer=0 | "
-          "real continuation: seat 0's score, infer=1's choice - infer=0's, a decision | the same, seat 0 - seat 1 | "
+    seat = f"infer={args.infer}"
+    print(f"| decision | decisions | choices differ (two infer=0 runs differ) | best total tied: {seat} / infer=0 | "
+          f"{seat}'s choice - infer=0's on the true deal (points, 95%) | best on the true deal: {seat} / infer=0 | "
+          f"real continuation: seat 0's score, {seat}'s choice - infer=0's, a decision | the same, seat 0 - seat 1 | "
           "a game |")  # fmt: skip
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for phase, name in enumerate(PHASES):
+    for phase, name in enumerate(names):
         c = choice_stats[phase]
         n = max(c[C_DECISIONS], 1)
         mean = c[C_TRUE_GAIN] / n
@@ -427,7 +448,7 @@ def main() -> None:
               f"{edge:+.2f} +- {edge_half:.2f} | {per_game:+.1f} +- {per_game_half:.1f} |")  # fmt: skip
     print()
     print("Calibration, modelled seats, all decisions: predicted -> actual frequency (pairs)")
-    print("| bin | infer=1 | infer=0 |")
+    print(f"| bin | infer={args.infer} | infer=0 |")
     print("| --- | --- | --- |")
     for b in range(N_BINS):
         cells = []
