@@ -12,7 +12,8 @@ compares them with the true deal, which the simulation knows:
   holds the card (the weighted share of samples) against whether it does, binned; with the
   Brier score (mean squared error) per sampler, the heuristic seats (whose bids the posterior
   models) apart from the others;
-- the effective sample size (sum w)^2 / sum w^2 of the seat's samples and the share given up;
+- the effective sample size (sum w)^2 / sum w^2 of the seat's samples, the share of decisions
+  where it is under half the samples, and the share of samples given up;
 - how often the samples put a modelled seat's bid where the heuristic would bid from the
   sampled hand (weighted), and whether the true dealt hand is accepted by the model (it must
   always be: the model of a heuristic seat is exact). Both read the exact model (infer=1);
@@ -67,7 +68,8 @@ MEASURE_STREAM = 99  # the measurement's own generator stream (the games' stream
 # of (sample, modelled bid) pairs where the heuristic bids the bid seen (weighted for infer=1),
 # the same for the uniform deals, modelled bids checked on the true hand, true hands rejected
 (S_DECISIONS, S_ESS, S_GIVEN_UP, S_SAMPLES, S_BID_DECISIONS, S_MATCH_1, S_MATCH_0, S_BIDS,
- S_TRUTH_REJECTED) = range(9)  # fmt: skip
+ S_TRUTH_REJECTED, S_LOW_ESS) = range(10)  # fmt: skip
+LOW_ESS = 0.5  # a decision whose effective samples are fewer than this share of its samples
 
 
 @njit(cache=True)
@@ -130,8 +132,10 @@ def measure_in(storage, sampler, me, table, seats, phase, samples, generator, st
                 dealt = hands_0[seat] | posterior.played_by[seat]
                 matches_0 += acceptance(model, posterior, seat, dealt) >= 1.0
     if total == 0.0:
+        stats[phase, S_LOW_ESS] += 1  # every sample given up
         return
     stats[phase, S_ESS] += total * total / squares
+    stats[phase, S_LOW_ESS] += total * total / squares < LOW_ESS * samples
     n_bids = 0
     for seat in range(n_players):
         n_bids += posterior.bid_observed[seat]
@@ -388,7 +392,7 @@ def main() -> None:
     if args.split > 0:
         names = [f"{name}, rounds < {args.split}" for name in PHASES]
         names += [f"{name}, rounds >= {args.split}" for name in PHASES]
-    stats = np.zeros((len(names), 9))
+    stats = np.zeros((len(names), 10))
     bins = np.zeros((len(names), len(GROUPS), len(SAMPLERS), N_BINS, 3))
     brier = np.zeros((len(names), len(GROUPS), len(SAMPLERS), 2))
     began = time.perf_counter()
@@ -400,9 +404,10 @@ def main() -> None:
           f"{args.first_game + args.games - 1}), seat 0 measured with infer={args.infer}, "
           f"{time.perf_counter() - began:.0f} s")  # fmt: skip
     print()
-    print(f"| decision | decisions | samples a decision | effective samples (infer={args.infer}) | given up | "
+    print(f"| decision | decisions | samples a decision | effective samples (infer={args.infer}) | "
+          f"decisions with under {LOW_ESS:.0%} effective | given up | "
           f"modelled bids where the heuristic bids: infer={args.infer} / infer=0 | true hand rejected |")  # fmt: skip
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for phase, name in enumerate(names):
         s = stats[phase]
         n = max(s[S_DECISIONS], 1)
@@ -411,7 +416,7 @@ def main() -> None:
         if args.infer != 1:
             exact = "- | -"  # both read an acceptance of 1 as the heuristic's bid: the exact model's
         print(f"| {name} | {int(s[S_DECISIONS])} | {s[S_SAMPLES] / n:.0f} | {s[S_ESS] / n:.1f} | "
-              f"{s[S_GIVEN_UP] / max(s[S_SAMPLES], 1):.1%} | {exact} |")  # fmt: skip
+              f"{s[S_LOW_ESS] / n:.1%} | {s[S_GIVEN_UP] / max(s[S_SAMPLES], 1):.1%} | {exact} |")  # fmt: skip
     print()
     print("Brier score of P(seat holds card) (lower is better; pairs of seat and unseen card):")
     print(f"| decision | seats | pairs | infer={args.infer} | infer=0 |")
