@@ -377,8 +377,13 @@ def test_policy_objects_in_simulate_and_tournament(tmp_path):
 
 
 # -- the examples ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("bot", ["examples.rule_bot:RuleBot", "examples.numpy_bot:LinearBidder", "examples.torch_bot:TorchBidder"])
-def test_the_example_bots_play_a_duplicate_tournament_against_heuristic(tmp_path, monkeypatch, bot):
+@pytest.mark.parametrize("bot, verdict", [
+    ("examples.rule_bot:RuleBot", "{bot} beats random"),
+    ("examples.numpy_bot:LinearBidder", "{bot} beats random"),
+    ("examples.torch_bot:TorchBidder", "{bot} beats random"),
+    ("examples.random_bidder:RandomBidder", "heuristic beats {bot}"),  # its bids are random
+])  # fmt: skip
+def test_the_example_bots_play_a_duplicate_tournament_against_heuristic(tmp_path, monkeypatch, bot, verdict):
     if "torch" in bot:
         pytest.importorskip("torch")
     monkeypatch.chdir(ROOT)  # examples.* is importable from the repository's root
@@ -386,7 +391,7 @@ def test_the_example_bots_play_a_duplicate_tournament_against_heuristic(tmp_path
     result = invoke("tournament", "--policies", f"{bot},heuristic,random,heuristic", "--games", 12, "--rounds", "1-6",
                     "--seed", 4, "--out", out)  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert f"{bot} beats random" in result.stdout
+    assert verdict.format(bot=bot) in result.stdout
     summary = pd.read_json(out / "summary.json", typ="series")
     assert [row["policy"] for row in summary["policies"]] == [bot, "heuristic", "random"]
     assert any("heuristic" in (row["policy_a"], row["policy_b"]) and bot in (row["policy_a"], row["policy_b"])
