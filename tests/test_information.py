@@ -173,6 +173,7 @@ SAMPLING_POLICIES = [
     ("pimc:samples=2,play_samples=2,infer=0,depth=2,playout=1,bidding=0", 3),
     ("pimc:samples=2,play_samples=2,infer=2,depth=3", 4),  # infer=2: infer=1's table model, read robustly
     ("pimc:samples=2,play_samples=2,infer=3,depth=2", 4),  # infer=3: infer=2 weighed by earlier rounds' evidence
+    ("pimc:samples=4,play_samples=4,infer=4,depth=2", 4),  # infer=4: infer=3, uniform deals when too few are effective
     ("pimc:samples=2,play_samples=2,infer=0,depth=1,playout=1", 5),
 ]
 

@@ -64,7 +64,7 @@ def test_pimc_parameters_parse_with_defaults_and_ranges():
     assert policy.label == "pimc:depth=2" and parse_policy("pimc").label == "pimc"
     for bad in ("pimc:depth=0", f"pimc:depth={pimc.MAX_DEPTH + 1}", f"pimc:play_samples={pimc.MAX_PLAY_SAMPLES + 1}",
                 f"pimc:samples={pimc.MAX_SAMPLES + 1}",
-                "pimc:samples=1.5", "pimc:infer=4", "pimc:bidding=3", "pimc:playout=-1", "pimc:playout=3"):  # fmt: skip
+                "pimc:samples=1.5", "pimc:infer=5", "pimc:bidding=3", "pimc:playout=-1", "pimc:playout=3"):  # fmt: skip
         with pytest.raises(ConfigError):
             parse_policy(bad)
 
@@ -112,3 +112,25 @@ def test_pimc_tournament_on_the_command_line(tmp_path):
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text())
     assert FAST_PIMC in json.dumps(summary)
+
+
+def test_infer_4_takes_a_decision_again_on_uniform_deals_when_too_few_samples_are_effective():
+    """mc.too_few_effective's rule (Kish's effective sample size against ESS_FLOOR of the
+    samples); infer=4 falls back at some decisions of large rounds (not infer=3's games), and
+    its games do not depend on the threads."""
+    from kernels.search import mc
+
+    assert mc.too_few_effective(0.0, 0.0, 16, pimc.ESS_FLOOR)  # every sample given up
+    assert not mc.too_few_effective(0.0, 0.0, 16, 0.0)  # floor 0: never (mc, infer 1-3)
+    assert mc.too_few_effective(2.0, 4.0, 16, pimc.ESS_FLOOR)  # one sample of weight 2: 1 effective
+    assert mc.too_few_effective(4.0, 10.0, 16, pimc.ESS_FLOOR)  # weights 1 and 3: 1.6 effective
+    assert not mc.too_few_effective(16.0, 16.0, 16, pimc.ESS_FLOOR)  # equal weights: 16
+    assert not mc.too_few_effective(8.0, 8.0, 16, pimc.ESS_FLOOR)  # 8 of 16 kept, equal: 8, not fewer
+    rules = sim.Rules(players=4, rounds=(12, 15))
+    others = "heuristic,heuristic,random"
+    fallback = f"pimc:samples=8,play_samples=24,infer=4,{others}"
+    games = sim.run_games(rules, fallback, seed=5, games=6, threads=1, log_plays=True)
+    assert_same_games(games, sim.run_games(rules, fallback, seed=5, games=6, threads=2, log_plays=True))
+    learned = sim.run_games(rules, f"pimc:samples=8,play_samples=24,infer=3,{others}", seed=5, games=6,
+                            log_plays=True)  # fmt: skip
+    assert not np.array_equal(games.plays, learned.plays)

@@ -88,6 +88,9 @@ DECISION_DTYPE = np.dtype(
         ("order", np.int64, (MAX_PLAYERS,)),  # the dealing order of the sampler
         ("fixed_bids", np.int64, (MAX_PLAYERS,)),  # bids a rollout imposes (NO_BID: heuristic)
         ("totals", np.float64, (N_CARDS,)),  # summed weighted rollout scores per bid or per card
+        # With inference: when the samples' effective number (sampled_choice) is below this
+        # share of them, the decision is taken again on uniform deals (0: never; pimc infer=4).
+        ("ess_floor", np.float64),
         ("model", MODEL_DTYPE),  # with inference: the opponents, as the posterior sees them
         ("posterior", POSTERIOR_WORK_DTYPE),  # with inference: the sampler's observations
     ]
@@ -218,14 +221,28 @@ def sample_base(params, me, table, scratch, generator):
     """Deal one sample of the unseen cards and set the rollouts' base state from it; returns
     its weight (0: the posterior sampler gave up on it, skip it). Without inference: a uniform
     deal respecting the voids shown, weight 1."""
+    return sample_base_as(params[at(me.seat), P_INFER] != 0, me, table, scratch, generator)
+
+
+@njit(cache=True)
+def sample_base_as(inferring, me, table, scratch, generator):
+    """sample_base from the posterior (`inferring`) or uniformly."""
     weight = 1.0
-    if params[at(me.seat), P_INFER] == 0:
-        sample_hands(me, table, scratch.hands, scratch.order, generator)
-    else:
+    if inferring:
         weight, _ = sample_deal(scratch.model, scratch.posterior, scratch.hands, generator)
+    else:
+        sample_hands(me, table, scratch.hands, scratch.order, generator)
     if weight > 0.0:
         set_base(me, table, scratch)
     return weight
+
+
+@njit(cache=True)
+def too_few_effective(total, squares, samples, floor):
+    """Whether weights summing to `total`, their squares to `squares`, give fewer effective
+    samples (Kish: total^2 / squares) than `floor` times `samples` (always, when every one
+    was given up; never with floor 0)."""
+    return floor > 0.0 and (total == 0.0 or total * total < floor * samples * squares)
 
 
 @njit(cache=True, inline="always")  # inlined: a jitted function passed to a call would not cache
@@ -234,19 +251,38 @@ def sampled_choice(value, context, params, me, table, deals, samples, choices, p
     (sample_base, into the DECISION_DTYPE record `deals`), add each choice's weighted
     value(context, me, table, choice, first, generator) to deals.totals, and return the best
     choice (best_choice). The deals are the same for every choice; `first` is True for a
-    deal's first choice (pimc solves a deal's position once for all its cards)."""
+    deal's first choice (pimc solves a deal's position once for all its cards). With
+    inference and deals.ess_floor > 0, a decision whose weighted samples are too few in effect
+    (too_few_effective) is taken again on as many uniform deals (the bridge bot BEN's fallback)."""
+    inferring = params[at(me.seat), P_INFER] != 0
+    total = 0.0
+    squares = 0.0
     for _ in range(samples):
-        weight = sample_base(params, me, table, deals, generator)
-        if weight == 0.0:
-            continue
-        rest = choices
-        first = True
-        while rest:
-            choice = lowest_bit(rest)
-            rest &= rest - 1
-            deals.totals[choice] += weight * value(context, me, table, choice, first, generator)
-            first = False
+        weight = sample_base_as(inferring, me, table, deals, generator)
+        total += weight
+        squares += weight * weight
+        add_values(value, context, me, table, deals, choices, weight, generator)
+    if inferring and too_few_effective(total, squares, samples, deals.ess_floor):
+        deals.totals[:] = 0.0
+        for _ in range(samples):
+            add_values(value, context, me, table, deals, choices, sample_base_as(False, me, table, deals, generator),
+                       generator)  # fmt: skip
     return best_choice(deals.totals, choices, preferred)
+
+
+@njit(cache=True, inline="always")  # inlined: it is passed a jitted function (sampled_choice: why)
+def add_values(value, context, me, table, deals, choices, weight, generator):
+    """Add each choice's weighted value on the sample in `deals` to deals.totals (nothing for a
+    sample given up, weight 0)."""
+    if weight == 0.0:
+        return
+    rest = choices
+    first = True
+    while rest:
+        choice = lowest_bit(rest)
+        rest &= rest - 1
+        deals.totals[choice] += weight * value(context, me, table, choice, first, generator)
+        first = False
 
 
 @njit(cache=True)

@@ -11,8 +11,8 @@ It reads only its own seat record (hand, bid) and the public table: the deals ar
 (uniform given the voids shown, or with `infer=1` from the posterior given the bids and
 trump choice of the seats playing the heuristic; `infer=2` reads every seat's bid robustly,
 `infer=3` as robustly with each seat's bid model weighed by the table's public evidence of
-the game's finished rounds, kernels.search.bid_evidence), bids the mode hides are mc's
-estimates.
+the game's finished rounds, kernels.search.bid_evidence; `infer=4` as infer=3, on uniform
+deals where the weighted ones are too few in effect), bids the mode hides are mc's estimates.
 Its random numbers all come from the generator it is given (the round's DECISIONS stream).
 """
 from typing import NamedTuple
@@ -35,7 +35,7 @@ from kernels.search import solver
 # mc's sampling and rollout bidding read them for a pimc seat as for an mc seat.
 P_SAMPLES = mc.P_SAMPLES  # sampled deals per bid decision (0: the heuristic's bid)
 P_PLAY_SAMPLES = mc.P_PLAY_SAMPLES  # sampled deals per card decision (0: the heuristic's card)
-P_INFER = mc.P_INFER  # 1: deals from the posterior given the bids and trump choice shown; 2, 3: INFER_ROBUST, _LEARNED
+P_INFER = mc.P_INFER  # 1: deals from the posterior given the bids and trump choice shown; 2-4: INFER_*
 P_SPREAD = mc.P_SPREAD  # the posterior's model of a heuristic seat: its bids with this noise
 P_DEPTH = 4  # tricks left at which the solver takes over from the playout
 P_PLAYOUT = 5  # PLAYOUT_*: how the tricks before the solver's are played in a sample
@@ -62,6 +62,10 @@ ROBUST_WIDE_SPREAD = WIDE_SPREADS[0]
 # from its bids in the game's finished rounds (kernels.search.bid_evidence); before the first
 # round ends, exactly infer=2's.
 INFER_LEARNED = 3
+# infer=4: infer=3, and a decision whose samples are fewer than ESS_FLOOR of them in effect is
+# taken again on uniform deals (mc.sampled_choice).
+INFER_FALLBACK = 4
+ESS_FLOOR = 0.5
 
 NAME = "pimc"
 SUMMARY = "perfect-information Monte Carlo: sampled deals played face up, the last tricks solved exactly"
@@ -88,7 +92,7 @@ COUNTS = ("samples", "play_samples", "infer", "depth", "playout", "bidding")
 RANGES = {
     "samples": (0.0, float(MAX_SAMPLES)),
     "play_samples": (0.0, float(MAX_PLAY_SAMPLES)),
-    "infer": (0.0, float(INFER_LEARNED)),
+    "infer": (0.0, float(INFER_FALLBACK)),
     "spread": (0.0, 10.0),
     "depth": (1.0, float(MAX_DEPTH)),
     "playout": (0.0, float(PLAYOUT_ROLLOUT)),
@@ -126,8 +130,10 @@ def start_sampling(policies, me, table, deals, generator):
                 model.seat_spread[seat] = spread
                 seat_model_row(policies, seat, model.params)  # MC_MODEL_PARAMS
     infer = params[at(me.seat), P_INFER]
-    if infer == INFER_ROBUST or infer == INFER_LEARNED:
-        robust_model(policies, me, table, model, infer == INFER_LEARNED)
+    if infer >= INFER_ROBUST:
+        robust_model(policies, me, table, model, infer >= INFER_LEARNED)
+    if infer == INFER_FALLBACK:
+        deals.ess_floor = ESS_FLOOR
     prepare(me, table, model, deals.posterior, generator)
 
 
@@ -156,11 +162,11 @@ def robust_model(policies, me, table, model, learned):
 
 @njit(cache=True)
 def learns_bids(policies, n_players):
-    """Whether a seat plays pimc with infer=3, which reads table.bid_evidence (so the game
+    """Whether a seat plays pimc with infer=3 or 4, which read table.bid_evidence (so the game
     loops keep it up: kernels.batch.read_bids)."""
     policy_ids, params = policies
     for seat in range(n_players):
-        if policy_ids[seat] == POLICY_PIMC and params[seat, P_INFER] == INFER_LEARNED:
+        if policy_ids[seat] == POLICY_PIMC and params[seat, P_INFER] >= INFER_LEARNED:
             return True
     return False
 
