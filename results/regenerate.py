@@ -86,18 +86,23 @@ PIMC_COMPARISONS = (
 # pimc step's table); with another pimc opposite, within one tournament.
 LEARNED = "pimc:infer=3"
 HELD_OUT = "examples.rule_bot:RuleBot,examples.numpy_bot:LinearBidder,mc"  # bots no inference models
+RANDOM_BIDDER = "examples.random_bidder:RandomBidder"
 LEARNED_TABLES = {
     "learned_vs_heuristic": (f"{LEARNED},heuristic,heuristic,heuristic", None, 250),
     "learned_opposite_pimc": (f"{LEARNED},heuristic,pimc,heuristic", None, 250),
     "learned_with_random": (f"{LEARNED},heuristic,heuristic,random", 1_000, None),
     "pimc_with_random": ("pimc,heuristic,heuristic,random", 1_000, None),
-    "learned_vs_held_out": (f"{LEARNED},{HELD_OUT}", 1_000, 100),
-    "pimc_vs_held_out": (f"pimc,{HELD_OUT}", 1_000, 100),
+    "learned_vs_held_out": (f"{LEARNED},{HELD_OUT}", None, 100),
+    "pimc_vs_held_out": (f"pimc,{HELD_OUT}", None, 100),
+    # A seat that bids at random and plays as the heuristic: the random seat's bids, not its play
+    "learned_with_random_bidder": (f"{LEARNED},heuristic,heuristic,{RANDOM_BIDDER}", 1_000, 100),
+    "pimc_with_random_bidder": (f"pimc,heuristic,heuristic,{RANDOM_BIDDER}", 1_000, 100),
 }
 LEARNED_COMPARISONS = (
     ("learned_vs_heuristic", "pimc_vs_heuristic"),
     ("learned_with_random", "pimc_with_random"),
     ("learned_vs_held_out", "pimc_vs_held_out"),
+    ("learned_with_random_bidder", "pimc_with_random_bidder"),
 )
 COMPARISON_FIELDS = ("policy_a", "policy_b", "deals", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
                      "significant", "verdict")  # fmt: skip
@@ -529,6 +534,8 @@ LEARNED_TITLES = {
     "pimc_with_random": "one random seat, pimc without inference",
     "learned_vs_held_out": "three held-out bots",
     "pimc_vs_held_out": "three held-out bots, pimc without inference",
+    "learned_with_random_bidder": "one seat bidding at random, playing as the heuristic",
+    "pimc_with_random_bidder": "one seat bidding at random, playing as the heuristic, pimc without inference",
     "pimc_vs_heuristic": "against three heuristic seats, pimc without inference (the pimc step's table)",
 }
 
