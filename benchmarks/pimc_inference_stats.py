@@ -13,13 +13,14 @@ compares them with the true deal, which the simulation knows:
   Brier score (mean squared error) per sampler, the heuristic seats (whose bids the posterior
   models) apart from the others;
 - the effective sample size (sum w)^2 / sum w^2 of the seat's samples, the share of decisions
-  where it is under half the samples, and the share of samples given up;
+  where it is under half the samples (mc.too_few_effective at pimc.ESS_FLOOR: where infer=4
+  falls back), and the share of samples given up;
 - how often the samples put a modelled seat's bid where the heuristic would bid from the
   sampled hand (weighted), and whether the true dealt hand is accepted by the model (it must
   always be: the model of a heuristic seat is exact). Both read the exact model (infer=1);
-  with infer 2-3 every hand has an acceptance below 1, so they are left out.
+  with infer 2-4 every hand has an acceptance below 1, so they are left out.
 
-`--infer` sets the inference measured (1 by default; 3 learns each seat from the game's
+`--infer` sets the inference measured (1 by default; 3 and 4 learn each seat from the game's
 finished rounds, which are read as the games go: kernels.batch.read_bids). `--split K` reports
 the rounds of fewer than K cards and those of K or more apart.
 
@@ -69,7 +70,6 @@ MEASURE_STREAM = 99  # the measurement's own generator stream (the games' stream
 # the same for the uniform deals, modelled bids checked on the true hand, true hands rejected
 (S_DECISIONS, S_ESS, S_GIVEN_UP, S_SAMPLES, S_BID_DECISIONS, S_MATCH_1, S_MATCH_0, S_BIDS,
  S_TRUTH_REJECTED, S_LOW_ESS) = range(10)  # fmt: skip
-LOW_ESS = 0.5  # a decision whose effective samples are fewer than this share of its samples
 
 
 @njit(cache=True)
@@ -131,11 +131,11 @@ def measure_in(storage, sampler, me, table, seats, phase, samples, generator, st
             if posterior.bid_observed[seat]:
                 dealt = hands_0[seat] | posterior.played_by[seat]
                 matches_0 += acceptance(model, posterior, seat, dealt) >= 1.0
+    # The rule infer=4's fallback applies to these weights (every sample given up included)
+    stats[phase, S_LOW_ESS] += mc.too_few_effective(total, squares, samples, pimc.ESS_FLOOR)
     if total == 0.0:
-        stats[phase, S_LOW_ESS] += 1  # every sample given up
         return
     stats[phase, S_ESS] += total * total / squares
-    stats[phase, S_LOW_ESS] += total * total / squares < LOW_ESS * samples
     n_bids = 0
     for seat in range(n_players):
         n_bids += posterior.bid_observed[seat]
@@ -379,7 +379,7 @@ def main() -> None:
                         help="real continuations per choice where infer=1 and infer=0 choose differently (0: none)")  # fmt: skip
     parser.add_argument("--policies", default="pimc:infer=1,pimc:infer=0,heuristic,heuristic",
                         help="one policy per seat; seat 0's parameters set the sampler (its infer is --infer)")  # fmt: skip
-    parser.add_argument("--infer", type=int, choices=(1, 2, 3), default=1, help="seat 0's inference, measured")
+    parser.add_argument("--infer", type=int, choices=(1, 2, 3, 4), default=1, help="seat 0's inference, measured")
     parser.add_argument("--split", type=int, default=0,
                         help="report rounds of fewer than K cards and of K or more apart (0: together)")  # fmt: skip
     args = parser.parse_args()
@@ -405,7 +405,7 @@ def main() -> None:
           f"{time.perf_counter() - began:.0f} s")  # fmt: skip
     print()
     print(f"| decision | decisions | samples a decision | effective samples (infer={args.infer}) | "
-          f"decisions with under {LOW_ESS:.0%} effective | given up | "
+          f"decisions with under {pimc.ESS_FLOOR:.0%} effective | given up | "
           f"modelled bids where the heuristic bids: infer={args.infer} / infer=0 | true hand rejected |")  # fmt: skip
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for phase, name in enumerate(names):
