@@ -300,7 +300,8 @@ def card_value(scratch, me, table, card, first, generator):
     """mc's score of playing `card` on the sampled deal in `scratch`: one heuristic rollout."""
     rollout_table = reset_rollout(scratch, table.n_players)
     apply_card(rollout_table, scratch.rollout_seats, card)
-    play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, scratch.rollout_seats, generator, scratch.fixed_bids, NO_PLAY_LOG)
+    play_out(rollout_decide, ROLLOUT_PARAMS, rollout_table, scratch.rollout_seats, generator, scratch.fixed_bids,
+             NO_PLAY_LOG)
     return outcome(rollout_table, scratch.rollout_seats, me.seat)
 
 
@@ -362,7 +363,8 @@ def sampled_card(storage, policies, me, table, choices, preferred_choice, genera
     scratch = storage[0]
     start_sampling(policies, me, table, scratch, generator)
     samples = int(params[me.seat, P_PLAY_SAMPLES])
-    return sampled_choice(card_value, scratch, params, me, table, scratch, samples, choices, preferred_choice, generator)
+    return sampled_choice(card_value, scratch, params, me, table, scratch, samples, choices, preferred_choice,
+                          generator)
 
 
 @njit(cache=True, inline="always")

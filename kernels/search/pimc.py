@@ -293,7 +293,8 @@ def sampled_bid(storage, policies, me, table, legal, preferred, generator):
     start_sampling(policies, me, table, memory.deals, generator)
     evaluation = new_evaluation(memory, params[at(me.seat)], False, params[at(me.seat), P_BIDDING] == BIDDING_BLEND)
     samples = int(params[at(me.seat), P_SAMPLES])
-    return mc.sampled_choice(bid_value, evaluation, params, me, table, memory.deals, samples, legal, preferred, generator)
+    return mc.sampled_choice(bid_value, evaluation, params, me, table, memory.deals, samples, legal, preferred,
+                             generator)
 
 
 @njit(cache=True)
@@ -310,8 +311,8 @@ def sampled_card(storage, policies, me, table, choices, preferred_choice, genera
     solved_now = table.round_size - table.trick <= int(params[at(me.seat), P_DEPTH])
     evaluation = new_evaluation(memory, params[at(me.seat)], solved_now, False)
     samples = int(params[at(me.seat), P_PLAY_SAMPLES])
-    return mc.sampled_choice(card_value, evaluation, params, me, table, memory.deals, samples, choices, preferred_choice,
-                             generator)  # fmt: skip
+    return mc.sampled_choice(card_value, evaluation, params, me, table, memory.deals, samples, choices,
+                             preferred_choice, generator)
 
 
 @njit(cache=True, inline="always")
