@@ -144,6 +144,10 @@ QUICK = Sizes(accuracy_games=400, tournament_deals=30, estimate_samples=2_000,
               learned_deals=4)
 SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1, "calibration": 11, "inference": 2026, "pimc": 2600, "openspiel": 38}
 STEPS = ("accuracy", "tournament", "estimate", "calibration", "inference", "pimc", "openspiel", "learned")
+FILES = {"accuracy": "accuracy.json", "tournament": "tournament.json", "estimate": "estimate.json",
+         "calibration": "calibration.json", "inference": "inference.json", "pimc": "pimc.json",
+         "openspiel": "openspiel.json", "learned": "learned_inference.json"}  # each step's JSON in OUT
+OPTIONAL_STEPS = ("openspiel", "learned")  # the README leaves their sections out when they are missing
 
 
 def provenance(seed: int, **extra) -> dict:
@@ -685,6 +689,12 @@ def main() -> None:
     sizes = QUICK if arguments.quick else FULL
     out = arguments.out
     runs = arguments.runs or out / "runs"
+    only = arguments.only or STEPS
+    missing = [FILES[name] for name in STEPS if name not in only and name not in OPTIONAL_STEPS
+               and not (out / FILES[name]).exists()]  # fmt: skip
+    if missing:  # the README needs every required section: refuse before hours of play, not after
+        parser.error(f"--only reads the other steps' JSON from {out}, which lacks {', '.join(missing)}: "
+                     "run every step once (no --only), or name those steps with --only too")
     out.mkdir(parents=True, exist_ok=True)
     runs.mkdir(parents=True, exist_ok=True)
     command = "python results/regenerate.py" + (" --quick" if arguments.quick else "")
@@ -695,7 +705,6 @@ def main() -> None:
              ("pimc", lambda: pimc_figures(sizes, out, runs)),
              ("openspiel", lambda: openspiel_figures(sizes, out, runs)),
              ("learned", lambda: learned_figures(sizes, out, runs)))  # fmt: skip
-    only = arguments.only or STEPS
     results = {}
     for name, step in steps:
         if name not in only:
@@ -703,12 +712,9 @@ def main() -> None:
         start = time.perf_counter()
         results[name] = step()
         print(f"{name}: {time.perf_counter() - start:.1f} s")
-    files = {"accuracy": "accuracy.json", "tournament": "tournament.json", "estimate": "estimate.json",
-             "calibration": "calibration.json", "inference": "inference.json", "pimc": "pimc.json", "openspiel": "openspiel.json",
-             "learned": "learned_inference.json"}  # fmt: skip
     for name in STEPS:
-        if results.get(name) is None and (out / files[name]).exists():
-            results[name] = json.loads((out / files[name]).read_text())
+        if results.get(name) is None and (out / FILES[name]).exists():
+            results[name] = json.loads((out / FILES[name]).read_text())
     notes = ""
     if arguments.only:
         notes = (f"\nThat command regenerated only: {', '.join(arguments.only)}; the other sections are the JSON "

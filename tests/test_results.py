@@ -34,3 +34,14 @@ def test_regenerate_quick(tmp_path):
     learned = json.loads((tmp_path / "learned_inference.json").read_text())
     assert [(c["policy_a"], c["policy_b"]) for c in learned["comparisons"]] == [("pimc:infer=3", "pimc")] * 4
     assert "pimc learning how each seat bids" in readme
+
+
+def test_only_refuses_an_out_without_the_other_steps(tmp_path):
+    # --only reads the other sections back: without them it must refuse before playing, exit 2
+    out = tmp_path / "figures"
+    done = subprocess.run([sys.executable, str(ROOT / "results" / "regenerate.py"), "--quick", "--only", "learned",
+                           "--out", str(out)], capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1].startswith("regenerate.py: error: --only reads the other steps' JSON")
+    assert "accuracy.json" in done.stderr and "learned_inference.json" not in done.stderr
+    assert not out.exists()
