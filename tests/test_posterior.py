@@ -6,6 +6,7 @@ on a full table, as the engine plays it) and compared with the sampler's weighte
 frequencies. Hidden and delayed bidding give the uniform deal. The sampler reads only `me`
 and the table. Self-play: the posterior predicts how often the second bidder's card takes
 the trick of a 1-card round after the first bid, where the uniform deal does not."""
+import itertools
 import math
 
 import numpy as np
@@ -155,11 +156,7 @@ def enumerate_posterior(table, me, others, subsets, n_subsets, played_by, params
 
 def hand_subsets(allowed, need):
     cards = [c for c in range(60) if (allowed >> c) & 1]
-    if need == 0:
-        return [0]
-    if need == 1:
-        return [1 << c for c in cards]
-    return [(1 << a) | (1 << b) for i, a in enumerate(cards) for b in cards[i + 1 :]]
+    return [sum(1 << c for c in chosen) for chosen in itertools.combinations(cards, need)]
 
 
 def exact_posterior(table, me, spread=0.0, trump_miss=0.0, kinds=None, wide=0.0, wide_spread=0.5):
@@ -256,6 +253,14 @@ def void_shown(storage, seats, table, me):
     return any(table["voids"][s] for s in range(int(table["n_players"])) if s != me["seat"]) and informative(storage, seats, table, me)
 
 
+def bids_matter(storage, seats, table, me):
+    """A void shown, and a posterior given the bids away from the uniform deal."""
+    if not void_shown(storage, seats, table, me):
+        return False
+    uniform = exact_posterior(table, me, kinds=np.zeros(st.MAX_PLAYERS, np.int64))
+    return np.abs(exact_posterior(table, me) - uniform).sum(axis=1).max() > 0.1
+
+
 STATES = {
     "3p-r1-last": dict(players=3, round_size=1, me_position=2, predicate=informative),
     "3p-r2-last": dict(players=3, round_size=2, me_position=2, predicate=informative),
@@ -267,6 +272,9 @@ STATES = {
     # The dealer bid last under an even-bids restriction (its legal bids depend on the others').
     "3p-r2-forbidden-play": dict(players=3, round_size=2, me_position=1, plays=1, even_bids="forbidden", predicate=informative),
     "3p-r2-leader-play": dict(players=3, round_size=2, me_position=1, plays=1, even_bids="leader", totals=[0, 10, 30], predicate=informative),
+    # Every card dealt (no trump card, no card left over): the last 3 tricks of round 15 / 20
+    "4p-r15-all-dealt": dict(players=4, round_size=15, me_position=0, plays=48, predicate=bids_matter),
+    "3p-r20-all-dealt": dict(players=3, round_size=20, me_position=0, plays=51, predicate=bids_matter),
 }
 
 
