@@ -80,29 +80,41 @@ PIMC_COMPARISONS = (
     ("pimc_infer_vs_heuristic", "pimc_samples64_vs_heuristic"),
     ("pimc_samples64_vs_heuristic", "pimc_vs_heuristic"),
 )
-# Issue #37's tables of learned inference (docs/pimc.md, "Learned inference"): pimc:infer=3
-# against pimc, each at its table (policies, most deals, deals per chunk: None, the default),
-# compared paired over the deals with the same table played by pimc (pimc_vs_heuristic is the
-# pimc step's table); with another pimc opposite, within one tournament.
+# Issue #37's tables of learned inference (docs/pimc.md, "Learned inference" and "Falling back
+# to uniform deals"): pimc:infer=3 and pimc:infer=4 against pimc, each at its table (policies,
+# most deals, deals per chunk: None, the default), compared paired over the deals with the same
+# table played by pimc (pimc_vs_heuristic is the pimc step's table) and infer=4 with infer=3;
+# with another pimc opposite, within one tournament.
 LEARNED = "pimc:infer=3"
+FALLBACK = "pimc:infer=4"
 HELD_OUT = "examples.rule_bot:RuleBot,examples.numpy_bot:LinearBidder,mc"  # bots no inference models
 RANDOM_BIDDER = "examples.random_bidder:RandomBidder"
 LEARNED_TABLES = {
     "learned_vs_heuristic": (f"{LEARNED},heuristic,heuristic,heuristic", None, 250),
     "learned_opposite_pimc": (f"{LEARNED},heuristic,pimc,heuristic", None, 250),
     "learned_with_random": (f"{LEARNED},heuristic,heuristic,random", 1_000, None),
-    "pimc_with_random": ("pimc,heuristic,heuristic,random", 1_000, None),
+    "pimc_with_random": ("pimc,heuristic,heuristic,random", None, 100),
     "learned_vs_held_out": (f"{LEARNED},{HELD_OUT}", None, 100),
     "pimc_vs_held_out": (f"pimc,{HELD_OUT}", None, 100),
     # A seat that bids at random and plays as the heuristic: the random seat's bids, not its play
     "learned_with_random_bidder": (f"{LEARNED},heuristic,heuristic,{RANDOM_BIDDER}", 1_000, 100),
     "pimc_with_random_bidder": (f"pimc,heuristic,heuristic,{RANDOM_BIDDER}", 1_000, 100),
+    "fallback_vs_heuristic": (f"{FALLBACK},heuristic,heuristic,heuristic", 1_000, 100),
+    "fallback_opposite_pimc": (f"{FALLBACK},heuristic,pimc,heuristic", None, 100),
+    "fallback_with_random": (f"{FALLBACK},heuristic,heuristic,random", None, 100),
+    "fallback_vs_held_out": (f"{FALLBACK},{HELD_OUT}", None, 100),
 }
 LEARNED_COMPARISONS = (
     ("learned_vs_heuristic", "pimc_vs_heuristic"),
     ("learned_with_random", "pimc_with_random"),
     ("learned_vs_held_out", "pimc_vs_held_out"),
     ("learned_with_random_bidder", "pimc_with_random_bidder"),
+    ("fallback_vs_heuristic", "pimc_vs_heuristic"),
+    ("fallback_with_random", "pimc_with_random"),
+    ("fallback_vs_held_out", "pimc_vs_held_out"),
+    ("fallback_vs_heuristic", "learned_vs_heuristic"),
+    ("fallback_with_random", "learned_with_random"),
+    ("fallback_vs_held_out", "learned_vs_held_out"),
 )
 COMPARISON_FIELDS = ("policy_a", "policy_b", "deals", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
                      "significant", "verdict")  # fmt: skip
@@ -541,11 +553,15 @@ LEARNED_TITLES = {
     "learned_with_random_bidder": "one seat bidding at random, playing as the heuristic",
     "pimc_with_random_bidder": "one seat bidding at random, playing as the heuristic, pimc without inference",
     "pimc_vs_heuristic": "against three heuristic seats, pimc without inference (the pimc step's table)",
+    "fallback_vs_heuristic": "against three heuristic seats, pimc:infer=4",
+    "fallback_opposite_pimc": "another pimc opposite, two heuristic seats, pimc:infer=4",
+    "fallback_with_random": "one random seat, pimc:infer=4",
+    "fallback_vs_held_out": "three held-out bots, pimc:infer=4",
 }
 
 
 def learned_section(result: dict | None) -> str:
-    """The README's section on pimc:infer=3: the verdicts of each comparison, then each table."""
+    """The README's section on pimc:infer=3 and 4: the verdicts of each comparison, then each table."""
     if result is None:
         return ""
     rows = comparison_rows(result["comparisons"])
@@ -554,7 +570,10 @@ def learned_section(result: dict | None) -> str:
 Seed {result['seed']}. `pimc:infer=3` samples its deals from the posterior given the bids
 shown, each seat's bid read with a mixture of bid models (at random, the heuristic's bid,
 near the heuristic's estimate) weighed by that seat's bids in the game's finished rounds
-([docs/pimc.md](../docs/pimc.md), "Learned inference"). Against pimc without inference:
+([docs/pimc.md](../docs/pimc.md), "Learned inference"). `pimc:infer=4` is the same, except
+that a decision whose weighted deals have too few effective ones (Kish's effective sample
+size under half the samples drawn) is taken again on uniform deals (docs/pimc.md, "Falling
+back to uniform deals"). Against pimc without inference, and infer=4 against infer=3:
 
 """ + "\n".join(rows)]
     parts += [table_section(LEARNED_TITLES[name], table) for name, table in result["tables"].items()]
