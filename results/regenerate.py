@@ -15,8 +15,8 @@ inference from the earlier bids; benchmarks/bench_estimate.py --calibration), in
 against mc at its defaults, against the heuristic, with and without inference, and bid
 accuracy by round size), openspiel.json (OpenSpiel's ISMCTS, openspiel:ismcts, at two
 budgets against three heuristic seats and at a pimc table; needs the [openspiel] extra, else
-the step is skipped), learned_inference.json (pimc learning how each seat bids, pimc:infer=3,
-against pimc at four tables). The datasets behind them go to --runs (default
+the step is skipped), learned_inference.json (pimc learning how each seat bids, pimc:infer=3
+and pimc:infer=4, against pimc at four tables). The datasets behind them go to --runs (default
 results/runs/, not in git). Every figure records its seed and the package
 version.
 """
