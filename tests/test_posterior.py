@@ -253,12 +253,16 @@ def void_shown(storage, seats, table, me):
     return any(table["voids"][s] for s in range(int(table["n_players"])) if s != me["seat"]) and informative(storage, seats, table, me)
 
 
+def distance_from_uniform(table, me, exact):
+    """The largest total variation (summed over cards) of a seat's card marginals in `exact`
+    from those of the uniform deal of the same unseen cards."""
+    uniform = exact_posterior(table, me, kinds=np.zeros(st.MAX_PLAYERS, np.int64))
+    return np.abs(exact - uniform).sum(axis=1).max()
+
+
 def bids_matter(storage, seats, table, me):
     """A void shown, and a posterior given the bids away from the uniform deal."""
-    if not void_shown(storage, seats, table, me):
-        return False
-    uniform = exact_posterior(table, me, kinds=np.zeros(st.MAX_PLAYERS, np.int64))
-    return np.abs(exact_posterior(table, me) - uniform).sum(axis=1).max() > 0.1
+    return void_shown(storage, seats, table, me) and distance_from_uniform(table, me, exact_posterior(table, me)) > 0.1
 
 
 STATES = {
@@ -310,8 +314,7 @@ def test_sampler_matches_the_enumerated_posterior(name, config):
     hands, weights = sampled_posterior(table, me, model, 100_000)
     assert_matches(exact, hands, weights, table, me)
     # The observations matter here: the exact posterior is far from the uniform deal.
-    uniform = exact_posterior(table, me, kinds=np.zeros(st.MAX_PLAYERS, np.int64))
-    assert np.abs(exact - uniform).sum(axis=1).max() > 0.1
+    assert distance_from_uniform(table, me, exact) > 0.1
 
 
 def test_random_opponents_leave_the_deal_uniform():
