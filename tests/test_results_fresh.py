@@ -51,10 +51,14 @@ def ci_se(low: float, high: float) -> float:
     return (high - low) / (2 * Z_95)
 
 
-def slice_se(fresh_se: float, published_se: float, published_deals: int, fresh_deals: int) -> float:
-    """The slice's standard error, at least what the published run's spread gives for so few
-    deals: a slice of 4 deals estimates its own spread badly, and at times far too small."""
-    return max(fresh_se, published_se * math.sqrt(published_deals / fresh_deals))
+def check_interval(label: str, published_value: float, published_ci: tuple[float, float], fresh_value: float,
+                   fresh_ci: tuple[float, float], deals: tuple[int, int]) -> None:
+    """check of two figures given with 95% intervals, from (published, slice) deals. The slice's
+    standard error is at least what the published run's spread gives for so few deals: a slice
+    of 4 deals estimates its own spread badly, and at times far too small."""
+    published_se = ci_se(*published_ci)
+    fresh_se = max(ci_se(*fresh_ci), published_se * math.sqrt(deals[0] / deals[1]))
+    check(label, published_value, published_se, fresh_value, fresh_se)
 
 
 def check_tournament(name: str, fresh: dict, old: dict | None = None) -> None:
@@ -62,15 +66,13 @@ def check_tournament(name: str, fresh: dict, old: dict | None = None) -> None:
     deals = (old["deals"], fresh["deals"])
     for before, now in zip(old["policies"], fresh["policies"], strict=True):
         assert before["policy"] == now["policy"]
-        published_se = ci_se(before["mean_score_ci_low"], before["mean_score_ci_high"])
-        fresh_se = slice_se(ci_se(now["mean_score_ci_low"], now["mean_score_ci_high"]), published_se, *deals)
-        check(f"{name} {now['policy']} mean score", before["mean_score"], published_se, now["mean_score"], fresh_se)
+        check_interval(f"{name} {now['policy']} mean score",
+                       before["mean_score"], (before["mean_score_ci_low"], before["mean_score_ci_high"]),
+                       now["mean_score"], (now["mean_score_ci_low"], now["mean_score_ci_high"]), deals)  # fmt: skip
     for before, now in zip(old["pairs"], fresh["pairs"], strict=True):
         assert (before["policy_a"], before["policy_b"]) == (now["policy_a"], now["policy_b"])
-        published_se = ci_se(before["ci_low"], before["ci_high"])
-        fresh_se = slice_se(ci_se(now["ci_low"], now["ci_high"]), published_se, *deals)
-        check(f"{name} {now['policy_a']} - {now['policy_b']}", before["difference"], published_se, now["difference"],
-              fresh_se)  # fmt: skip
+        check_interval(f"{name} {now['policy_a']} - {now['policy_b']}", before["difference"],
+                       (before["ci_low"], before["ci_high"]), now["difference"], (now["ci_low"], now["ci_high"]), deals)
 
 
 pytestmark = pytest.mark.slow
@@ -99,10 +101,9 @@ def check_tables(name: str, fresh: dict) -> None:
         check_tournament(f"{name} {table_name}", table, old["tables"][table_name])
     for before, now in zip(old["comparisons"], fresh["comparisons"], strict=True):
         assert (before["policy_a"], before["policy_b"]) == (now["policy_a"], now["policy_b"])
-        published_se = ci_se(before["ci_low"], before["ci_high"])
-        fresh_se = slice_se(ci_se(now["ci_low"], now["ci_high"]), published_se, before["deals"], now["deals"])
-        check(f"{name} {now['table_a']} - {now['table_b']}", before["difference"], published_se, now["difference"],
-              fresh_se)  # fmt: skip
+        check_interval(f"{name} {now['table_a']} - {now['table_b']}", before["difference"],
+                       (before["ci_low"], before["ci_high"]), now["difference"], (now["ci_low"], now["ci_high"]),
+                       (before["deals"], now["deals"]))  # fmt: skip
 
 
 def test_pimc_tournaments_are_fresh(tmp_path):
