@@ -81,8 +81,8 @@ def predicted_made(storage, policies, tables, seat_records, bids, samples, rollo
         evaluation = pimc.Evaluation(memory, int(params[me.seat, pimc.P_PLAYOUT]), int(params[me.seat, pimc.P_DEPTH]),
                                      False, False)  # pimc.sampled_bid's, never blended
         bid = bids[i]
-        mc.sampled_choice(made_value, Made(evaluation, rollout), params, me, table, memory.deals, samples,
-                          np.int64(1) << bid, bid, generator)  # fmt: skip
+        mc.sampled_choice(made_value, Made(evaluation, rollout), me, table, memory.deals, samples, np.int64(1) << bid,
+                          bid, generator)  # fmt: skip
         out[i] = memory.deals.totals[bid] / samples
 
 

@@ -75,12 +75,11 @@ MEASURE_STREAM = 99  # the measurement's own generator stream (the games' stream
 @njit(cache=True)
 def measure_in(storage, sampler, me, table, seats, phase, samples, generator, stats, bins, brier):
     """One decision's measurement in `storage` (a pimc.new_memory array, its record taken here)."""
-    _, params = sampler
     memory = storage[0]
     deals = memory.deals
     pimc.start_sampling(sampler, me, table, deals, generator)
     posterior = deals.posterior
-    if posterior.n_constrained == 0:
+    if not deals.inferring or posterior.n_constrained == 0:  # infer=5 in a round dealing every card: uniform
         return
     model = deals.model
     n_players = table.n_players
@@ -100,7 +99,7 @@ def measure_in(storage, sampler, me, table, seats, phase, samples, generator, st
     matches_0 = 0.0
     drawn_0 = 0
     for _ in range(samples):
-        weight = mc.sample_base(params, me, table, deals, generator)
+        weight = mc.sample_base(me, table, deals, generator)
         stats[phase, S_SAMPLES] += 1
         if weight == 0.0:
             stats[phase, S_GIVEN_UP] += 1

@@ -112,7 +112,7 @@ def bid_until(storage, policies, me, table, legal, generator, stage, nodes):
     pimc.start_sampling(policies, me, table, memory.deals, generator)
     evaluation = pimc.Evaluation(memory, int(params[at(me.seat), pimc.P_PLAYOUT]), int(params[at(me.seat), pimc.P_DEPTH]),
                                  False, params[at(me.seat), pimc.P_BIDDING] == pimc.BIDDING_BLEND)  # as pimc.sampled_bid
-    mc.sampled_choice(staged_bid_value, Staged(evaluation, stage), params, me, table, memory.deals, samples, legal,
+    mc.sampled_choice(staged_bid_value, Staged(evaluation, stage), me, table, memory.deals, samples, legal,
                       preferred, generator)  # fmt: skip
     nodes[0] += memory.solver.nodes
 
@@ -134,7 +134,7 @@ def card_until(storage, policies, me, table, legal, generator, stage, nodes):
     depth = int(params[at(me.seat), pimc.P_DEPTH])
     solved_now = table.round_size - table.trick <= depth
     evaluation = pimc.Evaluation(memory, int(params[at(me.seat), pimc.P_PLAYOUT]), depth, solved_now, False)  # as pimc.sampled_card
-    mc.sampled_choice(staged_card_value, Staged(evaluation, stage), params, me, table, memory.deals, samples, choices,
+    mc.sampled_choice(staged_card_value, Staged(evaluation, stage), me, table, memory.deals, samples, choices,
                       preferred_choice, generator)  # fmt: skip
     nodes[0] += memory.solver.nodes
 

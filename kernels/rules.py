@@ -151,6 +151,13 @@ def deal(seed, game, table, seats, scratch):
 
 
 @njit(cache=True)
+def every_card_dealt(table):
+    """Whether the round deals the whole deck, so no card is turned up and there is no trump
+    (docs/rules.md §3), and every unseen card is in another seat's hand."""
+    return table.n_players * table.round_size == N_CARDS
+
+
+@njit(cache=True)
 def trump_of_turned_card(card):
     """Trump suit set by the turned-up card: its suit, NO_SUIT for a Jester or no card,
     DEALER_CHOOSES_TRUMP for a Wizard (docs/rules.md §3)."""

@@ -64,7 +64,7 @@ def test_pimc_parameters_parse_with_defaults_and_ranges():
     assert policy.label == "pimc:depth=2" and parse_policy("pimc").label == "pimc"
     for bad in ("pimc:depth=0", f"pimc:depth={pimc.MAX_DEPTH + 1}", f"pimc:play_samples={pimc.MAX_PLAY_SAMPLES + 1}",
                 f"pimc:samples={pimc.MAX_SAMPLES + 1}",
-                "pimc:samples=1.5", "pimc:infer=5", "pimc:bidding=3", "pimc:playout=-1", "pimc:playout=3"):  # fmt: skip
+                "pimc:samples=1.5", "pimc:infer=6", "pimc:bidding=3", "pimc:playout=-1", "pimc:playout=3"):  # fmt: skip
         with pytest.raises(ConfigError):
             parse_policy(bad)
 
@@ -134,3 +134,23 @@ def test_infer_4_takes_a_decision_again_on_uniform_deals_when_too_few_samples_ar
     learned = sim.run_games(rules, f"pimc:samples=8,play_samples=24,infer=3,{others}", seed=5, games=6,
                             log_plays=True)  # fmt: skip
     assert not np.array_equal(games.plays, learned.plays)
+
+
+def test_infer_5_is_infer_4_except_in_a_round_dealing_every_card():
+    """infer=5 plays a round with cards left undealt exactly as infer=4, and a round dealing
+    every card exactly as infer=0 (uniform deals): the same bids, cards and tricks. Its
+    information is therefore tested by theirs (tests/test_information.py)."""
+    rules = sim.Rules(players=4, rounds=(14, 15))
+    n_plays_14 = 4 * 14
+
+    def games(infer):
+        return sim.run_games(rules, f"pimc:samples=8,play_samples=24,infer={infer},heuristic,heuristic,random", seed=5,
+                             games=6, log_plays=True)  # fmt: skip
+
+    unless_all_dealt, fallback, uniform = games(5), games(4), games(0)
+    for k, same, other in ((0, fallback, uniform), (1, uniform, fallback)):
+        plays = slice(0, n_plays_14) if k == 0 else slice(n_plays_14, None)
+        assert np.array_equal(unless_all_dealt.plays[:, plays], same.plays[:, plays]), f"round {14 + k}"
+        for field in ("hand", "bid", "tricks", "score"):
+            assert np.array_equal(unless_all_dealt.seats[field][:, k], same.seats[field][:, k]), f"round {14 + k} {field}"
+        assert not np.array_equal(unless_all_dealt.plays[:, plays], other.plays[:, plays]), "vacuous"

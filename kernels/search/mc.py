@@ -91,6 +91,7 @@ DECISION_DTYPE = np.dtype(
         # With inference: when the samples' effective number (sampled_choice) is below this
         # share of them, the decision is taken again on uniform deals (0: never; pimc infer=4).
         ("ess_floor", np.float64),
+        ("inferring", np.uint8),  # whether this decision deals from the posterior (start_sampling)
         ("model", MODEL_DTYPE),  # with inference: the opponents, as the posterior sees them
         ("posterior", POSTERIOR_WORK_DTYPE),  # with inference: the sampler's observations
     ]
@@ -210,18 +211,19 @@ def start_sampling(policies, me, table, scratch, generator):
     """Prepare the decision's deals: with inference, the posterior sampler of the unseen cards
     given the bids and trump choice the table model explains (table_model, kernels.search.posterior)."""
     _, params = policies
-    if params[at(me.seat), P_INFER] == 0:
+    scratch.inferring = params[at(me.seat), P_INFER] != 0
+    if not scratch.inferring:
         return
     table_model(policies, me, table, scratch.model)
     prepare(me, table, scratch.model, scratch.posterior, generator)
 
 
 @njit(cache=True)
-def sample_base(params, me, table, scratch, generator):
+def sample_base(me, table, scratch, generator):
     """Deal one sample of the unseen cards and set the rollouts' base state from it; returns
-    its weight (0: the posterior sampler gave up on it, skip it). Without inference: a uniform
-    deal respecting the voids shown, weight 1."""
-    return sample_base_as(params[at(me.seat), P_INFER] != 0, me, table, scratch, generator)
+    its weight (0: the posterior sampler gave up on it, skip it). Without inference (as
+    start_sampling set scratch.inferring): a uniform deal respecting the voids shown, weight 1."""
+    return sample_base_as(scratch.inferring, me, table, scratch, generator)
 
 
 @njit(cache=True)
@@ -246,15 +248,15 @@ def too_few_effective(total, squares, samples, floor):
 
 
 @njit(cache=True, inline="always")  # inlined: a jitted function passed to a call would not cache
-def sampled_choice(value, context, params, me, table, deals, samples, choices, preferred, generator):
+def sampled_choice(value, context, me, table, deals, samples, choices, preferred, generator):
     """The search loop of mc and pimc, bids and cards alike: over `samples` sampled deals
     (sample_base, into the DECISION_DTYPE record `deals`), add each choice's weighted
     value(context, me, table, choice, first, generator) to deals.totals, and return the best
     choice (best_choice). The deals are the same for every choice; `first` is True for a
     deal's first choice (pimc solves a deal's position once for all its cards). With
-    inference and deals.ess_floor > 0, a decision whose weighted samples are too few in effect
+    inference (deals.inferring, set by start_sampling) and deals.ess_floor > 0, a decision whose weighted samples are too few in effect
     (too_few_effective) is taken again on as many uniform deals (the bridge bot BEN's fallback)."""
-    inferring = params[at(me.seat), P_INFER] != 0
+    inferring = deals.inferring != 0
     total = 0.0
     squares = 0.0
     for _ in range(samples):
@@ -348,7 +350,7 @@ def sampled_bid(storage, policies, me, table, legal, preferred, generator):
     scratch = storage[0]
     start_sampling(policies, me, table, scratch, generator)
     samples = int(params[me.seat, P_SAMPLES])
-    return sampled_choice(bid_value, scratch, params, me, table, scratch, samples, legal, preferred, generator)
+    return sampled_choice(bid_value, scratch, me, table, scratch, samples, legal, preferred, generator)
 
 
 @njit(cache=True)
@@ -363,8 +365,7 @@ def sampled_card(storage, policies, me, table, choices, preferred_choice, genera
     scratch = storage[0]
     start_sampling(policies, me, table, scratch, generator)
     samples = int(params[me.seat, P_PLAY_SAMPLES])
-    return sampled_choice(card_value, scratch, params, me, table, scratch, samples, choices, preferred_choice,
-                          generator)
+    return sampled_choice(card_value, scratch, me, table, scratch, samples, choices, preferred_choice, generator)
 
 
 @njit(cache=True, inline="always")

@@ -12,7 +12,8 @@ It reads only its own seat record (hand, bid) and the public table: the deals ar
 trump choice of the seats playing the heuristic; `infer=2` reads every seat's bid robustly,
 `infer=3` as robustly with each seat's bid model weighed by the table's public evidence of
 the game's finished rounds, kernels.search.bid_evidence; `infer=4` as infer=3, on uniform
-deals where the weighted ones are too few in effect), bids the mode hides are mc's estimates.
+deals where the weighted ones are too few in effect; `infer=5` as infer=4, on uniform deals
+in a round that deals every card), bids the mode hides are mc's estimates.
 Its random numbers all come from the generator it is given (the round's DECISIONS stream).
 """
 from typing import NamedTuple
@@ -28,14 +29,14 @@ from kernels.policies.ids import POLICY_MC, POLICY_PIMC
 from kernels.search.posterior import DEFAULT_TRUMP_MISS, OPPONENT_HEURISTIC, prepare
 from kernels.records import DECIDE_BID, DECIDE_CARD, PHASE_PLAY
 from kernels.round_state import NO_PLAY_LOG, apply_card, play_until, restart_bidding
-from kernels.rules import round_score
+from kernels.rules import every_card_dealt, round_score
 from kernels.search import solver
 
 # Parameter vector layout. The first four are mc's (samples, play_samples, infer, spread), so
 # mc's sampling and rollout bidding read them for a pimc seat as for an mc seat.
 P_SAMPLES = mc.P_SAMPLES  # sampled deals per bid decision (0: the heuristic's bid)
 P_PLAY_SAMPLES = mc.P_PLAY_SAMPLES  # sampled deals per card decision (0: the heuristic's card)
-P_INFER = mc.P_INFER  # 1: deals from the posterior given the bids and trump choice shown; 2-4: INFER_*
+P_INFER = mc.P_INFER  # 1: deals from the posterior given the bids and trump choice shown; 2-5: INFER_*
 P_SPREAD = mc.P_SPREAD  # the posterior's model of a heuristic seat: its bids with this noise
 P_DEPTH = 4  # tricks left at which the solver takes over from the playout
 P_PLAYOUT = 5  # PLAYOUT_*: how the tricks before the solver's are played in a sample
@@ -66,6 +67,10 @@ INFER_LEARNED = 3
 # taken again on uniform deals (mc.sampled_choice).
 INFER_FALLBACK = 4
 ESS_FLOOR = 0.5
+# infer=5: infer=4, except that a round dealing every card (kernels.rules.every_card_dealt) is
+# played on uniform deals, as infer=0: there inference lost at each table measured (docs/pimc.md,
+# "When every card is dealt").
+INFER_UNLESS_ALL_DEALT = 5
 
 NAME = "pimc"
 SUMMARY = "perfect-information Monte Carlo: sampled deals played face up, the last tricks solved exactly"
@@ -92,7 +97,7 @@ COUNTS = ("samples", "play_samples", "infer", "depth", "playout", "bidding")
 RANGES = {
     "samples": (0.0, float(MAX_SAMPLES)),
     "play_samples": (0.0, float(MAX_PLAY_SAMPLES)),
-    "infer": (0.0, float(INFER_FALLBACK)),
+    "infer": (0.0, float(INFER_UNLESS_ALL_DEALT)),
     "spread": (0.0, 10.0),
     "depth": (1.0, float(MAX_DEPTH)),
     "playout": (0.0, float(PLAYOUT_ROLLOUT)),
@@ -118,7 +123,9 @@ def start_sampling(policies, me, table, deals, generator):
     mc_spread > 0, the bids of the mc and pimc seats as the heuristic's (MC_MODEL_PARAMS) with
     that much noise."""
     policy_ids, params = policies
-    if params[at(me.seat), P_INFER] == 0:
+    infer = params[at(me.seat), P_INFER]
+    deals.inferring = infer != 0 and not (infer == INFER_UNLESS_ALL_DEALT and every_card_dealt(table))
+    if not deals.inferring:
         return
     model = deals.model
     mc.table_model(policies, me, table, model)
@@ -129,10 +136,9 @@ def start_sampling(policies, me, table, deals, generator):
                 model.kind[seat] = OPPONENT_HEURISTIC
                 model.seat_spread[seat] = spread
                 seat_model_row(policies, seat, model.params)  # MC_MODEL_PARAMS
-    infer = params[at(me.seat), P_INFER]
     if infer >= INFER_ROBUST:
         robust_model(policies, me, table, model, infer >= INFER_LEARNED)
-    if infer == INFER_FALLBACK:
+    if infer >= INFER_FALLBACK:
         deals.ess_floor = ESS_FLOOR
     prepare(me, table, model, deals.posterior, generator)
 
@@ -162,7 +168,7 @@ def robust_model(policies, me, table, model, learned):
 
 @njit(cache=True)
 def learns_bids(policies, n_players):
-    """Whether a seat plays pimc with infer=3 or 4, which read table.bid_evidence (so the game
+    """Whether a seat plays pimc with infer=3, 4 or 5, which read table.bid_evidence (so the game
     loops keep it up: kernels.batch.read_bids)."""
     policy_ids, params = policies
     for seat in range(n_players):
@@ -293,8 +299,7 @@ def sampled_bid(storage, policies, me, table, legal, preferred, generator):
     start_sampling(policies, me, table, memory.deals, generator)
     evaluation = new_evaluation(memory, params[at(me.seat)], False, params[at(me.seat), P_BIDDING] == BIDDING_BLEND)
     samples = int(params[at(me.seat), P_SAMPLES])
-    return mc.sampled_choice(bid_value, evaluation, params, me, table, memory.deals, samples, legal, preferred,
-                             generator)
+    return mc.sampled_choice(bid_value, evaluation, me, table, memory.deals, samples, legal, preferred, generator)
 
 
 @njit(cache=True)
@@ -311,8 +316,8 @@ def sampled_card(storage, policies, me, table, choices, preferred_choice, genera
     solved_now = table.round_size - table.trick <= int(params[at(me.seat), P_DEPTH])
     evaluation = new_evaluation(memory, params[at(me.seat)], solved_now, False)
     samples = int(params[at(me.seat), P_PLAY_SAMPLES])
-    return mc.sampled_choice(card_value, evaluation, params, me, table, memory.deals, samples, choices,
-                             preferred_choice, generator)
+    return mc.sampled_choice(card_value, evaluation, me, table, memory.deals, samples, choices, preferred_choice,
+                             generator)
 
 
 @njit(cache=True, inline="always")
