@@ -15,8 +15,8 @@ inference from the earlier bids; benchmarks/bench_estimate.py --calibration), in
 against mc at its defaults, against the heuristic, with and without inference, and bid
 accuracy by round size), openspiel.json (OpenSpiel's ISMCTS, openspiel:ismcts, at two
 budgets against three heuristic seats and at a pimc table; needs the [openspiel] extra, else
-the step is skipped), learned_inference.json (pimc learning how each seat bids, pimc:infer=3
-and pimc:infer=4, against pimc at four tables). The datasets behind them go to --runs (default
+the step is skipped), learned_inference.json (pimc learning how each seat bids, pimc:infer=3,
+4 and 5, against pimc at four tables). The datasets behind them go to --runs (default
 results/runs/, not in git). Every figure records its seed and the package
 version.
 """
@@ -80,13 +80,14 @@ PIMC_COMPARISONS = (
     ("pimc_infer_vs_heuristic", "pimc_samples64_vs_heuristic"),
     ("pimc_samples64_vs_heuristic", "pimc_vs_heuristic"),
 )
-# Issue #37's tables of learned inference (docs/pimc.md, "Learned inference" and "Falling back
-# to uniform deals"): pimc:infer=3 and pimc:infer=4 against pimc, each at its table (policies,
-# most deals, deals per chunk: None, the default), compared paired over the deals with the same
-# table played by pimc (pimc_vs_heuristic is the pimc step's table) and infer=4 with infer=3;
-# with another pimc opposite, within one tournament.
+# Issue #37's tables of learned inference (docs/pimc.md, "Learned inference", "Falling back
+# to uniform deals" and "When every card is dealt"): pimc:infer=3, 4 and 5 against pimc, each at
+# its table (policies, most deals, deals per chunk: None, the default), compared paired over the
+# deals with the same table played by pimc (pimc_vs_heuristic is the pimc step's table), infer=4
+# with infer=3 and infer=5 with infer=4; with another pimc opposite, within one tournament.
 LEARNED = "pimc:infer=3"
 FALLBACK = "pimc:infer=4"
+UNLESS_ALL_DEALT = "pimc:infer=5"
 HELD_OUT = "examples.rule_bot:RuleBot,examples.numpy_bot:LinearBidder,mc"  # bots no inference models
 RANDOM_BIDDER = "examples.random_bidder:RandomBidder"
 LEARNED_TABLES = {
@@ -103,6 +104,10 @@ LEARNED_TABLES = {
     "fallback_opposite_pimc": (f"{FALLBACK},heuristic,pimc,heuristic", None, 100),
     "fallback_with_random": (f"{FALLBACK},heuristic,heuristic,random", None, 100),
     "fallback_vs_held_out": (f"{FALLBACK},{HELD_OUT}", None, 100),
+    "unless_all_dealt_vs_heuristic": (f"{UNLESS_ALL_DEALT},heuristic,heuristic,heuristic", 1_000, 100),
+    "unless_all_dealt_opposite_pimc": (f"{UNLESS_ALL_DEALT},heuristic,pimc,heuristic", None, 100),
+    "unless_all_dealt_with_random": (f"{UNLESS_ALL_DEALT},heuristic,heuristic,random", None, 100),
+    "unless_all_dealt_vs_held_out": (f"{UNLESS_ALL_DEALT},{HELD_OUT}", None, 100),
 }
 LEARNED_COMPARISONS = (
     ("learned_vs_heuristic", "pimc_vs_heuristic"),
@@ -115,6 +120,13 @@ LEARNED_COMPARISONS = (
     ("fallback_vs_heuristic", "learned_vs_heuristic"),
     ("fallback_with_random", "learned_with_random"),
     ("fallback_vs_held_out", "learned_vs_held_out"),
+    ("unless_all_dealt_vs_heuristic", "pimc_vs_heuristic"),
+    ("unless_all_dealt_with_random", "pimc_with_random"),
+    ("unless_all_dealt_vs_held_out", "pimc_vs_held_out"),
+    ("unless_all_dealt_vs_heuristic", "fallback_vs_heuristic"),
+    ("unless_all_dealt_opposite_pimc", "fallback_opposite_pimc"),
+    ("unless_all_dealt_with_random", "fallback_with_random"),
+    ("unless_all_dealt_vs_held_out", "fallback_vs_held_out"),
 )
 COMPARISON_FIELDS = ("policy_a", "policy_b", "deals", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
                      "significant", "verdict")  # fmt: skip
@@ -557,11 +569,15 @@ LEARNED_TITLES = {
     "fallback_opposite_pimc": "another pimc opposite, two heuristic seats, pimc:infer=4",
     "fallback_with_random": "one random seat, pimc:infer=4",
     "fallback_vs_held_out": "three held-out bots, pimc:infer=4",
+    "unless_all_dealt_vs_heuristic": "against three heuristic seats, pimc:infer=5",
+    "unless_all_dealt_opposite_pimc": "another pimc opposite, two heuristic seats, pimc:infer=5",
+    "unless_all_dealt_with_random": "one random seat, pimc:infer=5",
+    "unless_all_dealt_vs_held_out": "three held-out bots, pimc:infer=5",
 }
 
 
 def learned_section(result: dict | None) -> str:
-    """The README's section on pimc:infer=3 and 4: the verdicts of each comparison, then each table."""
+    """The README's section on pimc:infer=3, 4 and 5: the verdicts of each comparison, then each table."""
     if result is None:
         return ""
     rows = comparison_rows(result["comparisons"])
@@ -573,7 +589,9 @@ near the heuristic's estimate) weighed by that seat's bids in the game's finishe
 ([docs/pimc.md](../docs/pimc.md), "Learned inference"). `pimc:infer=4` is the same, except
 that a decision whose weighted deals have too few effective ones (Kish's effective sample
 size under half the samples drawn) is taken again on uniform deals (docs/pimc.md, "Falling
-back to uniform deals"). Against pimc without inference, and infer=4 against infer=3:
+back to uniform deals"). `pimc:infer=5` is infer=4, except in a round that deals every card,
+which it plays on uniform deals (docs/pimc.md, "When every card is dealt"). Against pimc
+without inference, infer=4 against infer=3 and infer=5 against infer=4:
 
 """ + "\n".join(rows)]
     parts += [table_section(LEARNED_TITLES[name], table) for name, table in result["tables"].items()]
