@@ -152,5 +152,6 @@ def test_infer_5_is_infer_4_except_in_a_round_dealing_every_card():
         plays = slice(0, n_plays_14) if k == 0 else slice(n_plays_14, None)
         assert np.array_equal(unless_all_dealt.plays[:, plays], same.plays[:, plays]), f"round {14 + k}"
         for field in ("hand", "bid", "tricks", "score"):
-            assert np.array_equal(unless_all_dealt.seats[field][:, k], same.seats[field][:, k]), f"round {14 + k} {field}"
+            seats, same_seats = unless_all_dealt.seats[field][:, k], same.seats[field][:, k]
+            assert np.array_equal(seats, same_seats), f"round {14 + k} {field}"
         assert not np.array_equal(unless_all_dealt.plays[:, plays], other.plays[:, plays]), "vacuous"

@@ -89,7 +89,7 @@ DECISION_DTYPE = np.dtype(
         ("fixed_bids", np.int64, (MAX_PLAYERS,)),  # bids a rollout imposes (NO_BID: heuristic)
         ("totals", np.float64, (N_CARDS,)),  # summed weighted rollout scores per bid or per card
         # With inference: when the samples' effective number (sampled_choice) is below this
-        # share of them, the decision is taken again on uniform deals (0: never; pimc infer=4).
+        # share of them, the decision is taken again on uniform deals (0: never; pimc infer=4, 5).
         ("ess_floor", np.float64),
         ("inferring", np.uint8),  # whether this decision deals from the posterior (start_sampling)
         ("model", MODEL_DTYPE),  # with inference: the opponents, as the posterior sees them
@@ -254,8 +254,9 @@ def sampled_choice(value, context, me, table, deals, samples, choices, preferred
     value(context, me, table, choice, first, generator) to deals.totals, and return the best
     choice (best_choice). The deals are the same for every choice; `first` is True for a
     deal's first choice (pimc solves a deal's position once for all its cards). With
-    inference (deals.inferring, set by start_sampling) and deals.ess_floor > 0, a decision whose weighted samples are too few in effect
-    (too_few_effective) is taken again on as many uniform deals (the bridge bot BEN's fallback)."""
+    inference (deals.inferring, set by start_sampling) and deals.ess_floor > 0, a decision
+    whose weighted samples are too few in effect (too_few_effective) is taken again on as
+    many uniform deals (the bridge bot BEN's fallback)."""
     inferring = deals.inferring != 0
     total = 0.0
     squares = 0.0
