@@ -174,6 +174,7 @@ SAMPLING_POLICIES = [
     ("pimc:samples=2,play_samples=2,infer=2,depth=3", 4),  # infer=2: infer=1's table model, read robustly
     ("pimc:samples=2,play_samples=2,infer=3,depth=2", 4),  # infer=3: infer=2 weighed by earlier rounds' evidence
     ("pimc:samples=4,play_samples=4,infer=4,depth=2", 4),  # infer=4: infer=3, uniform deals when too few are effective
+    ("pimc:samples=4,play_samples=4,infer=5,depth=2", 4),  # infer=5: infer=4, uniform deals where every card is dealt
     ("pimc:samples=2,play_samples=2,infer=0,depth=1,playout=1", 5),
 ]
 
@@ -195,13 +196,14 @@ def test_sampling_policy_decisions_unchanged_when_other_seats_change(spec, playe
     """mc and pimc: at every bid and card decision of some rounds, re-deal the other seats'
     hands at random (consistently with the public state) and change their bid records: with
     the same random numbers, the policy answers the same and draws the same numbers. Changing
-    its own hand does change some answers."""
+    its own hand does change some answers. The rounds include the last, which deals every card
+    (no trump card is turned up and no card is left unseen but the others' hands)."""
     rules = sim.Rules(players=players, bidding=bidding)
     others = "" if "infer=0" in spec else ",heuristic" * (players - 1)
     policies = policies_for(spec + others, players)
     rng = np.random.default_rng(players)
     checked = changed_by_own_hand = 0
-    for game, r in enumerate((2, 5, 60 // players - 1)):
+    for game, r in enumerate((2, 5, 60 // players - 1, 60 // players)):
         storage, seats, generator = started_round(rules, policies, 19, game, r, dealer=game % players)
         table = storage[0]
 

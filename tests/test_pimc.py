@@ -138,8 +138,8 @@ def test_infer_4_takes_a_decision_again_on_uniform_deals_when_too_few_samples_ar
 
 def test_infer_5_is_infer_4_except_in_a_round_dealing_every_card():
     """infer=5 plays a round with cards left undealt exactly as infer=4, and a round dealing
-    every card exactly as infer=0 (uniform deals): the same bids, cards and tricks. Its
-    information is therefore tested by theirs (tests/test_information.py)."""
+    every card exactly as infer=0 (uniform deals): the same bids, cards and tricks.
+    tests/test_information.py checks what infer=5 reads, the last round included."""
     rules = sim.Rules(players=4, rounds=(14, 15))
     n_plays_14 = 4 * 14
 
