@@ -61,8 +61,8 @@ TOURNAMENT_POLICIES = "mc:samples=8,play_samples=4,heuristic,heuristic,random"
 INFERENCE_POLICIES = "mc:infer=1,heuristic,mc,heuristic"
 # Issue #26's tournaments of pimc (docs/pimc.md), 4 players, duplicate: each table's policies
 # and the most deals it plays (None: sizes.pimc_deals). pimc against mc at equal time
-# (mc:samples=128,play_samples=256 costs per game what pimc does, benchmarks/bench_pimc.py) was
-# played at 100 deals only: docs/pimc.md.
+# (mc:samples=128,play_samples=256, benchmarks/bench_pimc.py) is the learned step's
+# pimc_vs_mc_equal_time.
 PIMC = "pimc"
 PIMC_TABLES = {
     "pimc_vs_mc": (f"{PIMC},mc,mc,mc", None),
@@ -83,13 +83,16 @@ PIMC_COMPARISONS = (
 # Issue #37's tables of learned inference (docs/pimc.md, "Learned inference", "Falling back
 # to uniform deals" and "When every card is dealt"): pimc:infer=3, 4 and 5 against pimc, each at
 # its table (policies, most deals, deals per chunk: None, the default), compared paired over the
-# deals with the same table played by pimc (pimc_vs_heuristic is the pimc step's table), infer=4
-# with infer=3 and infer=5 with infer=4; with another pimc opposite, within one tournament.
+# deals with the same table played by pimc (pimc_vs_heuristic and pimc_vs_mc are the pimc step's
+# tables), infer=4 with infer=3 and infer=5 with infer=4; with another pimc opposite, within one
+# tournament. infer=5 also meets mc at its defaults and at equal time (MC_EQUAL_TIME costs per
+# game about what pimc:infer=5 does, docs/pimc.md).
 LEARNED = "pimc:infer=3"
 FALLBACK = "pimc:infer=4"
 UNLESS_ALL_DEALT = "pimc:infer=5"
 HELD_OUT = "examples.rule_bot:RuleBot,examples.numpy_bot:LinearBidder,mc"  # bots no inference models
 RANDOM_BIDDER = "examples.random_bidder:RandomBidder"
+MC_EQUAL_TIME = ",".join(["mc:samples=128,play_samples=256"] * 3)
 LEARNED_TABLES = {
     "learned_vs_heuristic": (f"{LEARNED},heuristic,heuristic,heuristic", None, 250),
     "learned_opposite_pimc": (f"{LEARNED},heuristic,pimc,heuristic", None, 250),
@@ -108,6 +111,9 @@ LEARNED_TABLES = {
     "unless_all_dealt_opposite_pimc": (f"{UNLESS_ALL_DEALT},heuristic,pimc,heuristic", None, 100),
     "unless_all_dealt_with_random": (f"{UNLESS_ALL_DEALT},heuristic,heuristic,random", None, 100),
     "unless_all_dealt_vs_held_out": (f"{UNLESS_ALL_DEALT},{HELD_OUT}", None, 100),
+    "unless_all_dealt_vs_mc": (f"{UNLESS_ALL_DEALT},mc,mc,mc", None, 100),
+    "pimc_vs_mc_equal_time": (f"pimc,{MC_EQUAL_TIME}", None, 100),
+    "unless_all_dealt_vs_mc_equal_time": (f"{UNLESS_ALL_DEALT},{MC_EQUAL_TIME}", None, 100),
 }
 LEARNED_COMPARISONS = (
     ("learned_vs_heuristic", "pimc_vs_heuristic"),
@@ -127,6 +133,8 @@ LEARNED_COMPARISONS = (
     ("unless_all_dealt_opposite_pimc", "fallback_opposite_pimc"),
     ("unless_all_dealt_with_random", "fallback_with_random"),
     ("unless_all_dealt_vs_held_out", "fallback_vs_held_out"),
+    ("unless_all_dealt_vs_mc", "pimc_vs_mc"),
+    ("unless_all_dealt_vs_mc_equal_time", "pimc_vs_mc_equal_time"),
 )
 COMPARISON_FIELDS = ("policy_a", "policy_b", "deals", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
                      "significant", "verdict")  # fmt: skip
@@ -340,10 +348,10 @@ def compared_tables(pairs: tuple, runs: Path) -> list[dict]:
 
 # -- pimc learning how each seat bids from the game's finished rounds --------------------------------
 def learned_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
-    """The tables of LEARNED_TABLES, the pimc step's pimc_vs_heuristic (played here unless read
-    back), and LEARNED_COMPARISONS."""
-    seed = SEEDS["pimc"]  # the pimc step's: pimc_vs_heuristic is shared
-    base = {"pimc_vs_heuristic": (*PIMC_TABLES["pimc_vs_heuristic"], None)}
+    """The tables of LEARNED_TABLES, the pimc step's pimc_vs_heuristic and pimc_vs_mc (played
+    here unless read back), and LEARNED_COMPARISONS."""
+    seed = SEEDS["pimc"]  # the pimc step's: pimc_vs_heuristic and pimc_vs_mc are shared
+    base = {name: (*PIMC_TABLES[name], None) for name in ("pimc_vs_heuristic", "pimc_vs_mc")}
     tables = played_tables({**LEARNED_TABLES, **base}, sizes.learned_deals, seed, out / "learned_inference.json", runs)
     result = {**provenance(seed, deals=sizes.learned_deals, players=4, duplicate=True), "tables": tables,
               "comparisons": compared_tables(LEARNED_COMPARISONS, runs)}  # fmt: skip
@@ -573,6 +581,10 @@ LEARNED_TITLES = {
     "unless_all_dealt_opposite_pimc": "another pimc opposite, two heuristic seats, pimc:infer=5",
     "unless_all_dealt_with_random": "one random seat, pimc:infer=5",
     "unless_all_dealt_vs_held_out": "three held-out bots, pimc:infer=5",
+    "unless_all_dealt_vs_mc": "against three mc seats at their defaults, pimc:infer=5",
+    "pimc_vs_mc_equal_time": "three mc:samples=128,play_samples=256 seats (equal time), pimc without inference",
+    "unless_all_dealt_vs_mc_equal_time": "three mc:samples=128,play_samples=256 seats (equal time), pimc:infer=5",
+    "pimc_vs_mc": "against three mc seats at their defaults, pimc without inference (the pimc step's table)",
 }
 
 
@@ -590,8 +602,11 @@ near the heuristic's estimate) weighed by that seat's bids in the game's finishe
 that a decision whose weighted deals have too few effective ones (Kish's effective sample
 size under half the samples drawn) is taken again on uniform deals (docs/pimc.md, "Falling
 back to uniform deals"). `pimc:infer=5` is infer=4, except in a round that deals every card,
-which it plays on uniform deals (docs/pimc.md, "When every card is dealt"). Against pimc
-without inference, infer=4 against infer=3 and infer=5 against infer=4:
+which it plays on uniform deals (docs/pimc.md, "When every card is dealt"); it also meets three
+mc seats at their defaults and at equal time (`mc:samples=128,play_samples=256`, whose game costs a
+little more than pimc's and two thirds of infer=5's: docs/pimc.md, "`infer=5`
+against mc"). Against pimc without inference, infer=4 against infer=3 and infer=5 against
+infer=4:
 
 """ + "\n".join(rows)]
     parts += [table_section(LEARNED_TITLES[name], table) for name, table in result["tables"].items()]
