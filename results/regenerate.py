@@ -85,8 +85,8 @@ PIMC_COMPARISONS = (
 # its table (policies, most deals, deals per chunk: None, the default), compared paired over the
 # deals with the same table played by pimc (pimc_vs_heuristic and pimc_vs_mc are the pimc step's
 # tables), infer=4 with infer=3 and infer=5 with infer=4; with another pimc opposite, within one
-# tournament. infer=5 also meets mc at its defaults and at equal time (MC_EQUAL_TIME costs per
-# game about what pimc:infer=5 does, docs/pimc.md).
+# tournament. infer=5 also meets mc at its defaults and at equal time (MC_EQUAL_TIME's game
+# costs a little more than pimc's and two thirds of pimc:infer=5's, docs/pimc.md).
 LEARNED = "pimc:infer=3"
 FALLBACK = "pimc:infer=4"
 UNLESS_ALL_DEALT = "pimc:infer=5"
