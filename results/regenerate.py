@@ -16,7 +16,8 @@ against mc at its defaults, against the heuristic, with and without inference, a
 accuracy by round size), openspiel.json (OpenSpiel's ISMCTS, openspiel:ismcts, at two
 budgets against three heuristic seats and at a pimc table; needs the [openspiel] extra, else
 the step is skipped), learned_inference.json (pimc learning how each seat bids, pimc:infer=3,
-4 and 5, against pimc at four tables). The datasets behind them go to --runs (default
+4 and 5, against pimc at four inference tables; infer=5 also against mc at its defaults and at
+equal time). The datasets behind them go to --runs (default
 results/runs/, not in git). Every figure records its seed and the package
 version.
 """
