@@ -155,3 +155,27 @@ def test_infer_5_is_infer_4_except_in_a_round_dealing_every_card():
             seats, same_seats = unless_all_dealt.seats[field][:, k], same.seats[field][:, k]
             assert np.array_equal(seats, same_seats), f"round {14 + k} {field}"
         assert not np.array_equal(unless_all_dealt.plays[:, plays], other.plays[:, plays]), "vacuous"
+
+@pytest.mark.parametrize("players,last_inferred", [(4, 11), (3, 15), (6, 7)])
+def test_infer_6_is_infer_5_except_where_most_cards_are_dealt(players, last_inferred):
+    """infer=6 plays a round dealing less than MOST_DEALT_SHARE of the deck exactly as infer=5
+    (4 players: rounds 1-11), and one dealing at least that share (rounds 12-15) exactly as
+    infer=0 (uniform deals)."""
+    assert players * last_inferred < pimc.MOST_DEALT_SHARE * 60 <= players * (last_inferred + 1)
+    rules = sim.Rules(players=players, rounds=(last_inferred, last_inferred + 1))
+    n_plays_first = players * last_inferred
+    others = ",".join(["heuristic"] * (players - 2) + ["random"])
+
+    def games(infer):
+        return sim.run_games(rules, f"pimc:samples=8,play_samples=24,infer={infer},{others}", seed=5, games=6,
+                             log_plays=True)  # fmt: skip
+
+    unless_most_dealt, unless_all_dealt, uniform = games(6), games(5), games(0)
+    for k, same, other in ((0, unless_all_dealt, uniform), (1, uniform, unless_all_dealt)):
+        plays = slice(0, n_plays_first) if k == 0 else slice(n_plays_first, None)
+        assert np.array_equal(unless_most_dealt.plays[:, plays], same.plays[:, plays]), f"round {last_inferred + k}"
+        for field in ("hand", "bid", "tricks", "score"):
+            seats, same_seats = unless_most_dealt.seats[field][:, k], same.seats[field][:, k]
+            assert np.array_equal(seats, same_seats), f"round {last_inferred + k} {field}"
+        assert not np.array_equal(unless_most_dealt.plays[:, plays], other.plays[:, plays]), "vacuous"
+

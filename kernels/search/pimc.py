@@ -13,7 +13,7 @@ trump choice of the seats playing the heuristic; `infer=2` reads every seat's bi
 `infer=3` as robustly with each seat's bid model weighed by the table's public evidence of
 the game's finished rounds, kernels.search.bid_evidence; `infer=4` as infer=3, on uniform
 deals where the weighted ones are too few in effect; `infer=5` as infer=4, on uniform deals
-in a round that deals every card), bids the mode hides are mc's estimates.
+in a round that deals every card; `infer=6` also in one that deals most of the deck), bids the mode hides are mc's estimates.
 Its random numbers all come from the generator it is given (the round's DECISIONS stream).
 """
 from typing import NamedTuple
@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from kernels.bits import at
+from kernels.cards import N_CARDS
 from kernels.policies import heuristic
 from kernels.search import faceup, mc
 from kernels.search.bid_evidence import WIDE_SPREADS, model_shares, seat_model_row
@@ -71,6 +72,11 @@ ESS_FLOOR = 0.5
 # played on uniform deals, as infer=0: there inference lost at each table measured (docs/pimc.md,
 # "When every card is dealt").
 INFER_UNLESS_ALL_DEALT = 5
+# infer=6: infer=5, and every round dealing at least MOST_DEALT_SHARE of the deck (4 players: rounds
+# 12-15) on uniform deals too: against seats that are not the heuristic, inference lost in those
+# rounds at every table measured (docs/pimc.md, "Uniform deals where most cards are dealt").
+INFER_UNLESS_MOST_DEALT = 6
+MOST_DEALT_SHARE = 0.8
 
 NAME = "pimc"
 SUMMARY = "perfect-information Monte Carlo: sampled deals played face up, the last tricks solved exactly"
@@ -97,7 +103,7 @@ COUNTS = ("samples", "play_samples", "infer", "depth", "playout", "bidding")
 RANGES = {
     "samples": (0.0, float(MAX_SAMPLES)),
     "play_samples": (0.0, float(MAX_PLAY_SAMPLES)),
-    "infer": (0.0, float(INFER_UNLESS_ALL_DEALT)),
+    "infer": (0.0, float(INFER_UNLESS_MOST_DEALT)),
     "spread": (0.0, 10.0),
     "depth": (1.0, float(MAX_DEPTH)),
     "playout": (0.0, float(PLAYOUT_ROLLOUT)),
@@ -124,7 +130,7 @@ def start_sampling(policies, me, table, deals, generator):
     that much noise."""
     policy_ids, params = policies
     infer = params[at(me.seat), P_INFER]
-    deals.inferring = infer != 0 and not (infer == INFER_UNLESS_ALL_DEALT and every_card_dealt(table))
+    deals.inferring = infer != 0 and not uniform_round(infer, table)
     if not deals.inferring:
         return
     model = deals.model
@@ -141,6 +147,16 @@ def start_sampling(policies, me, table, deals, generator):
     if infer >= INFER_FALLBACK:
         deals.ess_floor = ESS_FLOOR
     prepare(me, table, model, deals.posterior, generator)
+
+
+@njit(cache=True)
+def uniform_round(infer, table):
+    """Whether inference level `infer` plays this round on uniform deals (infer=5 and 6)."""
+    if infer == INFER_UNLESS_ALL_DEALT:
+        return every_card_dealt(table)
+    if infer == INFER_UNLESS_MOST_DEALT:
+        return table.n_players * table.round_size >= MOST_DEALT_SHARE * N_CARDS
+    return False
 
 
 @njit(cache=True)
