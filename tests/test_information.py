@@ -175,6 +175,7 @@ SAMPLING_POLICIES = [
     ("pimc:samples=2,play_samples=2,infer=3,depth=2", 4),  # infer=3: infer=2 weighed by earlier rounds' evidence
     ("pimc:samples=4,play_samples=4,infer=4,depth=2", 4),  # infer=4: infer=3, uniform deals when too few are effective
     ("pimc:samples=4,play_samples=4,infer=5,depth=2", 4),  # infer=5: infer=4, uniform deals where every card is dealt
+    ("pimc:samples=4,play_samples=4,infer=6,depth=2", 4),  # infer=6: infer=5, uniform deals where 80% are dealt
     ("pimc:samples=2,play_samples=2,infer=0,depth=1,playout=1", 5),
 ]
 

@@ -64,7 +64,7 @@ def test_pimc_parameters_parse_with_defaults_and_ranges():
     assert policy.label == "pimc:depth=2" and parse_policy("pimc").label == "pimc"
     for bad in ("pimc:depth=0", f"pimc:depth={pimc.MAX_DEPTH + 1}", f"pimc:play_samples={pimc.MAX_PLAY_SAMPLES + 1}",
                 f"pimc:samples={pimc.MAX_SAMPLES + 1}",
-                "pimc:samples=1.5", "pimc:infer=6", "pimc:bidding=3", "pimc:playout=-1", "pimc:playout=3"):  # fmt: skip
+                "pimc:samples=1.5", "pimc:infer=7", "pimc:bidding=3", "pimc:playout=-1", "pimc:playout=3"):  # fmt: skip
         with pytest.raises(ConfigError):
             parse_policy(bad)
 

@@ -184,7 +184,7 @@ def robust_model(policies, me, table, model, learned):
 
 @njit(cache=True)
 def learns_bids(policies, n_players):
-    """Whether a seat plays pimc with infer=3, 4 or 5, which read table.bid_evidence (so the game
+    """Whether a seat plays pimc with infer=3 to 6, which read table.bid_evidence (so the game
     loops keep it up: kernels.batch.read_bids)."""
     policy_ids, params = policies
     for seat in range(n_players):
