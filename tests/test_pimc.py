@@ -12,6 +12,7 @@ import test_invariants
 from helpers import invoke, make_table
 from test_determinism import assert_same_games
 from kernels import records as st
+from kernels.cards import N_CARDS
 from kernels.search import faceup, pimc
 from sim.config.errors import ConfigError
 from sim.config.policies import parse_policy
@@ -136,46 +137,38 @@ def test_infer_4_takes_a_decision_again_on_uniform_deals_when_too_few_samples_ar
     assert not np.array_equal(games.plays, learned.plays)
 
 
+def assert_rounds_play_as(players, first, infer, below, at):
+    """A game of rounds `first` and `first + 1` at `pimc:infer=INFER` plays round `first` bid
+    for bid and card for card as `pimc:infer=BELOW` and round `first + 1` as `pimc:infer=AT`
+    (the same bids, cards and tricks), and each round differs from the other level's."""
+    rules = sim.Rules(players=players, rounds=(first, first + 1))
+    others = ",".join(["heuristic"] * (players - 2) + ["random"])
+
+    def games(level):
+        return sim.run_games(rules, f"pimc:samples=8,play_samples=24,infer={level},{others}", seed=5, games=6,
+                             log_plays=True)  # fmt: skip
+
+    played, played_below, played_at = games(infer), games(below), games(at)
+    n_plays_first = players * first
+    for k, same, other in ((0, played_below, played_at), (1, played_at, played_below)):
+        plays = slice(0, n_plays_first) if k == 0 else slice(n_plays_first, None)
+        assert np.array_equal(played.plays[:, plays], same.plays[:, plays]), f"round {first + k}"
+        for field in ("hand", "bid", "tricks", "score"):
+            assert np.array_equal(played.seats[field][:, k], same.seats[field][:, k]), f"round {first + k} {field}"
+        assert not np.array_equal(played.plays[:, plays], other.plays[:, plays]), "vacuous"
+
+
 def test_infer_5_is_infer_4_except_in_a_round_dealing_every_card():
     """infer=5 plays a round with cards left undealt exactly as infer=4, and a round dealing
     every card exactly as infer=0 (uniform deals): the same bids, cards and tricks.
     tests/test_information.py checks what infer=5 reads, the last round included."""
-    rules = sim.Rules(players=4, rounds=(14, 15))
-    n_plays_14 = 4 * 14
+    assert_rounds_play_as(4, 14, infer=5, below=4, at=0)
 
-    def games(infer):
-        return sim.run_games(rules, f"pimc:samples=8,play_samples=24,infer={infer},heuristic,heuristic,random", seed=5,
-                             games=6, log_plays=True)  # fmt: skip
 
-    unless_all_dealt, fallback, uniform = games(5), games(4), games(0)
-    for k, same, other in ((0, fallback, uniform), (1, uniform, fallback)):
-        plays = slice(0, n_plays_14) if k == 0 else slice(n_plays_14, None)
-        assert np.array_equal(unless_all_dealt.plays[:, plays], same.plays[:, plays]), f"round {14 + k}"
-        for field in ("hand", "bid", "tricks", "score"):
-            seats, same_seats = unless_all_dealt.seats[field][:, k], same.seats[field][:, k]
-            assert np.array_equal(seats, same_seats), f"round {14 + k} {field}"
-        assert not np.array_equal(unless_all_dealt.plays[:, plays], other.plays[:, plays]), "vacuous"
-
-@pytest.mark.parametrize("players,last_inferred", [(4, 11), (3, 15), (6, 7)])
+@pytest.mark.parametrize("players, last_inferred", [(4, 11), (3, 15), (6, 7)])
 def test_infer_6_is_infer_5_except_where_most_cards_are_dealt(players, last_inferred):
     """infer=6 plays a round dealing less than MOST_DEALT_SHARE of the deck exactly as infer=5
     (4 players: rounds 1-11), and one dealing at least that share (rounds 12-15) exactly as
-    infer=0 (uniform deals)."""
-    assert players * last_inferred < pimc.MOST_DEALT_SHARE * 60 <= players * (last_inferred + 1)
-    rules = sim.Rules(players=players, rounds=(last_inferred, last_inferred + 1))
-    n_plays_first = players * last_inferred
-    others = ",".join(["heuristic"] * (players - 2) + ["random"])
-
-    def games(infer):
-        return sim.run_games(rules, f"pimc:samples=8,play_samples=24,infer={infer},{others}", seed=5, games=6,
-                             log_plays=True)  # fmt: skip
-
-    unless_most_dealt, unless_all_dealt, uniform = games(6), games(5), games(0)
-    for k, same, other in ((0, unless_all_dealt, uniform), (1, uniform, unless_all_dealt)):
-        plays = slice(0, n_plays_first) if k == 0 else slice(n_plays_first, None)
-        assert np.array_equal(unless_most_dealt.plays[:, plays], same.plays[:, plays]), f"round {last_inferred + k}"
-        for field in ("hand", "bid", "tricks", "score"):
-            seats, same_seats = unless_most_dealt.seats[field][:, k], same.seats[field][:, k]
-            assert np.array_equal(seats, same_seats), f"round {last_inferred + k} {field}"
-        assert not np.array_equal(unless_most_dealt.plays[:, plays], other.plays[:, plays]), "vacuous"
-
+    infer=0 (uniform deals). tests/test_information.py checks what infer=6 reads."""
+    assert players * last_inferred < pimc.MOST_DEALT_SHARE * N_CARDS <= players * (last_inferred + 1)
+    assert_rounds_play_as(players, last_inferred, infer=6, below=5, at=0)

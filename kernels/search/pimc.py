@@ -13,7 +13,8 @@ trump choice of the seats playing the heuristic; `infer=2` reads every seat's bi
 `infer=3` as robustly with each seat's bid model weighed by the table's public evidence of
 the game's finished rounds, kernels.search.bid_evidence; `infer=4` as infer=3, on uniform
 deals where the weighted ones are too few in effect; `infer=5` as infer=4, on uniform deals
-in a round that deals every card; `infer=6` also in one that deals most of the deck), bids the mode hides are mc's estimates.
+in a round that deals every card; `infer=6` also in one that deals most of the deck), bids
+the mode hides are mc's estimates.
 Its random numbers all come from the generator it is given (the round's DECISIONS stream).
 """
 from typing import NamedTuple
