@@ -15,7 +15,7 @@ from kernels.search import pimc
 from kernels.search.bid_evidence import read_round
 from kernels.round_state import begin_round, deal_round, play_out, set_rules
 from kernels.results import record_game, record_plays, record_round
-from kernels.rules import dealer_of_round, first_dealer, game_winners
+from kernels.rules import cards_dealt, dealer_of_round, first_dealer, game_winners
 from kernels.records import MAX_PARAMS, MAX_PLAYERS, MAX_PLAYS_PER_ROUND, N_BID_MODELS, NO_BID, WORKSPACE_DTYPE
 
 
@@ -103,8 +103,8 @@ def play_game(play_round, game_key, rules, round_sizes, workspace_storage, resul
         play_round(game_key, workspace, log_plays)
         record_round(table, seats, results, slot, index)
         if log_plays:
-            record_plays(workspace.plays, round_size * n_players, results, slot, logged)
-            logged += round_size * n_players
+            record_plays(workspace.plays, cards_dealt(table), results, slot, logged)
+            logged += cards_dealt(table)
     game_winners(table.totals, n_players, workspace.winners)
     record_game(table.totals, workspace.winners, n_players, results, slot)
 

@@ -23,6 +23,7 @@ from kernels.batch import seat_listed
 from kernels.game_state import advance, apply_caller_answer, next_round, report_turn, start_game
 from kernels.records import NO_SEAT
 from kernels.results import record_game, record_plays, record_round
+from kernels.rules import cards_dealt
 
 NO_ROW = -1  # an env whose rows are all played
 
@@ -63,7 +64,7 @@ def finish_round(state, row, schedule, rows, listed, results):
     table = workspace.table
     record_round(table, workspace.seats, results, row, state.round_index)
     if results.plays.shape[1] > 0:
-        record_plays(workspace.plays, table.round_size * table.n_players, results, row, plays_before(state))
+        record_plays(workspace.plays, cards_dealt(table), results, row, plays_before(state))
     next_round(state)
     if not state.over:
         return row

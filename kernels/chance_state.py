@@ -25,7 +25,7 @@ from kernels.search.posterior import sample_hands
 from kernels.records import MAX_PLAYERS, NO_BID, PHASE_DEAL
 from kernels.rng import below
 from kernels.round_state import turn_up
-from kernels.rules import bid_position, legal_bids
+from kernels.rules import bid_position, cards_dealt, legal_bids
 
 
 @njit(cache=True)
@@ -74,7 +74,7 @@ def deal_card(storage, card):
     table = workspace.table
     seats = workspace.seats
     n_dealt = popcount(dealt_cards(table, seats))
-    n_hands = table.n_players * table.round_size
+    n_hands = cards_dealt(table)
     if n_dealt < n_hands:
         seat = n_dealt // table.round_size
         seats[at(seat)].hand |= card_bit(card)

@@ -151,10 +151,16 @@ def deal(seed, game, table, seats, scratch):
 
 
 @njit(cache=True)
+def cards_dealt(table):
+    """How many cards the round deals to the seats (also how many it plays)."""
+    return table.n_players * table.round_size
+
+
+@njit(cache=True)
 def every_card_dealt(table):
     """Whether the round deals the whole deck, so no card is turned up and there is no trump
     (docs/rules.md §3), and every unseen card is in another seat's hand."""
-    return table.n_players * table.round_size == N_CARDS
+    return cards_dealt(table) == N_CARDS
 
 
 @njit(cache=True)

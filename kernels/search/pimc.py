@@ -31,7 +31,7 @@ from kernels.policies.ids import POLICY_MC, POLICY_PIMC
 from kernels.search.posterior import DEFAULT_TRUMP_MISS, OPPONENT_HEURISTIC, prepare
 from kernels.records import DECIDE_BID, DECIDE_CARD, PHASE_PLAY
 from kernels.round_state import NO_PLAY_LOG, apply_card, play_until, restart_bidding
-from kernels.rules import every_card_dealt, round_score
+from kernels.rules import cards_dealt, every_card_dealt, round_score
 from kernels.search import solver
 
 # Parameter vector layout. The first four are mc's (samples, play_samples, infer, spread), so
@@ -156,7 +156,7 @@ def uniform_round(infer, table):
     if infer == INFER_UNLESS_ALL_DEALT:
         return every_card_dealt(table)
     if infer == INFER_UNLESS_MOST_DEALT:
-        return table.n_players * table.round_size >= MOST_DEALT_SHARE * N_CARDS
+        return cards_dealt(table) >= MOST_DEALT_SHARE * N_CARDS
     return False
 
 
