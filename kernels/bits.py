@@ -70,7 +70,12 @@ def _pdep64(typingctx, source, mask):
 
 # BMI2's pdep deposits one bit onto the n-th set bit of a mask in one instruction; random play
 # picks a card this way for every decision, and the loop form mispredicts a branch each time.
+# AMD's cores before Zen 3 (and Excavator) run pdep as microcode whose time grows with the
+# mask's set bits: there the loop is faster at every mask size (docs/performance.md, "Picking
+# the n-th card"), so nth_set_bit takes pdep only where it is one fast instruction.
 HAS_PDEP = "+bmi2" in llvm.get_host_cpu_features().flatten().split(",")
+SLOW_PDEP_CPUS = frozenset({"bdver4", "znver1", "znver2"})  # LLVM's names of those cores
+FAST_PDEP = HAS_PDEP and llvm.get_host_cpu_name() not in SLOW_PDEP_CPUS
 
 @njit(cache=True, inline="always")
 def nth_set_bit_by_pdep(mask, n):
@@ -86,7 +91,7 @@ def nth_set_bit_by_loop(mask, n):
     return _cttz64(mask)
 
 
-nth_set_bit = nth_set_bit_by_pdep if HAS_PDEP else nth_set_bit_by_loop
+nth_set_bit = nth_set_bit_by_pdep if FAST_PDEP else nth_set_bit_by_loop
 
 
 @intrinsic
