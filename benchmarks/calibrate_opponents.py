@@ -12,6 +12,10 @@ bids around the heuristic's estimated tricks before rounding: wide x wide spread
 the earlier bidders (a Python bot inferred on through its own answers, with fewer samples:
 --own-samples).
 
+A model in --models may also name the opponents' policy (`opponents`, e.g. the heuristic at
+another aggression): the best such model of each table, chosen with hindsight, bounds what a
+model fitted to that table's own finished rounds could reach (docs/estimate.md).
+
 The unknown-opponents model is chosen on the BUILD tables only (heuristic variants and random:
 what the model is made of) — the grid point with the lowest mean |error| over them — and
 reported on the HOLD_OUT tables (mc, the rule bot of examples/rule_bot.py at two settings, the
@@ -97,6 +101,12 @@ def self_play(policy: str, games: int, seed: int) -> dict:
     return counts
 
 
+def model_label(model: dict) -> str:
+    """A model's name in the tables: its options in order, `spread 0.5, floor 0.1`."""
+    return ", ".join(f"{key.replace('_', ' ')} {value:g}" if isinstance(value, (int, float)) else f"{key} {value}"
+                     for key, value in model.items())  # fmt: skip
+
+
 def situation_key(text: str) -> tuple:
     """A situation from its JSON form in the cache: [family, card, position, [bids]]."""
     family, card, position, bids = json.loads(text)
@@ -146,7 +156,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a smoke run (small sizes)")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     parser.add_argument("--models", type=json.loads, help='only these models (and the exact one): a JSON list of '
-                        'estimate options, e.g. \'[{"spread": 0.5}, {"wide": 1, "wide_spread": 0.3, "floor": 0.1}]\'')
+                        'estimate options, e.g. \'[{"spread": 0.5}, {"wide": 1, "wide_spread": 0.3, "floor": 0.1}, '
+                        '{"opponents": "heuristic:aggression=1.2", "spread": 0.5}]\'')
     parser.add_argument("--no-own", action="store_true", help="skip the tables' own-policy estimates (the slow part)")
     args = parser.parse_args()
     if args.quick:
@@ -172,8 +183,7 @@ def main() -> None:
               **{f"wide {w:g}, wide spread {ws:g}, floor {f:g}": {"wide": w, "wide_spread": ws, "floor": f}
                  for w in WIDES for ws in WIDE_SPREADS for f in WIDE_FLOORS}}  # fmt: skip
     if args.models is not None:
-        models = {"exact": {}, **{", ".join(f"{key.replace('_', ' ')} {value:g}" for key, value in model.items()): model
-                                  for model in args.models}}  # fmt: skip
+        models = {"exact": {}, **{model_label(model): model for model in args.models}}
     predictions = {}
     for label, model in models.items():
         tag = f"estimates {label} {args.samples} {args.seed}"
