@@ -710,6 +710,18 @@ def test_policy_arrays_ids_per_seat():
     assert list(ids[:3]) == [POLICY_RANDOM, POLICY_HEURISTIC, POLICY_RANDOM]
 
 
+def test_pdep_only_where_it_is_one_fast_instruction():
+    """nth_set_bit takes pdep on BMI2 CPUs except AMD's cores that run it as microcode."""
+    from kernels.bits import pdep_is_fast
+
+    assert pdep_is_fast("+sse4.2,+bmi2,+avx2", "haswell")
+    assert pdep_is_fast("+bmi2", "znver3")
+    assert not pdep_is_fast("+bmi2,+avx2", "znver2")
+    assert not pdep_is_fast("+bmi2", "znver1")
+    assert not pdep_is_fast("+bmi2", "bdver4")
+    assert not pdep_is_fast("-bmi2,+avx", "sandybridge")
+
+
 def test_nth_set_bit_forms_agree():
     """The BMI2 (pdep) and portable forms of the random card pick give the same card."""
     from kernels.bits import HAS_PDEP, nth_set_bit_by_loop, nth_set_bit_by_pdep
