@@ -71,19 +71,26 @@ def _pdep64(typingctx, source, mask):
 # BMI2's pdep deposits one bit onto the n-th set bit of a mask in one instruction; random play
 # picks a card this way for every decision, and the loop form mispredicts a branch each time.
 # AMD's cores before Zen 3 (and Excavator) run pdep as microcode whose time grows with the
-# mask's set bits: there the loop is faster at every mask size (docs/performance.md, "Picking
-# the n-th card"), so nth_set_bit takes pdep only where it is one fast instruction.
+# mask's set bits: there the loop is faster at every mask size (docs/performance.md, Engine,
+# "picking the n-th set bit"), so nth_set_bit takes pdep only where it is one fast instruction.
 SLOW_PDEP_CPUS = frozenset({"bdver4", "znver1", "znver2"})  # LLVM's names of those cores
+
+
+def has_bmi2(features: str) -> bool:
+    """Whether LLVM's CPU feature string (`+name,-name,...`) includes BMI2 (pdep)."""
+    return "+bmi2" in features.split(",")
 
 
 def pdep_is_fast(features: str, cpu_name: str) -> bool:
     """Whether a CPU with LLVM's feature string `features` and name `cpu_name` has BMI2's
     pdep as one fast instruction."""
-    return "+bmi2" in features.split(",") and cpu_name not in SLOW_PDEP_CPUS
+    return has_bmi2(features) and cpu_name not in SLOW_PDEP_CPUS
 
 
-HAS_PDEP = "+bmi2" in llvm.get_host_cpu_features().flatten().split(",")
-FAST_PDEP = pdep_is_fast(llvm.get_host_cpu_features().flatten(), llvm.get_host_cpu_name())
+HOST_FEATURES = llvm.get_host_cpu_features().flatten()
+HAS_PDEP = has_bmi2(HOST_FEATURES)
+FAST_PDEP = pdep_is_fast(HOST_FEATURES, llvm.get_host_cpu_name())
+
 
 @njit(cache=True, inline="always")
 def nth_set_bit_by_pdep(mask, n):
