@@ -176,6 +176,7 @@ SAMPLING_POLICIES = [
     ("pimc:samples=4,play_samples=4,infer=4,depth=2", 4),  # infer=4: infer=3, uniform deals when too few are effective
     ("pimc:samples=4,play_samples=4,infer=5,depth=2", 4),  # infer=5: infer=4, uniform deals where every card is dealt
     ("pimc:samples=4,play_samples=4,infer=6,depth=2", 4),  # infer=6: infer=5, uniform deals where 80% are dealt
+    ("pimc:samples=2,play_samples=2,infer=6,mc_from=3,mc_samples=2,mc_play_samples=3", 4),  # mc's rounds from 3 cards
     ("pimc:samples=2,play_samples=2,infer=0,depth=1,playout=1", 5),
 ]
 

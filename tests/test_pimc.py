@@ -13,7 +13,7 @@ from helpers import invoke, make_table
 from test_determinism import assert_same_games
 from kernels import records as st
 from kernels.cards import N_CARDS
-from kernels.search import faceup, pimc
+from kernels.search import faceup, mc, pimc
 from sim.config.errors import ConfigError
 from sim.config.policies import parse_policy
 
@@ -65,7 +65,9 @@ def test_pimc_parameters_parse_with_defaults_and_ranges():
     assert policy.label == "pimc:depth=2" and parse_policy("pimc").label == "pimc"
     for bad in ("pimc:depth=0", f"pimc:depth={pimc.MAX_DEPTH + 1}", f"pimc:play_samples={pimc.MAX_PLAY_SAMPLES + 1}",
                 f"pimc:samples={pimc.MAX_SAMPLES + 1}",
-                "pimc:samples=1.5", "pimc:infer=7", "pimc:bidding=3", "pimc:playout=-1", "pimc:playout=3"):  # fmt: skip
+                "pimc:samples=1.5", "pimc:infer=7", "pimc:bidding=3", "pimc:playout=-1", "pimc:playout=3",
+                "pimc:mc_from=-1", f"pimc:mc_from={st.MAX_ROUND_SIZE + 1}", "pimc:mc_from=2.5",
+                f"pimc:mc_play_samples={mc.MAX_SAMPLES + 1}", "pimc:mc_samples=-1"):  # fmt: skip
         with pytest.raises(ConfigError):
             parse_policy(bad)
 
@@ -137,18 +139,17 @@ def test_infer_4_takes_a_decision_again_on_uniform_deals_when_too_few_samples_ar
     assert not np.array_equal(games.plays, learned.plays)
 
 
-def assert_rounds_play_as(players, first, infer, below, at):
-    """A game of rounds `first` and `first + 1` at `pimc:infer=INFER` plays round `first` bid
-    for bid and card for card as `pimc:infer=BELOW` and round `first + 1` as `pimc:infer=AT`
-    (the same bids, cards and tricks), and each round differs from the other level's."""
+def assert_rounds_play_as(players, first, policy, below, at):
+    """A game of rounds `first` and `first + 1` with seat 0 playing `policy` plays round `first`
+    bid for bid and card for card as with `below` there, and round `first + 1` as with `at` (the
+    same bids, cards and tricks), and each round differs from the other policy's."""
     rules = sim.Rules(players=players, rounds=(first, first + 1))
     others = ",".join(["heuristic"] * (players - 2) + ["random"])
 
-    def games(level):
-        return sim.run_games(rules, f"pimc:samples=8,play_samples=24,infer={level},{others}", seed=5, games=6,
-                             log_plays=True)  # fmt: skip
+    def games(seat_0):
+        return sim.run_games(rules, f"{seat_0},{others}", seed=5, games=6, log_plays=True)
 
-    played, played_below, played_at = games(infer), games(below), games(at)
+    played, played_below, played_at = games(policy), games(below), games(at)
     n_plays_first = players * first
     for k, same, other in ((0, played_below, played_at), (1, played_at, played_below)):
         plays = slice(0, n_plays_first) if k == 0 else slice(n_plays_first, None)
@@ -158,11 +159,15 @@ def assert_rounds_play_as(players, first, infer, below, at):
         assert not np.array_equal(played.plays[:, plays], other.plays[:, plays]), "vacuous"
 
 
+def inferring(level):
+    return f"pimc:samples=8,play_samples=24,infer={level}"
+
+
 def test_infer_5_is_infer_4_except_in_a_round_dealing_every_card():
     """infer=5 plays a round with cards left undealt exactly as infer=4, and a round dealing
     every card exactly as infer=0 (uniform deals): the same bids, cards and tricks.
     tests/test_information.py checks what infer=5 reads, the last round included."""
-    assert_rounds_play_as(4, 14, infer=5, below=4, at=0)
+    assert_rounds_play_as(4, 14, inferring(5), below=inferring(4), at=inferring(0))
 
 
 @pytest.mark.parametrize("players, last_inferred", [(4, 11), (3, 15), (6, 7)])
@@ -171,4 +176,24 @@ def test_infer_6_is_infer_5_except_where_most_cards_are_dealt(players, last_infe
     (4 players: rounds 1-11), and one dealing at least that share (rounds 12-15) exactly as
     infer=0 (uniform deals). tests/test_information.py checks what infer=6 reads."""
     assert players * last_inferred < pimc.MOST_DEALT_SHARE * N_CARDS <= players * (last_inferred + 1)
-    assert_rounds_play_as(players, last_inferred, infer=6, below=5, at=0)
+    assert_rounds_play_as(players, last_inferred, inferring(6), below=inferring(5), at=inferring(0))
+
+
+@pytest.mark.parametrize("players, mc_from", [(4, 7), (3, 12), (6, 4)])
+def test_mc_from_plays_the_rounds_of_that_size_on_as_mc(players, mc_from):
+    """pimc:mc_from=K plays a round smaller than K exactly as pimc, with its inference, and a
+    round of K cards or more exactly as mc with mc_samples and mc_play_samples and no
+    inference: the same bids, cards and tricks as an mc seat there."""
+    seat_0 = "pimc:samples=8,play_samples=24,infer=6"
+    as_mc = "mc:samples=6,play_samples=12"
+    assert_rounds_play_as(players, mc_from - 1, f"{seat_0},mc_from={mc_from},mc_samples=6,mc_play_samples=12",
+                          below=seat_0, at=as_mc)  # fmt: skip
+
+
+def test_mc_from_1_is_mc_in_every_round():
+    """From the first round on, every decision is mc's: whole games are an mc seat's, bit for bit."""
+    rules = sim.Rules(players=4)
+    as_pimc = sim.run_games(rules, "pimc:mc_from=1,mc_samples=3,mc_play_samples=4,mc,heuristic,random", seed=7,
+                            games=10, log_plays=True)  # fmt: skip
+    as_mc = sim.run_games(rules, "mc:samples=3,play_samples=4,mc,heuristic,random", seed=7, games=10, log_plays=True)
+    assert_same_games(as_pimc, as_mc)

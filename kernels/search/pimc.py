@@ -29,7 +29,7 @@ from kernels.search import faceup, mc
 from kernels.search.bid_evidence import WIDE_SPREADS, model_shares, seat_model_row
 from kernels.policies.ids import POLICY_MC, POLICY_PIMC
 from kernels.search.posterior import DEFAULT_TRUMP_MISS, OPPONENT_HEURISTIC, prepare
-from kernels.records import DECIDE_BID, DECIDE_CARD, PHASE_PLAY
+from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_ROUND_SIZE, PHASE_PLAY
 from kernels.round_state import NO_PLAY_LOG, apply_card, play_until, restart_bidding
 from kernels.rules import cards_dealt, every_card_dealt, round_score
 from kernels.search import solver
@@ -44,6 +44,13 @@ P_DEPTH = 4  # tricks left at which the solver takes over from the playout
 P_PLAYOUT = 5  # PLAYOUT_*: how the tricks before the solver's are played in a sample
 P_BIDDING = 6  # BIDDING_*: how a bid is chosen
 P_MC_SPREAD = 7  # infer=1: mc and pimc seats bid like the heuristic (MC_MODEL_PARAMS) with this noise; 0: say nothing
+# From round size `mc_from` on (0: never) the seat plays the round as mc, bids and cards, with
+# mc_samples and mc_play_samples and no inference: at equal time mc's rollouts beat pimc's face-up
+# evaluation in the large rounds, and pimc with inference beats mc in the small ones (docs/pimc.md,
+# "Rounds by size at equal time").
+P_MC_FROM = 8
+P_MC_SAMPLES = 9
+P_MC_PLAY_SAMPLES = 10
 
 PLAYOUT_FACEUP = 1  # kernels.search.faceup: every seat plays to its bid seeing every hand
 PLAYOUT_HEURISTIC = 0  # the heuristic at every seat (what mc's rollouts play)
@@ -92,6 +99,9 @@ PARAMETERS = (
     ("playout", float(PLAYOUT_HEURISTIC)),
     ("bidding", float(BIDDING_FACEUP)),
     ("mc_spread", 0.0),
+    ("mc_from", 0.0),
+    ("mc_samples", mc.PARAMETERS[mc.P_SAMPLES][1]),
+    ("mc_play_samples", mc.PARAMETERS[mc.P_PLAY_SAMPLES][1]),
 )
 # The caps keep one game with every seat pimc at the largest setting (inference and the
 # face-up playout on) under about a second of one core (measured, docs/pimc.md "Costs"), so a
@@ -100,7 +110,7 @@ PARAMETERS = (
 MAX_SAMPLES = 64  # bid samples
 MAX_PLAY_SAMPLES = 96  # card samples (the default)
 MAX_DEPTH = 3
-COUNTS = ("samples", "play_samples", "infer", "depth", "playout", "bidding")
+COUNTS = ("samples", "play_samples", "infer", "depth", "playout", "bidding", "mc_from", "mc_samples", "mc_play_samples")
 RANGES = {
     "samples": (0.0, float(MAX_SAMPLES)),
     "play_samples": (0.0, float(MAX_PLAY_SAMPLES)),
@@ -110,6 +120,10 @@ RANGES = {
     "playout": (0.0, float(PLAYOUT_ROLLOUT)),
     "bidding": (0.0, float(BIDDING_BLEND)),
     "mc_spread": (0.0, 10.0),
+    "mc_from": (0.0, float(MAX_ROUND_SIZE)),
+    # The rounds played as mc cost what mc's do at these counts, within mc's own caps.
+    "mc_samples": mc.RANGES["samples"],
+    "mc_play_samples": mc.RANGES["play_samples"],
 }
 
 # Working memory of one decision: mc's (sampled deals, rollout state, totals, posterior) and
@@ -337,9 +351,32 @@ def sampled_card(storage, policies, me, table, choices, preferred_choice, genera
                              generator)
 
 
+@njit(cache=True)
+def plays_as_mc(row, table):
+    """Whether the seat of parameter row `row` plays this round as mc (its size is mc_from or more)."""
+    mc_from = row[P_MC_FROM]
+    return mc_from > 0.0 and table.round_size >= mc_from
+
+
+@njit(cache=True)
+def as_mc(policies, seat):
+    """The policies as mc reads them for `seat` in a round it plays as mc: its row's sample counts
+    mc_samples and mc_play_samples, no inference (a copy: the seating's rows are never written)."""
+    policy_ids, params = policies
+    rows = params.copy()
+    rows[seat, mc.P_SAMPLES] = params[seat, P_MC_SAMPLES]
+    rows[seat, mc.P_PLAY_SAMPLES] = params[seat, P_MC_PLAY_SAMPLES]
+    rows[seat, mc.P_INFER] = 0.0
+    rows[seat, mc.P_SPREAD] = 0.0
+    return policy_ids, rows
+
+
 @njit(cache=True, inline="always")
 def decide(decision, policies, me, table, legal, generator):
     """policies = (policy id per seat, parameter row per seat), as the dispatch has them."""
+    _, params = policies
+    if plays_as_mc(params[at(me.seat)], table):
+        return mc.decide(decision, as_mc(policies, me.seat), me, table, legal, generator)
     if decision == DECIDE_BID:
         return choose_bid(policies, me, table, legal, generator)
     if decision == DECIDE_CARD:
