@@ -8,12 +8,14 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from sim.cli import app
-from sim.runs.comparison import compare_tournaments
+from sim.config.errors import ConfigError
+from sim.runs.comparison import compare_tournaments, per_deal_means
 from sim.runs.statistics import Z_95
 
 runner = CliRunner()
@@ -155,3 +157,25 @@ def test_the_split_by_round_adds_up_to_the_comparison(runs, pair):
     assert table["round"].tolist() == [1, 2, 3, 4] and (table["deals"] == compared.deals).all()
     assert math.isclose(table["mean"].sum(), compared.difference, abs_tol=1e-9)
     assert (table["ci_low"] <= table["mean"]).all() and (table["mean"] <= table["ci_high"]).all()
+
+
+@pytest.mark.parametrize("pair", [("heuristic", "random"), ("mc:samples=2,play_samples=2", "heuristic")])
+def test_the_split_by_round_within_one_run_adds_up_to_the_per_deal_difference(runs, pair):
+    """compare_by_round.py --within: the per-round differences of two policies of one run add
+    up to the difference of their per-deal mean totals, the deals as the unit."""
+    table = load_compare_by_round().within_rounds(Path(runs["mirrored"]), *pair)
+    deals_a, means_a = per_deal_means(runs["mirrored"], pair[0])
+    deals_b, means_b = per_deal_means(runs["mirrored"], pair[1])
+    assert np.array_equal(deals_a, deals_b) and (table["deals"] == deals_a.size).all()
+    assert math.isclose(table["mean"].sum(), float((means_a - means_b).mean()), abs_tol=1e-9)
+    assert (table["ci_low"] <= table["mean"]).all() and (table["mean"] <= table["ci_high"]).all()
+
+
+def test_the_split_within_one_run_reads_labels_as_run_json_writes_them(runs):
+    """A built-in policy's label is read canonically (its parameters in any order, defaults
+    written or not); one the run does not seat is one clear error."""
+    split = load_compare_by_round().within_rounds
+    canonical = split(Path(runs["mirrored"]), "mc:samples=2,play_samples=2", "heuristic")
+    assert split(Path(runs["mirrored"]), "mc:play_samples=2,samples=2,infer=0", "heuristic").equals(canonical)
+    with pytest.raises(ConfigError, match="seats no 'pimc'"):
+        split(Path(runs["mirrored"]), "pimc", "heuristic")
