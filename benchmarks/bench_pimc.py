@@ -12,7 +12,9 @@ largest allowed setting, and how long a run at that setting takes to stop after 
 2. Seconds of one core per full game, one pimc seat at its defaults (pimc,heuristic,heuristic,
    random: what bench_mc.py times), next to mc at its defaults, alternating runs (`--seat`
    times other policies in that seat instead, e.g. pimc against mc at equal time:
-   `--only one_seat --seat pimc --seat mc:samples=128,play_samples=256`).
+   `--only one_seat --seat pimc --seat mc:samples=128,play_samples=256`; `--others` seats
+   other policies beside it, e.g. three mc:samples=128,play_samples=256 seats: the seat's cost
+   at that table is then the difference of two seats' whole-table figures).
 3. Seconds of one core per full game with every seat at LARGEST, 3, 4 and 6 players: a kernel
    call holds at least one game, so this bounds how long a run takes to see a Ctrl-C.
 """
@@ -33,6 +35,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from kernels.search import pimc  # noqa: E402
 from sim import Rules, run_games  # noqa: E402
+from sim.config.policies import split_policy_list  # noqa: E402
 from sim.storage import JOURNAL_FILE  # noqa: E402
 from sim.engine.startup import start  # noqa: E402
 
@@ -40,7 +43,7 @@ start()  # the engine's start, before any kernel or numba thread (sim/engine/sta
 
 LARGEST = (f"pimc:samples={pimc.MAX_SAMPLES},play_samples={pimc.MAX_PLAY_SAMPLES},depth={pimc.MAX_DEPTH},"
            f"infer={pimc.INFER_FALLBACK},playout={pimc.PLAYOUT_FACEUP},bidding={pimc.BIDDING_FACEUP}")  # fmt: skip
-OPPONENTS = ["heuristic", "heuristic", "random"]
+OPPONENTS = ("heuristic", "heuristic", "random")
 
 
 def cpu_seconds_per_game(rules: Rules, policies: list[str], games: int, seed: int) -> float:
@@ -50,9 +53,10 @@ def cpu_seconds_per_game(rules: Rules, policies: list[str], games: int, seed: in
     return (time.process_time() - start) / games
 
 
-def one_seat_costs(games: int, repeats: int, seats: tuple[str, ...] = ("pimc", "mc")) -> dict[str, list[float]]:
+def one_seat_costs(games: int, repeats: int, seats: tuple[str, ...] = ("pimc", "mc"),
+                   others: tuple[str, ...] = OPPONENTS) -> dict[str, list[float]]:  # fmt: skip
     rules = Rules(players=4)
-    tables = {name: [name] + OPPONENTS for name in seats}
+    tables = {name: [name] + list(others) for name in seats}
     for policies in tables.values():
         run_games(rules, policies, seed=0, games=1, threads=1)  # compiled or loaded
     costs: dict[str, list[float]] = {name: [] for name in tables}
@@ -114,9 +118,14 @@ def main() -> None:
     parser.add_argument("--seat", action="append", metavar="POLICY",
                         help="one_seat: time this policy in the first seat (repeatable, alternating; "
                              "default pimc and mc at their defaults)")  # fmt: skip
+    parser.add_argument("--others", default=",".join(OPPONENTS), metavar="POLICIES",
+                        help="one_seat: the other three seats (default %(default)s)")
     parser.add_argument("--only", choices=("one_seat", "largest", "ctrl_c"), action="append",
                         help="run only this measurement (repeatable)")
     args = parser.parse_args()
+    others = tuple(split_policy_list(args.others))
+    if len(others) != 3:
+        parser.error(f"--others names {len(others)} policies; a 4-player table needs 3 beside the timed seat")
 
     only = args.only or ("one_seat", "largest", "ctrl_c")
     figures: dict = {"largest": LARGEST}
@@ -128,10 +137,11 @@ def main() -> None:
             print(f"Ctrl-C at that setting (4 players, 2 threads): stopped after {stops} s "
                   f"(None: not within {STOP_TIMEOUT:g} s)", flush=True)  # fmt: skip
     if "one_seat" in only:
-        figures["one_seat_cpu_s_per_game"] = costs = one_seat_costs(args.games, args.repeats, tuple(args.seat or ("pimc", "mc")))
+        costs = one_seat_costs(args.games, args.repeats, tuple(args.seat or ("pimc", "mc")), others)
+        figures["one_seat_cpu_s_per_game"] = costs
         if not args.json:
             for name, runs in costs.items():
-                print(f"{name},{','.join(OPPONENTS)}: {min(runs):.3f}-{max(runs):.3f} s of one core per 4-player game "
+                print(f"{name},{','.join(others)}: {min(runs):.3f}-{max(runs):.3f} s of one core per 4-player game "
                       f"({runs})", flush=True)  # fmt: skip
     if "largest" in only:
         figures["every_seat_largest_cpu_s_per_game"] = costs = largest_setting_costs(args.largest_games)
