@@ -17,7 +17,7 @@ accuracy by round size), openspiel.json (OpenSpiel's ISMCTS, openspiel:ismcts, a
 budgets against three heuristic seats and at a pimc table; needs the [openspiel] extra, else
 the step is skipped), learned_inference.json (pimc learning how each seat bids, pimc:infer=3,
 4 and 5, against pimc at four inference tables; infer=5 also against mc at its defaults and at
-equal time). The datasets behind them go to --runs (default
+equal time, and infer=6 at equal time, alone and with its large rounds played as mc). The datasets behind them go to --runs (default
 results/runs/, not in git). Every figure records its seed and the package
 version.
 """
@@ -94,6 +94,10 @@ UNLESS_ALL_DEALT = "pimc:infer=5"
 HELD_OUT = "examples.rule_bot:RuleBot,examples.numpy_bot:LinearBidder,mc"  # bots no inference models
 RANDOM_BIDDER = "examples.random_bidder:RandomBidder"
 MC_EQUAL_TIME = ",".join(["mc:samples=128,play_samples=256"] * 3)
+# At equal time (#37's first row): infer=6 with 64 card samples (pimc's own cost), and the same
+# with the rounds of 7 cards on played as mc (mc_from; its cost under mc's at 224 card samples).
+UNLESS_MOST_DEALT_64 = "pimc:infer=6,play_samples=64"
+SPLIT_BY_ROUND = f"{UNLESS_MOST_DEALT_64},mc_from=7,mc_samples=128,mc_play_samples=224"
 LEARNED_TABLES = {
     "learned_vs_heuristic": (f"{LEARNED},heuristic,heuristic,heuristic", None, 250),
     "learned_opposite_pimc": (f"{LEARNED},heuristic,pimc,heuristic", None, 250),
@@ -115,6 +119,8 @@ LEARNED_TABLES = {
     "unless_all_dealt_vs_mc": (f"{UNLESS_ALL_DEALT},mc,mc,mc", None, 100),
     "pimc_vs_mc_equal_time": (f"pimc,{MC_EQUAL_TIME}", None, 100),
     "unless_all_dealt_vs_mc_equal_time": (f"{UNLESS_ALL_DEALT},{MC_EQUAL_TIME}", None, 100),
+    "unless_most_dealt_64_vs_mc_equal_time": (f"{UNLESS_MOST_DEALT_64},{MC_EQUAL_TIME}", None, 100),
+    "split_by_round_vs_mc_equal_time": (f"{SPLIT_BY_ROUND},{MC_EQUAL_TIME}", None, 100),
 }
 LEARNED_COMPARISONS = (
     ("learned_vs_heuristic", "pimc_vs_heuristic"),
@@ -136,6 +142,9 @@ LEARNED_COMPARISONS = (
     ("unless_all_dealt_vs_held_out", "fallback_vs_held_out"),
     ("unless_all_dealt_vs_mc", "pimc_vs_mc"),
     ("unless_all_dealt_vs_mc_equal_time", "pimc_vs_mc_equal_time"),
+    ("unless_most_dealt_64_vs_mc_equal_time", "pimc_vs_mc_equal_time"),
+    ("split_by_round_vs_mc_equal_time", "unless_most_dealt_64_vs_mc_equal_time"),
+    ("split_by_round_vs_mc_equal_time", "pimc_vs_mc_equal_time"),
 )
 COMPARISON_FIELDS = ("policy_a", "policy_b", "deals", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
                      "significant", "verdict")  # fmt: skip
@@ -585,12 +594,17 @@ LEARNED_TITLES = {
     "unless_all_dealt_vs_mc": "against three mc seats at their defaults, pimc:infer=5",
     "pimc_vs_mc_equal_time": "three mc:samples=128,play_samples=256 seats (equal time), pimc without inference",
     "unless_all_dealt_vs_mc_equal_time": "three mc:samples=128,play_samples=256 seats (equal time), pimc:infer=5",
+    "unless_most_dealt_64_vs_mc_equal_time": ("three mc:samples=128,play_samples=256 seats (equal time), "
+                                              "pimc:infer=6 with 64 card samples (pimc's own cost)"),
+    "split_by_round_vs_mc_equal_time": ("three mc:samples=128,play_samples=256 seats (equal time), pimc:infer=6 with "
+                                        "64 card samples in rounds 1-6, rounds 7-15 played as mc (mc_from=7, 224 card "
+                                        "samples): less CPU per game than an mc seat"),
     "pimc_vs_mc": "against three mc seats at their defaults, pimc without inference (the pimc step's table)",
 }
 
 
 def learned_section(result: dict | None) -> str:
-    """The README's section on pimc:infer=3, 4 and 5: the verdicts of each comparison, then each table."""
+    """The README's section on pimc:infer=3 to 6: the verdicts of each comparison, then each table."""
     if result is None:
         return ""
     rows = comparison_rows(result["comparisons"])
@@ -606,8 +620,10 @@ back to uniform deals"). `pimc:infer=5` is infer=4, except in a round that deals
 which it plays on uniform deals (docs/pimc.md, "When every card is dealt"); it also meets three
 mc seats at their defaults and at equal time (`mc:samples=128,play_samples=256`, whose game costs a
 little more than pimc's and two thirds of infer=5's: docs/pimc.md, "`infer=5`
-against mc"). Against pimc without inference, infer=4 against infer=3 and infer=5 against
-infer=4:
+against mc"). At equal time, `pimc:infer=6` with 64 card samples and the same with its rounds
+of 7 cards on played as mc (`mc_from=7`: docs/pimc.md, "Rounds by size at equal time"), each
+at less CPU per game than an mc seat. Against pimc without inference, infer=4 against infer=3,
+infer=5 against infer=4, and the two equal-time settings against pimc and each other:
 
 """ + "\n".join(rows)]
     parts += [table_section(LEARNED_TITLES[name], table) for name, table in result["tables"].items()]

@@ -34,7 +34,10 @@ def test_regenerate_quick(tmp_path):
     learned = json.loads((tmp_path / "learned_inference.json").read_text())
     assert [(c["policy_a"], c["policy_b"]) for c in learned["comparisons"]] == (
         [("pimc:infer=3", "pimc")] * 4 + [("pimc:infer=4", "pimc")] * 3 + [("pimc:infer=4", "pimc:infer=3")] * 3
-        + [("pimc:infer=5", "pimc")] * 3 + [("pimc:infer=5", "pimc:infer=4")] * 4 + [("pimc:infer=5", "pimc")] * 2)
+        + [("pimc:infer=5", "pimc")] * 3 + [("pimc:infer=5", "pimc:infer=4")] * 4 + [("pimc:infer=5", "pimc")] * 2
+        + [("pimc:play_samples=64,infer=6", "pimc")]
+        + [("pimc:play_samples=64,infer=6,mc_from=7,mc_samples=128,mc_play_samples=224", "pimc:play_samples=64,infer=6")]
+        + [("pimc:play_samples=64,infer=6,mc_from=7,mc_samples=128,mc_play_samples=224", "pimc")])
     assert "pimc learning how each seat bids" in readme
 
 
