@@ -17,9 +17,9 @@ accuracy by round size), openspiel.json (OpenSpiel's ISMCTS, openspiel:ismcts, a
 budgets against three heuristic seats and at a pimc table; needs the [openspiel] extra, else
 the step is skipped), learned_inference.json (pimc learning how each seat bids, pimc:infer=3,
 4 and 5, against pimc at four inference tables; infer=5 also against mc at its defaults and at
-equal time, and infer=6 at equal time, alone and with its large rounds played as mc). The datasets behind them go to --runs (default
-results/runs/, not in git). Every figure records its seed and the package
-version.
+equal time, and infer=6 at equal time, alone and with its large rounds played as mc). The
+datasets behind them go to --runs (default results/runs/, not in git). Every figure records
+its seed and the package version.
 """
 from __future__ import annotations
 

@@ -32,12 +32,12 @@ def test_regenerate_quick(tmp_path):
     assert "Schumacher" in readme and "Recommended bid" in readme and "--quick" in readme
     assert "mc with inference against mc without" in readme
     learned = json.loads((tmp_path / "learned_inference.json").read_text())
+    infer_6 = "pimc:play_samples=64,infer=6"
+    split = f"{infer_6},mc_from=7,mc_samples=128,mc_play_samples=224"
     assert [(c["policy_a"], c["policy_b"]) for c in learned["comparisons"]] == (
         [("pimc:infer=3", "pimc")] * 4 + [("pimc:infer=4", "pimc")] * 3 + [("pimc:infer=4", "pimc:infer=3")] * 3
         + [("pimc:infer=5", "pimc")] * 3 + [("pimc:infer=5", "pimc:infer=4")] * 4 + [("pimc:infer=5", "pimc")] * 2
-        + [("pimc:play_samples=64,infer=6", "pimc")]
-        + [("pimc:play_samples=64,infer=6,mc_from=7,mc_samples=128,mc_play_samples=224", "pimc:play_samples=64,infer=6")]
-        + [("pimc:play_samples=64,infer=6,mc_from=7,mc_samples=128,mc_play_samples=224", "pimc")])
+        + [(infer_6, "pimc"), (split, infer_6), (split, "pimc")])
     assert "pimc learning how each seat bids" in readme
 
 
