@@ -5,6 +5,8 @@ Test modules import it by name: pytest puts tests/ on the path (pyproject.toml, 
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 import sim
@@ -146,3 +148,13 @@ def one_line(result, code: int, *words: str) -> None:
     assert len(lines) == 1 and lines[0].startswith("wizard-sim: error:"), result.stderr
     for word in words:
         assert word in lines[0], (word, lines[0])
+
+
+def move_heuristic_default(monkeypatch) -> None:
+    """As if a later wizard-sim had moved heuristic's default aggression from 1.0 to 1.1: the
+    label `heuristic` then names another policy (run.json's policy_parameters)."""
+    from sim.config.policies import REGISTRY
+
+    kind = REGISTRY["heuristic"]
+    moved = tuple((name, 1.1 if name == "aggression" else default) for name, default in kind.parameters)
+    monkeypatch.setitem(REGISTRY, "heuristic", dataclasses.replace(kind, parameters=moved))

@@ -17,6 +17,7 @@ from sim.cli import app
 from sim.config.errors import ConfigError
 from sim.runs.comparison import compare_tournaments, per_deal_means
 from sim.runs.statistics import Z_95
+from helpers import move_heuristic_default
 
 runner = CliRunner()
 TABLE = ["--players", "3", "--games", "40", "--rounds", "1-4", "--seed", "11", "--quiet"]
@@ -132,6 +133,17 @@ def test_bad_input_is_one_line_and_exit_2(runs, tmp_path, setup, message):
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("wizard-sim: error:") and message in lines[0], result.output
 
+
+def test_a_policy_whose_defaults_changed_between_the_runs_is_refused(tmp_path, monkeypatch):
+    """Both runs list `heuristic`, but it named other parameters when the second was played:
+    their seats of it do not pair (run.json's policy_parameters)."""
+    run_a = tournament(tmp_path / "a", "heuristic:aggression=1.3,heuristic,random")
+    move_heuristic_default(monkeypatch)
+    run_b = tournament(tmp_path / "b", "heuristic:aggression=1.2,heuristic,random")
+    result = runner.invoke(app, ["compare", run_a, run_b])
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1 and "heuristic is not the same policy in" in result.output, result.output
+    assert f"aggression 1.0 in {run_a}, 1.1 in {run_b}" in result.output
 
 def simulated(out) -> str:
     result = runner.invoke(app, ["simulate", "--games", "5", "--players", "3", "--rounds", "1-2", "--quiet",

@@ -116,7 +116,8 @@ def test_generated_run_json(tmp_path_factory, valid_run, value):
 
 @pytest.mark.slow
 @given(path=st.sampled_from(["config", "chunks", "versions", "config.rules", "config.policies", "chunks.count",
-                             "resumed", "finished", "config.seed", "fingerprint"]), value=JSON)  # fmt: skip
+                             "resumed", "finished", "config.seed", "fingerprint", "policy_parameters",
+                             "policy_parameters.random"]), value=JSON)  # fmt: skip
 @SETTINGS
 def test_generated_fields_of_run_json(tmp_path_factory, valid_run, path, value):
     out = copy_of(valid_run, tmp_path_factory.mktemp("field") / "run")

@@ -2,7 +2,9 @@
 resume after failures and kills, and one-line errors with exit code 2."""
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,10 +20,14 @@ from typer.testing import CliRunner
 import sim.storage.parts
 from sim.storage.parts import PART_FORMATS
 from sim.cli import app
+from sim.config.errors import ConfigError
+from sim.runs.executors import ChunkJob, resume
+from sim.runs.simulation import SimulationConfig
 from sim.storage import read_config, read_run
 from sim.runs.games import run_games
 from sim.config.rules import Rules
 from sim.runs.tables import games_table, rounds_table
+from helpers import move_heuristic_default
 
 runner = CliRunner()
 SMALL = ["--players", "3", "--games", "23", "--rounds", "1-4", "--policy", "heuristic,random,heuristic:aggression=1.2",
@@ -319,6 +325,41 @@ def test_resume_rules(tmp_path):
     broken = simulate("--resume", "--out", str(out))
     assert broken.exit_code == 2 and "unreadable" in broken.stderr
 
+
+
+def test_a_run_is_not_resumed_or_computed_with_other_defaults(tmp_path, monkeypatch):
+    """A label names only the parameters that differ from the defaults; run.json records what
+    each label meant, so that a changed default refuses the resume and a worker's chunks."""
+    out = tmp_path / "run"
+    assert simulate(*SMALL, "--out", str(out)).exit_code == 0
+    record = read_run(out)
+    recorded = record["policy_parameters"]
+    assert set(recorded) == {"heuristic", "random", "heuristic:aggression=1.2"} and recorded["random"] == {}
+    assert (recorded["heuristic"]["aggression"], recorded["heuristic:aggression=1.2"]["aggression"]) == (1.0, 1.2)
+    job = ChunkJob(SimulationConfig, record["config"], str(out), parameters=recorded)
+    job.configuration()
+    move_heuristic_default(monkeypatch)
+    refused = simulate("--resume", "--out", str(out))
+    assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert "its policy heuristic was started with other parameters (aggression 1.0 then, 1.1 now)" in refused.stderr
+    with pytest.raises(ConfigError, match="policy heuristic was started with other parameters"):
+        resume(SimulationConfig, str(out))
+    with pytest.raises(ConfigError, match="cannot be computed by this wizard-sim"):
+        job.configuration()  # a cluster worker rebuilding the configuration from its labels
+
+
+def test_a_run_from_before_the_parameter_record_still_resumes(tmp_path):
+    out = tmp_path / "run"
+    assert simulate(*SMALL, "--chunk-games", "5", "--out", str(out)).exit_code == 0
+    reference = tmp_path / "reference"
+    shutil.copytree(out, reference)
+    record = json.loads((out / "run.json").read_text())
+    del record["policy_parameters"]
+    (out / "run.json").write_text(json.dumps(record))
+    (out / "rounds" / "part-00001.parquet").unlink()  # a lost part: recomputed by the resume
+    resumed = simulate("--resume", "--out", str(out), "-q")
+    assert resumed.exit_code == 0, resumed.stderr
+    assert_same_dataset(reference, out)
 
 @pytest.mark.slow
 def test_killed_run_resumes_to_identical_data(tmp_path):

@@ -78,7 +78,26 @@ def tournament_config(path: str | Path) -> dict:
             " so its games do not pair with another run's"
         )
     config["mirrored"] = bool(config.get("mirrored"))  # absent: played without mirror images
+    config["policy_parameters"] = record.get("policy_parameters")  # absent: a run from before that record
     return config
+
+
+def check_same_meaning(run_a: str | Path, run_b: str | Path, config_a: dict, config_b: dict, labels: set[str]) -> None:
+    """The policies both runs list must have been the same policies: a label names only the
+    parameters that differ from the defaults of its day (runs that record no parameters are
+    taken at their word)."""
+    recorded_a, recorded_b = config_a["policy_parameters"] or {}, config_b["policy_parameters"] or {}
+    for label in sorted(labels):
+        if label in recorded_a and label in recorded_b and recorded_a[label] != recorded_b[label]:
+            changed = ", ".join(
+                f"{name} {recorded_a[label].get(name)!r} in {run_a}, {recorded_b[label].get(name)!r} in {run_b}"
+                for name in dict.fromkeys([*recorded_a[label], *recorded_b[label]])
+                if recorded_a[label].get(name) != recorded_b[label].get(name)
+            )
+            raise ConfigError(
+                f"{label} is not the same policy in {run_a} and {run_b} ({changed}): its defaults changed between"
+                " the two runs, so their seats of it do not pair"
+            )
 
 
 def changed_policy(where: str, listed: list[str], positions: list[int]) -> str:
@@ -131,6 +150,7 @@ def compare_tournaments(run_a: str | Path, run_b: str | Path) -> Comparison:
     if len(listed_a) != len(listed_b):
         raise ConfigError(f"{run_a} and {run_b} seat different numbers of players")
     positions = [position for position in range(len(listed_a)) if listed_a[position] != listed_b[position]]
+    check_same_meaning(run_a, run_b, config_a, config_b, set(listed_a) & set(listed_b))
     if not positions:
         raise ConfigError(f"{run_a} and {run_b} list the same policies: there is no changed policy to compare")
     policy_a = changed_policy(str(run_a), listed_a, positions)

@@ -104,13 +104,18 @@ class ChunkJob:
     threads: int | None = None
     batch: int | None = None
     live: Any = field(default=None, compare=False, repr=False)
+    parameters: dict | None = None  # run.json's policy_parameters (None: a run from before them)
 
     @property
     def command(self) -> str:
         return self.kind.command
 
     def configuration(self) -> ChunkedConfig:
-        return self.live if self.live is not None else self.kind.from_dict(self.config)
+        if self.live is not None:
+            return self.live
+        config = self.kind.from_dict(self.config)
+        check_parameters(config, self.parameters, f"the run in {self.out} cannot be computed by this wizard-sim")
+        return config
 
     def portable(self) -> "ChunkJob":
         """The job for other processes, which rebuild the configuration from its run.json form."""
@@ -237,8 +242,9 @@ def pending_chunks(record: dict) -> Iterator[int]:
     return (index for index in range(record["chunks"]["count"]) if str(index) not in complete)
 
 
-def new_record(command: str, config: dict, games: int, chunk_games: int, versions: dict) -> dict:
-    """A run record; `games` counts the run's units (games, or a tournament's deals). run.json
+def new_record(command: str, config: dict, games: int, chunk_games: int, versions: dict, parameters: dict | None = None) -> dict:
+    """A run record; `games` counts the run's units (games, or a tournament's deals);
+    `parameters`: what each policy label means (RecordedConfig.policy_parameters). run.json
     holds it without `chunks.complete`, which lives in the chunk journal."""
     return {
         "format": RUN_FORMAT,
@@ -247,6 +253,7 @@ def new_record(command: str, config: dict, games: int, chunk_games: int, version
         "fingerprint": fingerprint(command, config),
         "run_id": new_run_id(),
         "config": config,
+        **({"policy_parameters": parameters} if parameters is not None else {}),
         "versions": versions,
         "started": now(),
         "finished": None,
@@ -265,7 +272,7 @@ def start_run(config: ChunkedConfig, out: str, overwrite: bool) -> tuple[RunDire
     (replacing a previous run's files only after that). The caller releases the lock."""
     directory = RunDirectory(out, config.tables)
     directory.check_new(overwrite)
-    record = new_record(config.command, config.to_dict(), *config.size, versions())
+    record = new_record(config.command, config.to_dict(), *config.size, versions(), config.policy_parameters())
     directory.acquire()
     try:
         directory.begin(record, overwrite)
@@ -327,7 +334,31 @@ def config_of(kind: type[ChunkedConfig], record: dict, where: str) -> ChunkedCon
         raise ConfigError(f"{where}: its configuration is incomplete or malformed ({type(error).__name__}: {error})") from None
     if config.to_dict() != record["config"]:
         raise ConfigError(f"{where}: its configuration is not in the form wizard-sim writes")
+    check_parameters(config, record.get("policy_parameters"), where)
     return config
+
+
+def check_parameters(config: ChunkedConfig, recorded: dict | None, where: str) -> None:
+    """Each policy label of `config` must mean what it meant when its run started: a label
+    names only the parameters that differ from the defaults, so a changed default would
+    otherwise resume (or compute a chunk of) the run with another policy. `recorded`: run.json's
+    policy_parameters; None for runs from before it, checked by their version alone."""
+    if recorded is None:
+        return
+    for label, today in config.policy_parameters().items():
+        then = recorded.get(label)
+        if then == today:
+            continue
+        if not isinstance(then, dict):
+            raise ConfigError(f"{where}: its run.json records no parameters for its policy {label}")
+        changed = ", ".join(
+            f"{name} {then.get(name, 'absent')!r} then, {today.get(name, 'absent')!r} now"
+            for name in dict.fromkeys([*then, *today]) if then.get(name) != today.get(name)
+        )
+        raise ConfigError(
+            f"{where}: its policy {label} was started with other parameters ({changed}): its defaults have changed"
+            " since; finish it with the wizard-sim that started it, or start a new run"
+        )
 
 
 def reopen_run(
@@ -533,7 +564,8 @@ def execute(
         for beyond in sequence.beyond_stop():
             remove_parts(directory, record, beyond)
 
-    job = ChunkJob(type(config), record["config"], str(directory.path.absolute()), options.threads, options.batch, config)
+    job = ChunkJob(type(config), record["config"], str(directory.path.absolute()), options.threads, options.batch, config,
+                   parameters=record.get("policy_parameters"))  # fmt: skip
     try:
         options.executor.run(job, todo, on_chunk)
     except BotError as error:

@@ -49,6 +49,15 @@ class RecordedConfig:
         own = {field.name: data[field.name] for field in dataclasses.fields(cls)[2:] if field.name in data}
         return cls.build(Rules.from_dict(data["rules"]), list(data["policies"]), **own)
 
+    def policy_parameters(self) -> dict[str, dict[str, float]]:
+        """What each of its policy labels means in this wizard-sim: every parameter by name, the
+        defaults included. run.json records it beside the labels, which name only the parameters
+        that differ from the defaults of their day (sim.runs.executors.check_parameters)."""
+        return {
+            policy.label: {name: value for (name, _), value in zip(policy.kind.parameters, policy.params)}
+            for policy in self.policies
+        }
+
     @functools.cached_property
     def seating(self) -> Seating:
         """Its policies as the kernels take them and the engine compiled with its bots: made

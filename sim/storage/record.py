@@ -77,6 +77,15 @@ def is_count(value: object, low: int = 0) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
+def is_parameter_record(value: object) -> bool:
+    """Whether `value` has the form of run.json's policy_parameters: {label: {name: number}}."""
+    return isinstance(value, dict) and all(
+        isinstance(parameters, dict)
+        and all(isinstance(number, (int, float)) and not isinstance(number, bool) for number in parameters.values())
+        for parameters in value.values()
+    )
+
+
 def has_checksums(record: dict) -> bool:
     """Whether every journal line of the run must hold its parts' checksums."""
     return record["format_version"] >= CHECKSUM_FORMAT
@@ -135,6 +144,8 @@ def validate_record(record: object, where: str) -> dict:
         raise bad("'resumed' is not a list of times")
     if not all(isinstance(value, str) for value in record["versions"].values()):
         raise bad("'versions' holds a value that is not text")
+    if "policy_parameters" in record and not is_parameter_record(record["policy_parameters"]):
+        raise bad("'policy_parameters' is not an object of policy labels, each an object of numbers")
     chunks = record["chunks"]
     for key in ("count", "total", "games"):
         if not is_count(chunks.get(key), 1):
