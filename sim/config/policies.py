@@ -192,6 +192,16 @@ def parse_policy(text: str) -> Policy:
     return Policy(kind, tuple(values[key] for key, _ in kind.parameters))
 
 
+def parameter_changes(first: dict, second: dict, first_name: str, second_name: str) -> str:
+    """The parameters two records of one label (run.json's policy_parameters) disagree on, as
+    one line's text: `aggression 1.0 then, 1.1 now`."""
+    return ", ".join(
+        f"{name} {first.get(name, 'absent')!r} {first_name}, {second.get(name, 'absent')!r} {second_name}"
+        for name in dict.fromkeys([*first, *second])
+        if first.get(name) != second.get(name)
+    )
+
+
 def is_external(label: str) -> bool:
     """Whether a policy label names an external bot (module:Object), without importing it."""
     return label.strip().partition(":")[0] not in REGISTRY

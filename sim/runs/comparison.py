@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim.config.errors import ConfigError
+from sim.config.policies import parameter_changes
 from sim.runs.statistics import normal_interval
 from sim.runs.tournament import verdict
 from sim.storage import read_run, read_table
@@ -89,11 +90,7 @@ def check_same_meaning(run_a: str | Path, run_b: str | Path, config_a: dict, con
     recorded_a, recorded_b = config_a["policy_parameters"] or {}, config_b["policy_parameters"] or {}
     for label in sorted(labels):
         if label in recorded_a and label in recorded_b and recorded_a[label] != recorded_b[label]:
-            changed = ", ".join(
-                f"{name} {recorded_a[label].get(name)!r} in {run_a}, {recorded_b[label].get(name)!r} in {run_b}"
-                for name in dict.fromkeys([*recorded_a[label], *recorded_b[label]])
-                if recorded_a[label].get(name) != recorded_b[label].get(name)
-            )
+            changed = parameter_changes(recorded_a[label], recorded_b[label], f"in {run_a}", f"in {run_b}")
             raise ConfigError(
                 f"{label} is not the same policy in {run_a} and {run_b} ({changed}): its defaults changed between"
                 " the two runs, so their seats of it do not pair"

@@ -37,7 +37,7 @@ from sim.storage.parts import DIGEST_KEY
 from sim.engine.threads import set_threads
 from sim.runs.bot_games import check_batch
 from sim.config.errors import BotError, ConfigError
-from sim.config.policies import as_policy, bot_name, is_external, split_policy_list
+from sim.config.policies import as_policy, bot_name, is_external, parameter_changes, split_policy_list
 
 
 @dataclass
@@ -351,10 +351,7 @@ def check_parameters(config: ChunkedConfig, recorded: dict | None, where: str) -
             continue
         if not isinstance(then, dict):
             raise ConfigError(f"{where}: its run.json records no parameters for its policy {label}")
-        changed = ", ".join(
-            f"{name} {then.get(name, 'absent')!r} then, {today.get(name, 'absent')!r} now"
-            for name in dict.fromkeys([*then, *today]) if then.get(name) != today.get(name)
-        )
+        changed = parameter_changes(then, today, "then", "now")
         raise ConfigError(
             f"{where}: its policy {label} was started with other parameters ({changed}): its defaults have changed"
             " since; finish it with the wizard-sim that started it, or start a new run"
