@@ -242,7 +242,9 @@ def pending_chunks(record: dict) -> Iterator[int]:
     return (index for index in range(record["chunks"]["count"]) if str(index) not in complete)
 
 
-def new_record(command: str, config: dict, games: int, chunk_games: int, versions: dict, parameters: dict | None = None) -> dict:
+def new_record(
+    command: str, config: dict, games: int, chunk_games: int, versions: dict, parameters: dict | None = None
+) -> dict:
     """A run record; `games` counts the run's units (games, or a tournament's deals);
     `parameters`: what each policy label means (RecordedConfig.policy_parameters). run.json
     holds it without `chunks.complete`, which lives in the chunk journal."""
