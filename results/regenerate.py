@@ -146,6 +146,32 @@ LEARNED_COMPARISONS = (
     ("split_by_round_vs_mc_equal_time", "unless_most_dealt_64_vs_mc_equal_time"),
     ("split_by_round_vs_mc_equal_time", "pimc_vs_mc_equal_time"),
 )
+# Issue #37's tables on fresh deals (docs/pimc.md, "Uniform deals where most cards are dealt"
+# and "`S` at the other tables"): pimc, pimc:infer=6 and SPLIT_BY_ROUND (the candidate default)
+# each at the same four tables, on deals that chose none of their rules (seed 4700), compared
+# paired; each of the two with pimc opposite, within one tournament; and SPLIT_BY_ROUND at equal
+# time. Chunks of 100 deals, as the runs were played (a read-back needs the same configuration).
+UNLESS_MOST_DEALT = "pimc:infer=6"
+FRESH_SETTINGS = {"pimc": PIMC, "unless_most_dealt": UNLESS_MOST_DEALT, "split_by_round": SPLIT_BY_ROUND}
+FRESH_SEATS = {  # the other seats of each table: (their policies, most deals, title)
+    "vs_mc": ("mc,mc,mc", None, "against three mc seats at their defaults"),
+    "with_random": ("heuristic,heuristic,random", None, "one random seat"),
+    "vs_held_out": (HELD_OUT, 1_000, "three held-out bots"),
+    "vs_heuristic": ("heuristic,heuristic,heuristic", None, "against three heuristic seats"),
+}
+FRESH_CHUNK_DEALS = 100
+FRESH_TABLES = {
+    **{f"{setting}_{seats}": (f"{policy},{others}", most, FRESH_CHUNK_DEALS)
+       for setting, policy in FRESH_SETTINGS.items() for seats, (others, most, _) in FRESH_SEATS.items()},
+    **{f"{setting}_opposite_pimc": (f"{FRESH_SETTINGS[setting]},heuristic,{PIMC},heuristic", None, FRESH_CHUNK_DEALS)
+       for setting in ("unless_most_dealt", "split_by_round")},
+    "split_by_round_vs_mc_equal_time": (f"{SPLIT_BY_ROUND},{MC_EQUAL_TIME}", None, FRESH_CHUNK_DEALS),
+}
+FRESH_COMPARISONS = tuple(
+    (f"{a}_{seats}", f"{b}_{seats}")
+    for seats in FRESH_SEATS
+    for a, b in (("unless_most_dealt", "pimc"), ("split_by_round", "pimc"), ("split_by_round", "unless_most_dealt"))
+)
 COMPARISON_FIELDS = ("policy_a", "policy_b", "deals", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
                      "significant", "verdict")  # fmt: skip
 # Issue #38's tournaments of OpenSpiel's ISMCTS (docs/openspiel.md): rounds 1-3 (a Python
@@ -176,20 +202,22 @@ class Sizes:
     pimc_deals: int
     openspiel_deals: int
     learned_deals: int
+    fresh_deals: int
 
 
 FULL = Sizes(accuracy_games=200_000, tournament_deals=50_000, estimate_samples=200_000,
              calibration_games=4_000_000, calibration_samples=200_000, inference_deals=20_000, pimc_deals=2_000,
-             openspiel_deals=24, learned_deals=2_000)
+             openspiel_deals=24, learned_deals=2_000, fresh_deals=2_000)
 QUICK = Sizes(accuracy_games=400, tournament_deals=30, estimate_samples=2_000,
               calibration_games=20_000, calibration_samples=2_000, inference_deals=10, pimc_deals=4, openspiel_deals=2,
-              learned_deals=4)
-SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1, "calibration": 11, "inference": 2026, "pimc": 2600, "openspiel": 38}
-STEPS = ("accuracy", "tournament", "estimate", "calibration", "inference", "pimc", "openspiel", "learned")
+              learned_deals=4, fresh_deals=2)
+SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1, "calibration": 11, "inference": 2026, "pimc": 2600,
+         "openspiel": 38, "fresh": 4700}  # fmt: skip
+STEPS = ("accuracy", "tournament", "estimate", "calibration", "inference", "pimc", "openspiel", "learned", "fresh")
 FILES = {"accuracy": "accuracy.json", "tournament": "tournament.json", "estimate": "estimate.json",
          "calibration": "calibration.json", "inference": "inference.json", "pimc": "pimc.json",
-         "openspiel": "openspiel.json", "learned": "learned_inference.json"}  # each step's JSON in OUT
-OPTIONAL_STEPS = ("openspiel", "learned")  # the README leaves their sections out when they are missing
+         "openspiel": "openspiel.json", "learned": "learned_inference.json", "fresh": "fresh_deals.json"}  # in OUT
+OPTIONAL_STEPS = ("openspiel", "learned", "fresh")  # the README leaves their sections out when they are missing
 
 
 def provenance(seed: int, **extra) -> dict:
@@ -366,6 +394,17 @@ def learned_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     result = {**provenance(seed, deals=sizes.learned_deals, players=4, duplicate=True), "tables": tables,
               "comparisons": compared_tables(LEARNED_COMPARISONS, runs)}  # fmt: skip
     (out / "learned_inference.json").write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+# -- pimc's settings on fresh deals ------------------------------------------------------------------
+def fresh_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
+    """The tables of FRESH_TABLES and FRESH_COMPARISONS (seed 4700)."""
+    seed = SEEDS["fresh"]
+    tables = played_tables(FRESH_TABLES, sizes.fresh_deals, seed, out / FILES["fresh"], runs)
+    result = {**provenance(seed, deals=sizes.fresh_deals, players=4, duplicate=True), "tables": tables,
+              "comparisons": compared_tables(FRESH_COMPARISONS, runs)}  # fmt: skip
+    (out / FILES["fresh"]).write_text(json.dumps(result, indent=2) + "\n")
     return result
 
 
@@ -630,6 +669,36 @@ infer=5 against infer=4, and the two equal-time settings against pimc and each o
     return "\n\n".join(parts)
 
 
+def fresh_title(name: str) -> str:
+    """A fresh-deals table's title: its other seats, then pimc's setting."""
+    if name == "split_by_round_vs_mc_equal_time":
+        return "three mc:samples=128,play_samples=256 seats (equal time), the candidate default"
+    setting = next(setting for setting in sorted(FRESH_SETTINGS, key=len, reverse=True) if name.startswith(setting))
+    seats = name[len(setting) + 1:]
+    where = "another pimc opposite, two heuristic seats" if seats == "opposite_pimc" else FRESH_SEATS[seats][2]
+    return f"{where}, {FRESH_SETTINGS[setting]}"
+
+
+def fresh_section(result: dict | None) -> str:
+    """The README's section on the fresh deals: each comparison's verdict, then each table."""
+    if result is None:
+        return ""
+    parts = [f"""## pimc's candidate default on fresh deals (issue #37)
+
+Seed {result['seed']}, deals that chose none of these settings. `pimc:infer=6` is infer=5
+except in the rounds that deal at least 80% of the deck, played on uniform deals
+([docs/pimc.md](../docs/pimc.md), "Uniform deals where most cards are dealt"). The candidate
+default `{SPLIT_BY_ROUND}` is infer=6 with 64 card samples in the rounds of 1–6 cards and
+plays the rounds of 7 cards on as an mc seat with 224 card samples (docs/pimc.md, "Rounds by
+size at equal time" and "`S` at the other tables"). The three settings at the same four
+tables, compared paired over their deals; with pimc opposite and at equal time, the
+tournament's own pairs:
+
+""" + "\n".join(comparison_rows(result["comparisons"]))]
+    parts += [table_section(fresh_title(name), table) for name, table in result["tables"].items()]
+    return "\n\n".join(parts)
+
+
 def games_per_s(result: dict) -> str:
     speed = result.get("games_per_s")
     return "speed not recorded: the run was resumed" if speed is None else f"{speed:,} games/s"
@@ -743,6 +812,8 @@ deals them uniformly. Issue #14 asks for mc with inference to win with its inter
 {openspiel_section(results.get("openspiel"))}
 
 {learned_section(results.get("learned"))}
+
+{fresh_section(results.get("fresh"))}
 """
     (out / "README.md").write_text(text)
 
@@ -773,7 +844,8 @@ def main() -> None:
              ("inference", lambda: inference_figures(sizes, out, runs)),
              ("pimc", lambda: pimc_figures(sizes, out, runs)),
              ("openspiel", lambda: openspiel_figures(sizes, out, runs)),
-             ("learned", lambda: learned_figures(sizes, out, runs)))  # fmt: skip
+             ("learned", lambda: learned_figures(sizes, out, runs)),
+             ("fresh", lambda: fresh_figures(sizes, out, runs)))  # fmt: skip
     results = {}
     for name, step in steps:
         if name not in only:
@@ -787,7 +859,8 @@ def main() -> None:
     notes = ""
     if arguments.only:
         notes = (f"\nThat command regenerated only: {', '.join(arguments.only)}; the other sections are the JSON "
-                 f"files of an earlier `{command}` run, read back (a full run takes about 45 minutes on 2 cores).")
+                 f"files of an earlier `{command}` run, read back (a full run takes most of a day on 2 cores: each "
+                 "pimc table records its wall time).")
         command += "".join(f" --only {name}" for name in arguments.only)
     write_readme(out, results, command, notes)
     print(f"wrote {out / 'README.md'}")

@@ -17,7 +17,8 @@ def test_regenerate_quick(tmp_path):
     subprocess.run([sys.executable, "-X", "faulthandler", str(ROOT / "results" / "regenerate.py"), "--quick", "--out", str(tmp_path)],
                    check=True)  # fmt: skip
     for name in ("README.md", "accuracy.json", "accuracy_vs_baseline.png", "tournament.json", "tournament.png",
-                 "estimate.json", "estimate.png", "inference.json", "learned_inference.json"):  # fmt: skip
+                 "estimate.json", "estimate.png", "inference.json", "learned_inference.json",
+                 "fresh_deals.json"):  # fmt: skip
         assert (tmp_path / name).stat().st_size > 0, name
     accuracy = json.loads((tmp_path / "accuracy.json").read_text())
     assert [row["round"] for row in accuracy["rounds"]] == list(range(1, 16)) and accuracy["seed"] == 2022
@@ -39,6 +40,11 @@ def test_regenerate_quick(tmp_path):
         + [("pimc:infer=5", "pimc")] * 3 + [("pimc:infer=5", "pimc:infer=4")] * 4 + [("pimc:infer=5", "pimc")] * 2
         + [(infer_6, "pimc"), (split, infer_6), (split, "pimc")])
     assert "pimc learning how each seat bids" in readme
+    fresh = json.loads((tmp_path / "fresh_deals.json").read_text())
+    assert fresh["seed"] == 4700 and len(fresh["tables"]) == 15
+    assert [(c["policy_a"], c["policy_b"]) for c in fresh["comparisons"]] == (
+        [("pimc:infer=6", "pimc"), (split, "pimc"), (split, "pimc:infer=6")] * 4)
+    assert "pimc's candidate default on fresh deals" in readme
 
 
 def test_only_refuses_an_out_without_the_other_steps(tmp_path):

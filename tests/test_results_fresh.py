@@ -31,7 +31,7 @@ def load_regenerate():
 REGENERATE = load_regenerate()
 SLICE = REGENERATE.Sizes(accuracy_games=8_000, tournament_deals=300, estimate_samples=8_000,
                          calibration_games=200_000, calibration_samples=8_000, inference_deals=80,
-                         pimc_deals=12, openspiel_deals=2, learned_deals=4)  # fmt: skip
+                         pimc_deals=12, openspiel_deals=2, learned_deals=4, fresh_deals=4)  # fmt: skip
 
 
 def published(name: str) -> dict:
@@ -94,7 +94,8 @@ def test_inference_tournament_is_fresh(tmp_path):
 
 
 def check_tables(name: str, fresh: dict) -> None:
-    """Every table and comparison of a published JSON of tables (pimc.json, learned_inference.json)."""
+    """Every table and comparison of a published JSON of tables (pimc.json, learned_inference.json,
+    fresh_deals.json)."""
     old = published(name)
     assert sorted(old["tables"]) == sorted(fresh["tables"])
     for table_name, table in fresh["tables"].items():
@@ -112,6 +113,10 @@ def test_pimc_tournaments_are_fresh(tmp_path):
 
 def test_learned_inference_tournaments_are_fresh(tmp_path):
     check_tables("learned_inference.json", REGENERATE.learned_figures(SLICE, tmp_path, tmp_path / "runs"))
+
+
+def test_fresh_deal_tournaments_are_fresh(tmp_path):
+    check_tables("fresh_deals.json", REGENERATE.fresh_figures(SLICE, tmp_path, tmp_path / "runs"))
 
 
 def test_estimate_is_fresh(tmp_path):
