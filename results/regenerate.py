@@ -160,6 +160,7 @@ FRESH_SEATS = {  # the other seats of each table: (their policies, most deals, t
     "vs_heuristic": ("heuristic,heuristic,heuristic", None, "against three heuristic seats"),
 }
 FRESH_CHUNK_DEALS = 100
+FRESH_RUNS = "fresh"  # its runs' folder in RUNS: its table names are also the pimc and learned steps' (seed 2600)
 FRESH_TABLES = {
     **{f"{setting}_{seats}": (f"{policy},{others}", most, FRESH_CHUNK_DEALS)
        for setting, policy in FRESH_SETTINGS.items() for seats, (others, most, _) in FRESH_SEATS.items()},
@@ -401,9 +402,9 @@ def learned_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
 def fresh_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     """The tables of FRESH_TABLES and FRESH_COMPARISONS (seed 4700)."""
     seed = SEEDS["fresh"]
-    tables = played_tables(FRESH_TABLES, sizes.fresh_deals, seed, out / FILES["fresh"], runs)
+    tables = played_tables(FRESH_TABLES, sizes.fresh_deals, seed, out / FILES["fresh"], runs / FRESH_RUNS)
     result = {**provenance(seed, deals=sizes.fresh_deals, players=4, duplicate=True), "tables": tables,
-              "comparisons": compared_tables(FRESH_COMPARISONS, runs)}  # fmt: skip
+              "comparisons": compared_tables(FRESH_COMPARISONS, runs / FRESH_RUNS)}  # fmt: skip
     (out / FILES["fresh"]).write_text(json.dumps(result, indent=2) + "\n")
     return result
 
@@ -578,9 +579,9 @@ def table_section(title: str, table: dict) -> str:
 {verdicts}"""
 
 
-def comparison_rows(comparisons: list[dict]) -> list[str]:
-    """A bullet per comparison of two tables (wizard-sim compare)."""
-    return [f"- `wizard-sim compare results/runs/{c['table_a']} results/runs/{c['table_b']}`: {c['policy_a']} − "
+def comparison_rows(comparisons: list[dict], runs: str = "results/runs") -> list[str]:
+    """A bullet per comparison of two tables (wizard-sim compare of their runs in `runs`)."""
+    return [f"- `wizard-sim compare {runs}/{c['table_a']} {runs}/{c['table_b']}`: {c['policy_a']} − "
             f"{c['policy_b']} **{c['difference']:+.1f}** ({c['ci_low']:+.1f} to {c['ci_high']:+.1f}) over {c['deals']:,} "
             f"deals; {c['verdict']}" for c in comparisons]  # fmt: skip
 
@@ -694,7 +695,7 @@ size at equal time" and "`S` at the other tables"). The three settings at the sa
 tables, compared paired over their deals; with pimc opposite and at equal time, the
 tournament's own pairs:
 
-""" + "\n".join(comparison_rows(result["comparisons"]))]
+""" + "\n".join(comparison_rows(result["comparisons"], f"results/runs/{FRESH_RUNS}"))]
     parts += [table_section(fresh_title(name), table) for name, table in result["tables"].items()]
     return "\n\n".join(parts)
 

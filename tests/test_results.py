@@ -45,6 +45,10 @@ def test_regenerate_quick(tmp_path):
     assert [(c["policy_a"], c["policy_b"]) for c in fresh["comparisons"]] == (
         [("pimc:infer=6", "pimc"), (split, "pimc"), (split, "pimc:infer=6")] * 4)
     assert "pimc's candidate default on fresh deals" in readme
+    # The fresh step's tables share names with the pimc step's: its runs keep a folder of their own.
+    seeds = [json.loads((tmp_path / where / "pimc_vs_mc" / "run.json").read_text())["config"]["seed"]
+             for where in ("runs", "runs/fresh")]  # fmt: skip
+    assert seeds == [2600, 4700]
 
 
 def test_only_refuses_an_out_without_the_other_steps(tmp_path):
