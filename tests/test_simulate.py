@@ -346,6 +346,10 @@ def test_a_run_is_not_resumed_or_computed_with_other_defaults(tmp_path, monkeypa
         resume(SimulationConfig, str(out))
     with pytest.raises(ConfigError, match="cannot be computed by this wizard-sim"):
         job.configuration()  # a cluster worker rebuilding the configuration from its labels
+    verified = runner.invoke(app, ["verify", str(out)])  # the data stay sound; verify says what moved
+    assert verified.exit_code == 0 and "complete and sound" in verified.stdout, verified.output
+    assert "policy heuristic has other defaults in this wizard-sim (aggression 1.0 then, 1.1 now)" in verified.stdout
+    assert "heuristic:aggression=1.2 has" not in verified.stdout and "random has" not in verified.stdout
 
 
 def test_a_run_from_before_the_parameter_record_still_resumes(tmp_path):

@@ -79,6 +79,11 @@ class Policy:
         ]
         return self.kind.name + (":" + ",".join(changed) if changed else "")
 
+    def parameter_record(self) -> dict[str, float]:
+        """Every parameter by name, the defaults included: what its label means in this
+        wizard-sim (run.json's policy_parameters)."""
+        return {name: value for (name, _), value in zip(self.kind.parameters, self.params)}
+
 
 def parameter_text(value: float) -> str:
     """A parameter value as a label writes it: short (`1.2`, `16`) when that reads back as the

@@ -53,10 +53,7 @@ class RecordedConfig:
         """What each of its policy labels means in this wizard-sim: every parameter by name, the
         defaults included. run.json records it beside the labels, which name only the parameters
         that differ from the defaults of their day (sim.runs.executors.check_parameters)."""
-        return {
-            policy.label: {name: value for (name, _), value in zip(policy.kind.parameters, policy.params)}
-            for policy in self.policies
-        }
+        return {policy.label: policy.parameter_record() for policy in self.policies}
 
     @functools.cached_property
     def seating(self) -> Seating:

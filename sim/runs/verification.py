@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sim.config.errors import ConfigError
+from sim.config.policies import is_external, parameter_changes, parse_policy
 from sim.runs import league, tournament
 from sim.runs.tables import table_names
 from sim.storage import LEGACY_FORMAT, PartCheck, RunDirectory
@@ -28,6 +29,7 @@ class Verification:
     check: PartCheck
     end: int  # the chunks the run consists of: all, or up to where its --sprt test decided
     stopped: dict | None = None  # that test's outcome, recomputed from the journal
+    moved: tuple[str, ...] = ()  # a line per built-in policy whose defaults moved since (moved_defaults)
 
     @property
     def pending(self) -> list[int]:
@@ -64,6 +66,7 @@ class Verification:
             " before line checksums): their figures are not vouched for"
         )
         notes = [line for line, shown in ((unchecked, c.unverified), (unvouched, c.unchecked)) if shown]
+        notes += self.moved
         if self.sound:
             if self.stopped is not None and self.stopped["decision"] is not None:
                 decision, deals = self.stopped["decision"], self.stopped["deals"]
@@ -126,7 +129,28 @@ def verify_run(out: str) -> Verification:
     tables = table_names(log_plays)
     check = directory.audit(record, tables)
     end, stopped = run_end(record, check)
-    return Verification(str(directory.path), record, check, end, stopped)
+    return Verification(str(directory.path), record, check, end, stopped, moved_defaults(record))
+
+
+def moved_defaults(record: dict) -> tuple[str, ...]:
+    """A line for each built-in policy of the run whose label means other parameters in this
+    wizard-sim than run.json's policy_parameters record (a default moved since). Its data are
+    sound, but --resume refuses the run. Bots are not imported to tell."""
+    lines = []
+    for label, then in (record.get("policy_parameters") or {}).items():
+        if is_external(label):
+            continue
+        try:
+            today = parse_policy(label).parameter_record()
+        except ConfigError as error:
+            lines.append(f"  policy {label} no longer reads as a policy in this wizard-sim ({error})")
+            continue
+        if today != then:
+            lines.append(
+                f"  policy {label} has other defaults in this wizard-sim ({parameter_changes(then, today, 'then', 'now')}):"
+                " its data are what it played then; --resume refuses the run"
+            )
+    return tuple(lines)
 
 
 def run_end(record: dict, check: PartCheck) -> tuple[int, dict | None]:
