@@ -146,9 +146,10 @@ def moved_defaults(record: dict) -> tuple[str, ...]:
             lines.append(f"  policy {label} no longer reads as a policy in this wizard-sim ({error})")
             continue
         if today != then:
+            changed = parameter_changes(then, today, "then", "now")
             lines.append(
-                f"  policy {label} has other defaults in this wizard-sim ({parameter_changes(then, today, 'then', 'now')}):"
-                " its data are what it played then; --resume refuses the run"
+                f"  policy {label} has other defaults in this wizard-sim ({changed}): its data are what it played then;"
+                " --resume refuses the run"
             )
     return tuple(lines)
 
