@@ -46,7 +46,7 @@ def seconds(rules: Rules, seat0: str, games: int, threads: int, repeats: int) ->
 def with_parameters(policy: str, **changes: float) -> str:
     """The policy text with some parameters replaced."""
     parsed = parse_policy(policy)
-    values = dict(zip((key for key, _ in parsed.kind.parameters), parsed.params))
+    values = parsed.parameter_record()
     values.update(changes)
     return f"{parsed.name}:" + ",".join(f"{key}={value:g}" for key, value in values.items())
 
