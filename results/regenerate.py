@@ -17,9 +17,10 @@ accuracy by round size), openspiel.json (OpenSpiel's ISMCTS, openspiel:ismcts, a
 budgets against three heuristic seats and at a pimc table; needs the [openspiel] extra, else
 the step is skipped), learned_inference.json (pimc learning how each seat bids, pimc:infer=3,
 4 and 5, against pimc at four inference tables; infer=5 also against mc at its defaults and at
-equal time, and infer=6 at equal time, alone and with its large rounds played as mc). The
-datasets behind them go to --runs (default results/runs/, not in git). Every figure records
-its seed and the package version.
+equal time, and infer=6 at equal time, alone and with its large rounds played as mc),
+fresh_deals.json (pimc, infer=6 and the candidate default that plays its large rounds as mc,
+at the same tables on the deals of seed 4700). The datasets behind them go to --runs (default
+results/runs/, not in git). Every figure records its seed and the package version.
 """
 from __future__ import annotations
 
@@ -96,7 +97,8 @@ RANDOM_BIDDER = "examples.random_bidder:RandomBidder"
 MC_EQUAL_TIME = ",".join(["mc:samples=128,play_samples=256"] * 3)
 # At equal time (#37's first row): infer=6 with 64 card samples (pimc's own cost), and the same
 # with the rounds of 7 cards on played as mc (mc_from; its cost under mc's at 224 card samples).
-UNLESS_MOST_DEALT_64 = "pimc:infer=6,play_samples=64"
+UNLESS_MOST_DEALT = "pimc:infer=6"
+UNLESS_MOST_DEALT_64 = f"{UNLESS_MOST_DEALT},play_samples=64"
 SPLIT_BY_ROUND = f"{UNLESS_MOST_DEALT_64},mc_from=7,mc_samples=128,mc_play_samples=224"
 LEARNED_TABLES = {
     "learned_vs_heuristic": (f"{LEARNED},heuristic,heuristic,heuristic", None, 250),
@@ -151,7 +153,6 @@ LEARNED_COMPARISONS = (
 # each at the same four tables, on deals that chose none of their rules (seed 4700), compared
 # paired; each of the two with pimc opposite, within one tournament; and SPLIT_BY_ROUND at equal
 # time. Chunks of 100 deals, as the runs were played (a read-back needs the same configuration).
-UNLESS_MOST_DEALT = "pimc:infer=6"
 FRESH_SETTINGS = {"pimc": PIMC, "unless_most_dealt": UNLESS_MOST_DEALT, "split_by_round": SPLIT_BY_ROUND}
 FRESH_SEATS = {  # the other seats of each table: (their policies, most deals, title)
     "vs_mc": ("mc,mc,mc", None, "against three mc seats at their defaults"),

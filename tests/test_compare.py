@@ -145,6 +145,7 @@ def test_a_policy_whose_defaults_changed_between_the_runs_is_refused(tmp_path, m
     assert result.output.count("\n") == 1 and "heuristic is not the same policy in" in result.output, result.output
     assert f"aggression 1.0 in {run_a}, 1.1 in {run_b}" in result.output
 
+
 def simulated(out) -> str:
     result = runner.invoke(app, ["simulate", "--games", "5", "--players", "3", "--rounds", "1-2", "--quiet",
                                  "--out", str(out)])

@@ -326,7 +326,6 @@ def test_resume_rules(tmp_path):
     assert broken.exit_code == 2 and "unreadable" in broken.stderr
 
 
-
 def test_a_run_is_not_resumed_or_computed_with_other_defaults(tmp_path, monkeypatch):
     """A label names only the parameters that differ from the defaults; run.json records what
     each label meant, so that a changed default refuses the resume and a worker's chunks."""
@@ -364,6 +363,7 @@ def test_a_run_from_before_the_parameter_record_still_resumes(tmp_path):
     resumed = simulate("--resume", "--out", str(out), "-q")
     assert resumed.exit_code == 0, resumed.stderr
     assert_same_dataset(reference, out)
+
 
 @pytest.mark.slow
 def test_killed_run_resumes_to_identical_data(tmp_path):
