@@ -11,15 +11,16 @@ baseline), tournament.json and tournament.png (mc / heuristic / random duplicate
 estimate.json and estimate.png (an example per-hand estimate), calibration.json and
 calibration.png (estimate's P(take the trick) against round-1 self-play, with and without
 inference from the earlier bids; benchmarks/bench_estimate.py --calibration), inference.json
-(mc with inference against mc without, a duplicate tournament), pimc.json (the pimc player
-against mc at its defaults, against the heuristic, with and without inference, and bid
-accuracy by round size), openspiel.json (OpenSpiel's ISMCTS, openspiel:ismcts, at two
-budgets against three heuristic seats and at a pimc table; needs the [openspiel] extra, else
-the step is skipped), learned_inference.json (pimc learning how each seat bids, pimc:infer=3,
-4 and 5, against pimc at four inference tables; infer=5 also against mc at its defaults and at
-equal time, and infer=6 at equal time, alone and with its large rounds played as mc),
-fresh_deals.json (pimc, infer=6 and the candidate default that plays its large rounds as mc,
-at the same tables on the deals of seed 4700). The datasets behind them go to --runs (default
+(mc with inference against mc without, a duplicate tournament), pimc.json (wizard-sim 0.1's
+pimc player against mc at its defaults, against the heuristic, with and without inference,
+and bid accuracy by round size), openspiel.json (OpenSpiel's ISMCTS, openspiel:ismcts, at two
+budgets against three heuristic seats and at a table with 0.1's pimc; needs the [openspiel]
+extra, else the step is skipped), learned_inference.json (pimc learning how each seat bids,
+infer=3, 4 and 5, against 0.1's pimc at four inference tables; infer=5 also against mc at its
+defaults and at equal time, and infer=6 at equal time, alone and with its large rounds played
+as mc: pimc's defaults since 0.2), fresh_deals.json (0.1's pimc, infer=6 and pimc at its
+defaults since 0.2, at the same tables on the deals of seed 4700). The pimc tables were played
+by wizard-sim 0.1 and name 0.1's settings by today's labels (former_pimc), which replay them. The datasets behind them go to --runs (default
 results/runs/, not in git). Every figure records its seed and the package version.
 """
 from __future__ import annotations
@@ -39,7 +40,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 import sim
+from kernels.search.pimc import FORMER_DEFAULTS
 from sim.analysis.report import accuracy_tables
+from sim.config.policies import parameter_text, parse_policy
 from sim.config.rules import Rules
 from sim.runs.comparison import compare_tournaments
 from sim.runs.league import LeagueConfig, league
@@ -61,19 +64,29 @@ TOURNAMENT_POLICIES = "mc:samples=8,play_samples=4,heuristic,heuristic,random"
 # has a heuristic seat on either side (listed next to each other, one would always play right
 # after the other: a seating bias, docs/tournament.md, "Neighbours and mirror images").
 INFERENCE_POLICIES = "mc:infer=1,heuristic,mc,heuristic"
+
+
+def former_pimc(**changes: float) -> str:
+    """The label today of pimc at wizard-sim 0.1's defaults (kernels.search.pimc.FORMER_DEFAULTS)
+    with `changes`: the pimc tables below were played before the defaults moved, and these
+    labels replay them bit for bit."""
+    parameters = {**dict(FORMER_DEFAULTS), **changes}
+    return parse_policy("pimc:" + ",".join(f"{key}={parameter_text(value)}" for key, value in parameters.items())).label
+
+
 # Issue #26's tournaments of pimc (docs/pimc.md), 4 players, duplicate: each table's policies
 # and the most deals it plays (None: sizes.pimc_deals). pimc against mc at equal time
 # (mc:samples=128,play_samples=256, benchmarks/bench_pimc.py) is the learned step's
-# pimc_vs_mc_equal_time.
-PIMC = "pimc"
+# pimc_vs_mc_equal_time. "pimc" in a table's name or title is FORMER_PIMC.
+FORMER_PIMC = former_pimc()
 PIMC_TABLES = {
-    "pimc_vs_mc": (f"{PIMC},mc,mc,mc", None),
-    "pimc_vs_heuristic": (f"{PIMC},heuristic,heuristic,heuristic", None),
-    "pimc_inference": ("pimc:infer=1,heuristic,pimc:infer=0,heuristic", None),  # opposite, as INFERENCE_POLICIES
+    "pimc_vs_mc": (f"{FORMER_PIMC},mc,mc,mc", None),
+    "pimc_vs_heuristic": (f"{FORMER_PIMC},heuristic,heuristic,heuristic", None),
+    "pimc_inference": (f"{former_pimc(infer=1)},heuristic,{FORMER_PIMC},heuristic", None),  # opposite, as INFERENCE_POLICIES
     # pimc_vs_heuristic's table with one policy changed: inference, and at about its cost the
     # most bid samples pimc allows (0.17 against 0.19-0.21 s of one core a game, docs/pimc.md)
-    "pimc_infer_vs_heuristic": ("pimc:infer=1,heuristic,heuristic,heuristic", None),
-    "pimc_samples64_vs_heuristic": ("pimc:samples=64,heuristic,heuristic,heuristic", None),
+    "pimc_infer_vs_heuristic": (f"{former_pimc(infer=1)},heuristic,heuristic,heuristic", None),
+    "pimc_samples64_vs_heuristic": (f"{former_pimc(samples=64)},heuristic,heuristic,heuristic", None),
 }
 # Two of those tables that differ in one policy, compared paired over their deals (the same cards
 # and the same heuristic seats: wizard-sim compare, sim.runs.comparison): (table A, table B).
@@ -83,43 +96,45 @@ PIMC_COMPARISONS = (
     ("pimc_samples64_vs_heuristic", "pimc_vs_heuristic"),
 )
 # Issue #37's tables of learned inference (docs/pimc.md, "Learned inference", "Falling back
-# to uniform deals" and "When every card is dealt"): pimc:infer=3, 4 and 5 against pimc, each at
-# its table (policies, most deals, deals per chunk: None, the default), compared paired over the
-# deals with the same table played by pimc (pimc_vs_heuristic and pimc_vs_mc are the pimc step's
-# tables), infer=4 with infer=3 and infer=5 with infer=4; with another pimc opposite, within one
-# tournament. infer=5 also meets mc at its defaults and at equal time (MC_EQUAL_TIME's game
-# costs a little more than pimc's and two thirds of pimc:infer=5's, docs/pimc.md).
-LEARNED = "pimc:infer=3"
-FALLBACK = "pimc:infer=4"
-UNLESS_ALL_DEALT = "pimc:infer=5"
+# to uniform deals" and "When every card is dealt"): infer=3, 4 and 5 against pimc (0.1's, as
+# every pimc here), each at its table (policies, most deals, deals per chunk: None, the default),
+# compared paired over the deals with the same table played by pimc (pimc_vs_heuristic and
+# pimc_vs_mc are the pimc step's tables), infer=4 with infer=3 and infer=5 with infer=4; with
+# another pimc opposite, within one tournament. infer=5 also meets mc at its defaults and at
+# equal time (MC_EQUAL_TIME's game costs a little more than pimc's and two thirds of infer=5's,
+# docs/pimc.md).
+LEARNED = former_pimc(infer=3)
+FALLBACK = former_pimc(infer=4)
+UNLESS_ALL_DEALT = former_pimc(infer=5)
 HELD_OUT = "examples.rule_bot:RuleBot,examples.numpy_bot:LinearBidder,mc"  # bots no inference models
 RANDOM_BIDDER = "examples.random_bidder:RandomBidder"
 MC_EQUAL_TIME = ",".join(["mc:samples=128,play_samples=256"] * 3)
 # At equal time (#37's first row): infer=6 with 64 card samples (pimc's own cost), and the same
-# with the rounds of 7 cards on played as mc (mc_from; its cost under mc's at 224 card samples).
-UNLESS_MOST_DEALT = "pimc:infer=6"
-UNLESS_MOST_DEALT_64 = f"{UNLESS_MOST_DEALT},play_samples=64"
-SPLIT_BY_ROUND = f"{UNLESS_MOST_DEALT_64},mc_from=7,mc_samples=128,mc_play_samples=224"
+# with the rounds of 7 cards on played as mc (mc_from; its cost under mc's at 224 card samples):
+# pimc's defaults since wizard-sim 0.2.
+UNLESS_MOST_DEALT = former_pimc(infer=6)
+UNLESS_MOST_DEALT_64 = former_pimc(infer=6, play_samples=64)
+SPLIT_BY_ROUND = "pimc"
 LEARNED_TABLES = {
     "learned_vs_heuristic": (f"{LEARNED},heuristic,heuristic,heuristic", None, 250),
-    "learned_opposite_pimc": (f"{LEARNED},heuristic,pimc,heuristic", None, 250),
+    "learned_opposite_pimc": (f"{LEARNED},heuristic,{FORMER_PIMC},heuristic", None, 250),
     "learned_with_random": (f"{LEARNED},heuristic,heuristic,random", 1_000, None),
-    "pimc_with_random": ("pimc,heuristic,heuristic,random", None, 100),
+    "pimc_with_random": (f"{FORMER_PIMC},heuristic,heuristic,random", None, 100),
     "learned_vs_held_out": (f"{LEARNED},{HELD_OUT}", None, 100),
-    "pimc_vs_held_out": (f"pimc,{HELD_OUT}", None, 100),
+    "pimc_vs_held_out": (f"{FORMER_PIMC},{HELD_OUT}", None, 100),
     # A seat that bids at random and plays as the heuristic: the random seat's bids, not its play
     "learned_with_random_bidder": (f"{LEARNED},heuristic,heuristic,{RANDOM_BIDDER}", 1_000, 100),
-    "pimc_with_random_bidder": (f"pimc,heuristic,heuristic,{RANDOM_BIDDER}", 1_000, 100),
+    "pimc_with_random_bidder": (f"{FORMER_PIMC},heuristic,heuristic,{RANDOM_BIDDER}", 1_000, 100),
     "fallback_vs_heuristic": (f"{FALLBACK},heuristic,heuristic,heuristic", 1_000, 100),
-    "fallback_opposite_pimc": (f"{FALLBACK},heuristic,pimc,heuristic", None, 100),
+    "fallback_opposite_pimc": (f"{FALLBACK},heuristic,{FORMER_PIMC},heuristic", None, 100),
     "fallback_with_random": (f"{FALLBACK},heuristic,heuristic,random", None, 100),
     "fallback_vs_held_out": (f"{FALLBACK},{HELD_OUT}", None, 100),
     "unless_all_dealt_vs_heuristic": (f"{UNLESS_ALL_DEALT},heuristic,heuristic,heuristic", 1_000, 100),
-    "unless_all_dealt_opposite_pimc": (f"{UNLESS_ALL_DEALT},heuristic,pimc,heuristic", None, 100),
+    "unless_all_dealt_opposite_pimc": (f"{UNLESS_ALL_DEALT},heuristic,{FORMER_PIMC},heuristic", None, 100),
     "unless_all_dealt_with_random": (f"{UNLESS_ALL_DEALT},heuristic,heuristic,random", None, 100),
     "unless_all_dealt_vs_held_out": (f"{UNLESS_ALL_DEALT},{HELD_OUT}", None, 100),
     "unless_all_dealt_vs_mc": (f"{UNLESS_ALL_DEALT},mc,mc,mc", None, 100),
-    "pimc_vs_mc_equal_time": (f"pimc,{MC_EQUAL_TIME}", None, 100),
+    "pimc_vs_mc_equal_time": (f"{FORMER_PIMC},{MC_EQUAL_TIME}", None, 100),
     "unless_all_dealt_vs_mc_equal_time": (f"{UNLESS_ALL_DEALT},{MC_EQUAL_TIME}", None, 100),
     "unless_most_dealt_64_vs_mc_equal_time": (f"{UNLESS_MOST_DEALT_64},{MC_EQUAL_TIME}", None, 100),
     "split_by_round_vs_mc_equal_time": (f"{SPLIT_BY_ROUND},{MC_EQUAL_TIME}", None, 100),
@@ -149,11 +164,14 @@ LEARNED_COMPARISONS = (
     ("split_by_round_vs_mc_equal_time", "pimc_vs_mc_equal_time"),
 )
 # Issue #37's tables on fresh deals (docs/pimc.md, "Uniform deals where most cards are dealt"
-# and "`S` at the other tables"): pimc, pimc:infer=6 and SPLIT_BY_ROUND (the candidate default)
-# each at the same four tables, on deals that chose none of their rules (seed 4700), compared
-# paired; each of the two with pimc opposite, within one tournament; and SPLIT_BY_ROUND at equal
-# time. Chunks of 100 deals, as the runs were played (a read-back needs the same configuration).
-FRESH_SETTINGS = {"pimc": PIMC, "unless_most_dealt": UNLESS_MOST_DEALT, "split_by_round": SPLIT_BY_ROUND}
+# and "`S` at the other tables"): 0.1's pimc, the same with infer=6, and SPLIT_BY_ROUND (pimc's
+# defaults since 0.2) each at the same four tables, on deals that chose none of their rules (seed
+# 4700), compared paired; each of the last two with 0.1's pimc opposite, within one tournament;
+# and SPLIT_BY_ROUND at equal time. Chunks of 100 deals, as the runs were played (a read-back
+# needs the same configuration).
+FRESH_SETTINGS = {"pimc": FORMER_PIMC, "unless_most_dealt": UNLESS_MOST_DEALT, "split_by_round": SPLIT_BY_ROUND}
+FRESH_DESCRIPTIONS = {"pimc": "0.1's pimc", "unless_most_dealt": "0.1's pimc with infer=6",
+                      "split_by_round": "pimc at its defaults since 0.2"}
 FRESH_SEATS = {  # the other seats of each table: (their policies, most deals, title)
     "vs_mc": ("mc,mc,mc", None, "against three mc seats at their defaults"),
     "with_random": ("heuristic,heuristic,random", None, "one random seat"),
@@ -165,7 +183,7 @@ FRESH_RUNS = "fresh"  # its runs' folder in RUNS: its table names are also the p
 FRESH_TABLES = {
     **{f"{setting}_{seats}": (f"{policy},{others}", most, FRESH_CHUNK_DEALS)
        for setting, policy in FRESH_SETTINGS.items() for seats, (others, most, _) in FRESH_SEATS.items()},
-    **{f"{setting}_opposite_pimc": (f"{FRESH_SETTINGS[setting]},heuristic,{PIMC},heuristic", None, FRESH_CHUNK_DEALS)
+    **{f"{setting}_opposite_pimc": (f"{FRESH_SETTINGS[setting]},heuristic,{FORMER_PIMC},heuristic", None, FRESH_CHUNK_DEALS)
        for setting in ("unless_most_dealt", "split_by_round")},
     "split_by_round_vs_mc_equal_time": (f"{SPLIT_BY_ROUND},{MC_EQUAL_TIME}", None, FRESH_CHUNK_DEALS),
 }
@@ -183,13 +201,13 @@ OPENSPIEL_TABLES = {
     "ismcts10_vs_heuristic": "openspiel:ismcts:simulations=10,heuristic,heuristic,heuristic",
     "ismcts40_vs_heuristic": "openspiel:ismcts:simulations=40,heuristic,heuristic,heuristic",
     "ismcts160_vs_heuristic": "openspiel:ismcts:simulations=160,heuristic,heuristic,heuristic",
-    # pimc's default decision costs about 0.25 ms of one core at these rounds, ISMCTS's
-    # cheapest (one simulation) about 5 ms: equal CPU is out of reach, so pimc at its default
+    # pimc's decision at wizard-sim 0.1's defaults costs about 0.25 ms of one core at these
+    # rounds, ISMCTS's cheapest (one simulation) about 5 ms: equal CPU is out of reach, so that pimc
     # meets ISMCTS at 40 simulations (about 800 times pimc's CPU per decision)
-    "pimc_vs_ismcts40": "pimc,openspiel:ismcts:simulations=40,heuristic,heuristic",
+    "pimc_vs_ismcts40": f"{FORMER_PIMC},openspiel:ismcts:simulations=40,heuristic,heuristic",
 }
 # A league of five (ISMCTS at its cheapest budget here: it sits at four of the five tables).
-OPENSPIEL_LEAGUE = "random,heuristic,mc,pimc,openspiel:ismcts:simulations=10"
+OPENSPIEL_LEAGUE = f"random,heuristic,mc,{FORMER_PIMC},openspiel:ismcts:simulations=10"
 EXAMPLE_HAND = {"hand": "W AS KH 7H J", "trump": "3H", "players": 4, "position": 2, "bids": (1, 0)}
 
 
@@ -591,10 +609,12 @@ def pimc_section(result: dict) -> str:
     """The README's pimc section: each tournament's table and verdicts, then bid accuracy."""
     parts = [f"""## pimc: perfect-information Monte Carlo (issue #26)
 
-Seed {result['seed']}; each deal played {pimc_seatings(result)}. `pimc` at its defaults samples
-deals of the unseen cards, plays each out (the heuristic at every seat, then the last 3 tricks
-solved exactly by max^n) and takes the best mean score, for its cards and its bids
-([docs/pimc.md](../docs/pimc.md), which also gives the wall times of runs read back here)."""]
+Seed {result['seed']}; each deal played {pimc_seatings(result)}. `{FORMER_PIMC}` is pimc
+at wizard-sim 0.1's defaults, which these tables were played with (pimc's defaults changed in
+0.2: [docs/pimc.md](../docs/pimc.md), "Defaults"). It samples deals of the unseen cards, plays
+each out (the heuristic at every seat, then the last 3 tricks solved exactly by max^n) and takes
+the best mean score, for its cards and its bids, in every round and without inference from the
+bids (docs/pimc.md also gives the wall times of runs read back here)."""]
     parts += [table_section(PIMC_TITLES[name], table) for name, table in result["tables"].items()]
     rows = comparison_rows(result["comparisons"])
     parts.append("""### One policy changed at the heuristic table (two tables, paired over deals)
@@ -624,46 +644,49 @@ LEARNED_TITLES = {
     "learned_with_random_bidder": "one seat bidding at random, playing as the heuristic",
     "pimc_with_random_bidder": "one seat bidding at random, playing as the heuristic, pimc without inference",
     "pimc_vs_heuristic": "against three heuristic seats, pimc without inference (the pimc step's table)",
-    "fallback_vs_heuristic": "against three heuristic seats, pimc:infer=4",
-    "fallback_opposite_pimc": "another pimc opposite, two heuristic seats, pimc:infer=4",
-    "fallback_with_random": "one random seat, pimc:infer=4",
-    "fallback_vs_held_out": "three held-out bots, pimc:infer=4",
-    "unless_all_dealt_vs_heuristic": "against three heuristic seats, pimc:infer=5",
-    "unless_all_dealt_opposite_pimc": "another pimc opposite, two heuristic seats, pimc:infer=5",
-    "unless_all_dealt_with_random": "one random seat, pimc:infer=5",
-    "unless_all_dealt_vs_held_out": "three held-out bots, pimc:infer=5",
-    "unless_all_dealt_vs_mc": "against three mc seats at their defaults, pimc:infer=5",
+    "fallback_vs_heuristic": "against three heuristic seats, infer=4",
+    "fallback_opposite_pimc": "another pimc opposite, two heuristic seats, infer=4",
+    "fallback_with_random": "one random seat, infer=4",
+    "fallback_vs_held_out": "three held-out bots, infer=4",
+    "unless_all_dealt_vs_heuristic": "against three heuristic seats, infer=5",
+    "unless_all_dealt_opposite_pimc": "another pimc opposite, two heuristic seats, infer=5",
+    "unless_all_dealt_with_random": "one random seat, infer=5",
+    "unless_all_dealt_vs_held_out": "three held-out bots, infer=5",
+    "unless_all_dealt_vs_mc": "against three mc seats at their defaults, infer=5",
     "pimc_vs_mc_equal_time": "three mc:samples=128,play_samples=256 seats (equal time), pimc without inference",
-    "unless_all_dealt_vs_mc_equal_time": "three mc:samples=128,play_samples=256 seats (equal time), pimc:infer=5",
+    "unless_all_dealt_vs_mc_equal_time": "three mc:samples=128,play_samples=256 seats (equal time), infer=5",
     "unless_most_dealt_64_vs_mc_equal_time": ("three mc:samples=128,play_samples=256 seats (equal time), "
-                                              "pimc:infer=6 with 64 card samples (pimc's own cost)"),
-    "split_by_round_vs_mc_equal_time": ("three mc:samples=128,play_samples=256 seats (equal time), pimc:infer=6 with "
-                                        "64 card samples in rounds 1-6, rounds 7-15 played as mc (mc_from=7, 224 card "
-                                        "samples): less CPU per game than an mc seat"),
+                                              "infer=6 with 64 card samples (pimc's own cost)"),
+    "split_by_round_vs_mc_equal_time": ("three mc:samples=128,play_samples=256 seats (equal time), pimc at its "
+                                        "defaults since 0.2: infer=6 with 64 card samples in rounds 1-6, rounds 7-15 "
+                                        "played as mc (mc_from=7, 224 card samples): less CPU per game than an mc seat"),
     "pimc_vs_mc": "against three mc seats at their defaults, pimc without inference (the pimc step's table)",
 }
 
 
 def learned_section(result: dict | None) -> str:
-    """The README's section on pimc:infer=3 to 6: the verdicts of each comparison, then each table."""
+    """The README's section on infer=3 to 6: the verdicts of each comparison, then each table."""
     if result is None:
         return ""
     rows = comparison_rows(result["comparisons"])
     parts = [f"""## pimc learning how each seat bids (issue #37)
 
-Seed {result['seed']}. `pimc:infer=3` samples its deals from the posterior given the bids
-shown, each seat's bid read with a mixture of bid models (at random, the heuristic's bid,
+Seed {result['seed']}. Played by wizard-sim 0.1: pimc without inference is 0.1's pimc,
+`{FORMER_PIMC}`, and infer=K is 0.1's pimc with that inference, `{LEARNED}` for infer=3
+(pimc's defaults changed in 0.2: [docs/pimc.md](../docs/pimc.md), "Defaults"). infer=3 samples
+its deals from the posterior given the bids shown, each seat's bid read with a mixture of bid models (at random, the heuristic's bid,
 near the heuristic's estimate) weighed by that seat's bids in the game's finished rounds
-([docs/pimc.md](../docs/pimc.md), "Learned inference"). `pimc:infer=4` is the same, except
+(docs/pimc.md, "Learned inference"). infer=4 is the same, except
 that a decision whose weighted deals have too few effective ones (Kish's effective sample
 size under half the samples drawn) is taken again on uniform deals (docs/pimc.md, "Falling
-back to uniform deals"). `pimc:infer=5` is infer=4, except in a round that deals every card,
+back to uniform deals"). infer=5 is infer=4, except in a round that deals every card,
 which it plays on uniform deals (docs/pimc.md, "When every card is dealt"); it also meets three
 mc seats at their defaults and at equal time (`mc:samples=128,play_samples=256`, whose game costs a
 little more than pimc's and two thirds of infer=5's: docs/pimc.md, "`infer=5`
-against mc"). At equal time, `pimc:infer=6` with 64 card samples and the same with its rounds
-of 7 cards on played as mc (`mc_from=7`: docs/pimc.md, "Rounds by size at equal time"), each
-at less CPU per game than an mc seat. Against pimc without inference, infer=4 against infer=3,
+against mc"). At equal time, infer=6 with 64 card samples (`{UNLESS_MOST_DEALT_64}`) and the
+same with its rounds of 7 cards on played as mc (`mc_from=7`: docs/pimc.md, "Rounds by size at
+equal time"), each at less CPU per game than an mc seat: the latter is `{SPLIT_BY_ROUND}` at its
+defaults since 0.2. Against pimc without inference, infer=4 against infer=3,
 infer=5 against infer=4, and the two equal-time settings against pimc and each other:
 
 """ + "\n".join(rows)]
@@ -674,27 +697,28 @@ infer=5 against infer=4, and the two equal-time settings against pimc and each o
 def fresh_title(name: str) -> str:
     """A fresh-deals table's title: its other seats, then pimc's setting."""
     if name == "split_by_round_vs_mc_equal_time":
-        return "three mc:samples=128,play_samples=256 seats (equal time), the candidate default"
+        return f"three mc:samples=128,play_samples=256 seats (equal time), {FRESH_DESCRIPTIONS['split_by_round']}"
     setting = next(setting for setting in sorted(FRESH_SETTINGS, key=len, reverse=True) if name.startswith(setting))
     seats = name[len(setting) + 1:]
     where = "another pimc opposite, two heuristic seats" if seats == "opposite_pimc" else FRESH_SEATS[seats][2]
-    return f"{where}, {FRESH_SETTINGS[setting]}"
+    return f"{where}, {FRESH_DESCRIPTIONS[setting]}"
 
 
 def fresh_section(result: dict | None) -> str:
     """The README's section on the fresh deals: each comparison's verdict, then each table."""
     if result is None:
         return ""
-    parts = [f"""## pimc's candidate default on fresh deals (issue #37)
+    parts = [f"""## pimc's defaults on fresh deals (issue #37)
 
-Seed {result['seed']}, deals that chose none of these settings. `pimc:infer=6` is infer=5
+Seed {result['seed']}, deals that chose none of these settings, played by wizard-sim 0.1.
+0.1's pimc is `{FORMER_PIMC}` today. 0.1's pimc with infer=6, `{UNLESS_MOST_DEALT}`, is infer=5
 except in the rounds that deal at least 80% of the deck, played on uniform deals
-([docs/pimc.md](../docs/pimc.md), "Uniform deals where most cards are dealt"). The candidate
-default `{SPLIT_BY_ROUND}` is infer=6 with 64 card samples in the rounds of 1–6 cards and
-plays the rounds of 7 cards on as an mc seat with 224 card samples (docs/pimc.md, "Rounds by
-size at equal time" and "`S` at the other tables"). The three settings at the same four
-tables, compared paired over their deals; with pimc opposite and at equal time, the
-tournament's own pairs:
+([docs/pimc.md](../docs/pimc.md), "Uniform deals where most cards are dealt"). `{SPLIT_BY_ROUND}`
+at its defaults since 0.2 (docs/pimc.md, "Defaults") is infer=6 with 64 card samples in the
+rounds of 1–6 cards and plays the rounds of 7 cards on as an mc seat with 224 card samples
+(docs/pimc.md, "Rounds by size at equal time" and "`S` at the other tables"). The three
+settings at the same four tables, compared paired over their deals; with 0.1's pimc opposite
+and at equal time, the tournament's own pairs:
 
 """ + "\n".join(comparison_rows(result["comparisons"], f"results/runs/{FRESH_RUNS}"))]
     parts += [table_section(fresh_title(name), table) for name, table in result["tables"].items()]

@@ -19,7 +19,7 @@ from kernels.search import pimc
 from sim.config.rules import Rules
 from sim.env.state_api import new_game_states
 
-LEARNED = "pimc:samples=2,play_samples=2,infer=3"
+LEARNED = "pimc:samples=2,play_samples=2,infer=3,mc_from=0"  # in every round (none played as mc)
 
 
 def game_rounds(spec, seed=7, game=3, players=4, rounds=None):
@@ -110,7 +110,7 @@ def test_no_evidence_is_kept_where_no_seat_reads_it():
 def test_a_full_game_tells_a_random_bidder_from_the_heuristic(seed):
     """After the 15 rounds of a 4-player game the random seat's bids are read as uniform and
     the heuristic seat's as its exact bid; a pimc seat's as a wide model, not uniform."""
-    spec = f"{LEARNED},heuristic,pimc:samples=2,play_samples=2,random"
+    spec = f"{LEARNED},heuristic,pimc:samples=2,play_samples=2,infer=0,mc_from=0,random"
     table = None
     for _, state, done in game_rounds(spec, seed=seed):
         table = state.workspace.table
@@ -131,7 +131,7 @@ def test_infer_3_plays_as_infer_2_until_a_round_has_ended():
     """Games of one round: the same games; games of several: not the same (the evidence is read)."""
     one_round = sim.Rules(players=4, rounds=(6,))
     others = "heuristic,mc:samples=2,play_samples=2,random"
-    robust = "pimc:samples=2,play_samples=2,infer=2"
+    robust = "pimc:samples=2,play_samples=2,infer=2,mc_from=0"
     learned = sim.run_games(one_round, f"{LEARNED},{others}", seed=9, games=12, log_plays=True)
     assert_same_games(learned, sim.run_games(one_round, f"{robust},{others}", seed=9, games=12, log_plays=True))
     rounds = sim.Rules(players=4, rounds=(5, 6, 7, 8))

@@ -17,7 +17,10 @@ from kernels.search import faceup, mc, pimc
 from sim.config.errors import ConfigError
 from sim.config.policies import parse_policy
 
-FAST_PIMC = "pimc:samples=2,play_samples=2"
+# pimc at its defaults (inference, rounds of 7 cards on played as mc) with few samples.
+FAST_PIMC = "pimc:samples=2,play_samples=2,mc_samples=2,mc_play_samples=2"
+# Before wizard-sim 0.2's defaults: no inference, no round played as mc.
+FORMER = "infer=0,mc_from=0"
 
 
 @pytest.mark.slow
@@ -30,7 +33,7 @@ def test_pimc_games_satisfy_the_invariants(players, variant):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("spec", ["pimc:samples=2,play_samples=2,bidding=0,depth=1", "pimc:samples=2,play_samples=2,playout=1,infer=1,bidding=2"])
+@pytest.mark.parametrize("spec", [f"{FAST_PIMC},bidding=0,depth=1", f"{FAST_PIMC},playout=1,infer=1,bidding=2"])
 def test_pimc_settings_satisfy_the_invariants_under_delayed_bidding(monkeypatch, spec):
     """Delayed bidding (bids hidden during play, estimated), mc's rollout bidding, the face-up
     playout and inference, through the same harness."""
@@ -42,7 +45,7 @@ def test_pimc_settings_satisfy_the_invariants_under_delayed_bidding(monkeypatch,
 def test_pimc_without_samples_is_the_heuristic():
     """samples=0 and play_samples=0 fall back to the heuristic's bid and card: same games."""
     rules = sim.Rules(players=4, even_bids="forbidden")
-    as_pimc = sim.run_games(rules, "pimc:samples=0,play_samples=0,random,heuristic,random", seed=4, games=100, log_plays=True)
+    as_pimc = sim.run_games(rules, "pimc:samples=0,play_samples=0,mc_from=0,random,heuristic,random", seed=4, games=100, log_plays=True)
     heuristic = sim.run_games(rules, "heuristic,random,heuristic,random", seed=4, games=100, log_plays=True)
     assert_same_games(as_pimc, heuristic)
 
@@ -52,7 +55,7 @@ def test_pimc_with_rollouts_to_the_end_and_mc_bids_is_mc():
     (forced) and mc's bid: pimc plays exactly as mc, so a tuning run of it against mc measures
     what the solver adds and nothing else (docs/pimc.md)."""
     rules = sim.Rules(players=4)
-    as_pimc = sim.run_games(rules, "pimc:playout=2,depth=1,bidding=0,samples=3,play_samples=4,mc,heuristic,random", seed=5,
+    as_pimc = sim.run_games(rules, f"pimc:playout=2,depth=1,bidding=0,samples=3,play_samples=4,{FORMER},mc,heuristic,random", seed=5,
                             games=20, log_plays=True)  # fmt: skip
     as_mc = sim.run_games(rules, "mc:samples=3,play_samples=4,mc,heuristic,random", seed=5, games=20, log_plays=True)
     assert_same_games(as_pimc, as_mc)
@@ -131,10 +134,10 @@ def test_infer_4_takes_a_decision_again_on_uniform_deals_when_too_few_samples_ar
     assert not mc.too_few_effective(8.0, 8.0, 16, pimc.ESS_FLOOR)  # 8 of 16 kept, equal: 8, not fewer
     rules = sim.Rules(players=4, rounds=(12, 15))
     others = "heuristic,heuristic,random"
-    fallback = f"pimc:samples=8,play_samples=24,infer=4,{others}"
+    fallback = f"{inferring(4)},{others}"
     games = sim.run_games(rules, fallback, seed=5, games=6, threads=1, log_plays=True)
     assert_same_games(games, sim.run_games(rules, fallback, seed=5, games=6, threads=2, log_plays=True))
-    learned = sim.run_games(rules, f"pimc:samples=8,play_samples=24,infer=3,{others}", seed=5, games=6,
+    learned = sim.run_games(rules, f"{inferring(3)},{others}", seed=5, games=6,
                             log_plays=True)  # fmt: skip
     assert not np.array_equal(games.plays, learned.plays)
 
@@ -160,7 +163,8 @@ def assert_rounds_play_as(players, first, policy, below, at):
 
 
 def inferring(level):
-    return f"pimc:samples=8,play_samples=24,infer={level}"
+    """pimc with inference `level` in every round (none played as mc)."""
+    return f"pimc:samples=8,play_samples=24,infer={level},mc_from=0"
 
 
 def test_infer_5_is_infer_4_except_in_a_round_dealing_every_card():
@@ -184,10 +188,8 @@ def test_mc_from_plays_the_rounds_of_that_size_on_as_mc(players, mc_from):
     """pimc:mc_from=K plays a round smaller than K exactly as pimc, with its inference, and a
     round of K cards or more exactly as mc with mc_samples and mc_play_samples and no
     inference: the same bids, cards and tricks as an mc seat there."""
-    seat_0 = "pimc:samples=8,play_samples=24,infer=6"
-    as_mc = "mc:samples=6,play_samples=12"
-    assert_rounds_play_as(players, mc_from - 1, f"{seat_0},mc_from={mc_from},mc_samples=6,mc_play_samples=12",
-                          below=seat_0, at=as_mc)  # fmt: skip
+    seat_0 = f"pimc:samples=8,play_samples=24,infer=6,mc_from={mc_from},mc_samples=6,mc_play_samples=12"
+    assert_rounds_play_as(players, mc_from - 1, seat_0, below=inferring(6), at="mc:samples=6,play_samples=12")
 
 
 def test_mc_from_1_is_mc_in_every_round():

@@ -33,18 +33,21 @@ def test_regenerate_quick(tmp_path):
     assert "Schumacher" in readme and "Recommended bid" in readme and "--quick" in readme
     assert "mc with inference against mc without" in readme
     learned = json.loads((tmp_path / "learned_inference.json").read_text())
-    infer_6 = "pimc:play_samples=64,infer=6"
-    split = f"{infer_6},mc_from=7,mc_samples=128,mc_play_samples=224"
+    # The pimc tables were played by wizard-sim 0.1: its settings by today's labels (pimc's
+    # defaults moved in 0.2, docs/pimc.md "Defaults"); pimc at today's defaults is `pimc`.
+    former = "pimc:play_samples=96,infer=0,mc_from=0"
+    infer = {level: f"pimc:play_samples=96,infer={level},mc_from=0" for level in (3, 4, 5)}
+    infer_6, infer_6_64 = "pimc:play_samples=96,mc_from=0", "pimc:mc_from=0"
     assert [(c["policy_a"], c["policy_b"]) for c in learned["comparisons"]] == (
-        [("pimc:infer=3", "pimc")] * 4 + [("pimc:infer=4", "pimc")] * 3 + [("pimc:infer=4", "pimc:infer=3")] * 3
-        + [("pimc:infer=5", "pimc")] * 3 + [("pimc:infer=5", "pimc:infer=4")] * 4 + [("pimc:infer=5", "pimc")] * 2
-        + [(infer_6, "pimc"), (split, infer_6), (split, "pimc")])
+        [(infer[3], former)] * 4 + [(infer[4], former)] * 3 + [(infer[4], infer[3])] * 3
+        + [(infer[5], former)] * 3 + [(infer[5], infer[4])] * 4 + [(infer[5], former)] * 2
+        + [(infer_6_64, former), ("pimc", infer_6_64), ("pimc", former)])
     assert "pimc learning how each seat bids" in readme
     fresh = json.loads((tmp_path / "fresh_deals.json").read_text())
     assert fresh["seed"] == 4700 and len(fresh["tables"]) == 15
     assert [(c["policy_a"], c["policy_b"]) for c in fresh["comparisons"]] == (
-        [("pimc:infer=6", "pimc"), (split, "pimc"), (split, "pimc:infer=6")] * 4)
-    assert "pimc's candidate default on fresh deals" in readme
+        [(infer_6, former), ("pimc", former), ("pimc", infer_6)] * 4)
+    assert "pimc's defaults on fresh deals" in readme
     # The fresh step's tables share names with the pimc step's: its runs keep a folder of their own.
     seeds = [json.loads((tmp_path / where / "pimc_vs_mc" / "run.json").read_text())["config"]["seed"]
              for where in ("runs", "runs/fresh")]  # fmt: skip
