@@ -5,12 +5,19 @@ one bid and one card decision.
     python benchmarks/bench_mc.py                       # table, default mc settings
     python benchmarks/bench_mc.py --policy mc:samples=8 --json
     python benchmarks/bench_mc.py --policy pimc --games 100
+    # docs/pimc.md's figures: wizard-sim 0.1's pimc
+    python benchmarks/bench_mc.py --policy pimc:play_samples=96,infer=0,mc_from=0 --games 100
 
 A decision's cost is measured on one thread as the extra time of games whose seat 0 plays mc
 with only bidding (play_samples=0) or only card play (samples=0) sampled, over the same games
 with the heuristic at seat 0, divided by the number of seat-0 decisions of that kind: an
 average over the states of real games (every card decision counts, also the forced ones that
 cost nothing). The same split is given per round size.
+
+pimc plays its rounds of `mc_from` cards or more (7 at its defaults) as mc with mc_samples and
+mc_play_samples, which the split leaves as they are. There (round sizes 10 and 15, and the
+full game) a pimc bid's cost includes those rounds' mc card decisions and a card decision's
+their mc bids; with mc_from=0 the split is pimc's own.
 """
 from __future__ import annotations
 

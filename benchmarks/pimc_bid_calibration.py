@@ -4,6 +4,8 @@ made it, by round size.
 
     python benchmarks/pimc_bid_calibration.py                      # pimc at its defaults, 4 players
     python benchmarks/pimc_bid_calibration.py --games 100 --samples 64 --json
+    # docs/pimc.md's table: wizard-sim 0.1's pimc
+    python benchmarks/pimc_bid_calibration.py --policy pimc:play_samples=96,infer=0,mc_from=0 --games 30 --samples 64
 
 The bids are real: the pimc seat's (seat 0) bid in `--games` rounds of every round size at
 the table POLICY,OPPONENT,OPPONENT,OPPONENT (mc at its defaults unless --opponent says
@@ -19,6 +21,9 @@ so the estimate carries no selection by the bid's own noisy samples), two ways:
 and the predicted P(make) is the share of those deals on which the pimc seat takes exactly
 its bid. A prediction above the rate made is optimism: the evaluation finds exact bids
 easier than they are. The intervals are 95% (normal approximation over the decisions).
+
+In the rounds of `mc_from` cards or more (7 at the defaults) the seat bids as mc, so there
+the bid valued is mc's, not pimc's; with mc_from=0 every bid is pimc's.
 """
 from __future__ import annotations
 

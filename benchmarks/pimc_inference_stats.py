@@ -1,12 +1,11 @@
 """How pimc's inference samples the deal at real decisions (docs/pimc.md, "Inference").
 
-Plays full games of a table (default: the table of the inference tournament,
-pimc:infer=1,pimc:infer=0,heuristic,heuristic). At every bid and card decision of seat 0 with
-something to infer (a bid or trump choice the posterior models), before the seat decides, it
-draws the seat's own samples (pimc.start_sampling and mc.sample_base with the seat's
-parameters: `samples` deals at a bid, `play_samples` at a card) and as many uniform deals (the
-infer=0 sampler), from a generator of its own (the games are the games the table plays). It
-compares them with the true deal, which the simulation knows:
+Plays full games of a table (default: pimc:infer=1,pimc:infer=0,heuristic,heuristic). At every
+bid and card decision of seat 0 with something to infer (a bid or trump choice the posterior
+models), before the seat decides, it draws the seat's own samples (pimc.start_sampling and
+mc.sample_base with the seat's parameters: `samples` deals at a bid, `play_samples` at a card)
+and as many uniform deals (the infer=0 sampler), from a generator of its own (the games are
+the games the table plays). It compares them with the true deal, which the simulation knows:
 
 - calibration: for every other seat and unseen card, the predicted probability that the seat
   holds the card (the weighted share of samples) against whether it does, binned; with the
@@ -22,9 +21,14 @@ compares them with the true deal, which the simulation knows:
 
 `--infer` sets the inference measured (1 by default; 3 and 4 learn each seat from the game's
 finished rounds, which are read as the games go: kernels.batch.read_bids). `--split K` reports
-the rounds of fewer than K cards and those of K or more apart.
+the rounds of fewer than K cards and those of K or more apart. Every round is measured, also
+the rounds of `mc_from` cards or more (7 at pimc's defaults), which seat 0 plays as mc
+without inference; with mc_from=0 it decides on the samples measured in every round.
 
     python benchmarks/pimc_inference_stats.py --games 100 --seed 2600
+    # docs/pimc.md's figures: wizard-sim 0.1's pimc at the inference tournament's table
+    T=pimc:play_samples=96,infer=1,mc_from=0,pimc:play_samples=96,infer=0,mc_from=0,heuristic,heuristic
+    python benchmarks/pimc_inference_stats.py --games 100 --continuations 0 --policies $T
     python benchmarks/pimc_inference_stats.py --games 20 --infer 3 --split 12 --policies pimc,heuristic,heuristic,random
 """
 from __future__ import annotations

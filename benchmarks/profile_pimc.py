@@ -2,7 +2,9 @@
 sampling, playouts, solver and bookkeeping, for bids and cards, by round size.
 
     python benchmarks/profile_pimc.py                          # pimc at its defaults, 4 players
-    python benchmarks/profile_pimc.py --policy pimc:depth=4 --games 20 --sizes 1,5,10,15 --json
+    python benchmarks/profile_pimc.py --policy pimc:depth=2 --games 20 --sizes 1,5,10,15 --json
+    # docs/pimc.md's profiles: wizard-sim 0.1's pimc
+    python benchmarks/profile_pimc.py --policy pimc:play_samples=96,infer=0,mc_from=0 --games 10 --repeats 2
 
 The decisions are real: the pimc seat's (seat 0) bid and card decisions of `--games` rounds of
 every round size at the table POLICY,heuristic,heuristic,random (what bench_pimc.py and
@@ -25,6 +27,11 @@ the totals and the best choice). Each stage is timed as the least CPU time (time
 of `--repeats` runs over all decisions of a kind and round size, the stages alternating; the
 solver's cards tried (its nodes) are counted exactly. A forced decision (one distinct choice)
 costs only its setup. The full game's row sums every round size once (rounds 1 to 60/players).
+
+Every round size is taken again as pimc's own decision, also the rounds of `mc_from` cards or
+more (7 at the defaults), which the seat plays as mc in a game. There, and in the full game's
+row, the profile is not what the seat spends (bench_pimc.py times that); with mc_from=0 the
+seat plays every round as profiled.
 
 numba caches this script's kernels under benchmarks/__pycache__; an edit of kernels/ clears
 them with the kernels' own (sim/engine/kernel_cache.py), so a profile never runs old code.

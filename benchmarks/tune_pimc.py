@@ -4,11 +4,12 @@ SETTING,OPPONENT,OPPONENT,OPPONENT (4 players, the 4 rotations; `mc` at its defa
 the opponents' mean on the same games, and minus the first setting's per-deal mean (paired
 over deals, the same deals for every setting).
 
-    python benchmarks/tune_pimc.py --deals 300 pimc pimc:depth=4 pimc:playout=0
+    python benchmarks/tune_pimc.py --deals 300 pimc pimc:depth=2 pimc:playout=1
     python benchmarks/tune_pimc.py --deals 300 --opponent heuristic --json pimc pimc:infer=1
 
-How the defaults of docs/pimc.md were chosen (tuning deals start at game 1,000,000 of seed
-26, apart from the published tournaments' deals).
+How wizard-sim 0.1's defaults were chosen (docs/pimc.md, "Tuning"; tuning deals start at game
+1,000,000 of seed 26, apart from the published tournaments' deals). 0.2's defaults were
+chosen on duplicate tournaments (docs/pimc.md).
 """
 from __future__ import annotations
 
