@@ -178,6 +178,7 @@ SAMPLING_POLICIES = [
     ("pimc:samples=4,play_samples=4,infer=5,depth=2,mc_from=0", 4),  # infer=5: infer=4, uniform deals where every card is dealt
     ("pimc:samples=4,play_samples=4,infer=6,depth=2,mc_from=0", 4),  # infer=6: infer=5, uniform deals where 80% are dealt
     ("pimc:samples=2,play_samples=2,infer=6,mc_from=3,mc_samples=2,mc_play_samples=3", 4),  # mc's rounds from 3 cards
+    ("pimc:samples=2,play_samples=2,mc_samples=2,mc_play_samples=3", 4),  # the defaults (infer=6, mc from 7 cards)
     ("pimc:samples=2,play_samples=2,infer=0,depth=1,playout=1,mc_from=0", 5),
 ]
 
