@@ -7,8 +7,8 @@ largest allowed setting, and how long a run at that setting takes to stop after 
 1. Ctrl-C: `wizard-sim simulate` at the largest allowed setting (LARGEST: every count at its
    cap, inference on (infer=4: every seat read, a decision taken again on uniform deals when
    too few weighted ones are effective), the face-up playout, which costs the most, in every
-   round (mc_from=0: none played as mc); every seat; 4 players, 2 threads), SIGINT sent at a random moment after its first chunk is
-   journalled; the seconds until the process has exited.
+   round (mc_from=0: none played as mc); every seat; 4 players, 2 threads), SIGINT sent at a
+   random moment after its first chunk is journalled; the seconds until the process has exited.
 2. Seconds of one core per full game, one pimc seat at its defaults (pimc,heuristic,heuristic,
    random: what bench_mc.py times), next to mc at its defaults, alternating runs (`--seat`
    times other policies in that seat instead, e.g. pimc against mc at equal time:

@@ -20,8 +20,9 @@ infer=3, 4 and 5, against 0.1's pimc at four inference tables; infer=5 also agai
 defaults and at equal time, and infer=6 at equal time, alone and with its large rounds played
 as mc: pimc's defaults since 0.2), fresh_deals.json (0.1's pimc, infer=6 and pimc at its
 defaults since 0.2, at the same tables on the deals of seed 4700). The pimc tables were played
-by wizard-sim 0.1 and name 0.1's settings by today's labels (former_pimc), which replay them. The datasets behind them go to --runs (default
-results/runs/, not in git). Every figure records its seed and the package version.
+by wizard-sim 0.1 and name 0.1's settings by today's labels (former_pimc), which replay them.
+The datasets behind them go to --runs (default results/runs/, not in git). Every figure
+records its seed and the package version.
 """
 from __future__ import annotations
 

@@ -172,11 +172,11 @@ SAMPLING_POLICIES = [
     ("mc:samples=3,play_samples=2,infer=0", 3),
     ("mc:samples=3,play_samples=2,infer=1", 4),
     ("pimc:samples=2,play_samples=2,infer=0,depth=2,playout=1,bidding=0,mc_from=0", 3),
-    ("pimc:samples=2,play_samples=2,infer=2,depth=3,mc_from=0", 4),  # infer=2: infer=1's table model, read robustly
-    ("pimc:samples=2,play_samples=2,infer=3,depth=2,mc_from=0", 4),  # infer=3: infer=2 weighed by earlier rounds' evidence
-    ("pimc:samples=4,play_samples=4,infer=4,depth=2,mc_from=0", 4),  # infer=4: infer=3, uniform deals when too few are effective
-    ("pimc:samples=4,play_samples=4,infer=5,depth=2,mc_from=0", 4),  # infer=5: infer=4, uniform deals where every card is dealt
-    ("pimc:samples=4,play_samples=4,infer=6,depth=2,mc_from=0", 4),  # infer=6: infer=5, uniform deals where 80% are dealt
+    ("pimc:samples=2,play_samples=2,infer=2,depth=3,mc_from=0", 4),  # infer=1's table model, read robustly
+    ("pimc:samples=2,play_samples=2,infer=3,depth=2,mc_from=0", 4),  # infer=2 weighed by earlier rounds' evidence
+    ("pimc:samples=4,play_samples=4,infer=4,depth=2,mc_from=0", 4),  # infer=3, uniform deals when too few are effective
+    ("pimc:samples=4,play_samples=4,infer=5,depth=2,mc_from=0", 4),  # infer=4, uniform deals where every card is dealt
+    ("pimc:samples=4,play_samples=4,infer=6,depth=2,mc_from=0", 4),  # infer=5, uniform deals where 80% are dealt
     ("pimc:samples=2,play_samples=2,infer=6,mc_from=3,mc_samples=2,mc_play_samples=3", 4),  # mc's rounds from 3 cards
     ("pimc:samples=2,play_samples=2,mc_samples=2,mc_play_samples=3", 4),  # the defaults (infer=6, mc from 7 cards)
     ("pimc:samples=2,play_samples=2,infer=0,depth=1,playout=1,mc_from=0", 5),

@@ -45,7 +45,8 @@ def test_pimc_settings_satisfy_the_invariants_under_delayed_bidding(monkeypatch,
 def test_pimc_without_samples_is_the_heuristic():
     """samples=0 and play_samples=0 fall back to the heuristic's bid and card: same games."""
     rules = sim.Rules(players=4, even_bids="forbidden")
-    as_pimc = sim.run_games(rules, "pimc:samples=0,play_samples=0,mc_from=0,random,heuristic,random", seed=4, games=100, log_plays=True)
+    as_pimc = sim.run_games(rules, "pimc:samples=0,play_samples=0,mc_from=0,random,heuristic,random", seed=4, games=100,
+                            log_plays=True)  # fmt: skip
     heuristic = sim.run_games(rules, "heuristic,random,heuristic,random", seed=4, games=100, log_plays=True)
     assert_same_games(as_pimc, heuristic)
 
@@ -55,8 +56,8 @@ def test_pimc_with_rollouts_to_the_end_and_mc_bids_is_mc():
     (forced) and mc's bid: pimc plays exactly as mc, so a tuning run of it against mc measures
     what the solver adds and nothing else (docs/pimc.md)."""
     rules = sim.Rules(players=4)
-    as_pimc = sim.run_games(rules, f"pimc:playout=2,depth=1,bidding=0,samples=3,play_samples=4,{FORMER},mc,heuristic,random", seed=5,
-                            games=20, log_plays=True)  # fmt: skip
+    as_pimc = sim.run_games(rules, f"pimc:playout=2,depth=1,bidding=0,samples=3,play_samples=4,{FORMER},mc,heuristic,random",
+                            seed=5, games=20, log_plays=True)  # fmt: skip
     as_mc = sim.run_games(rules, "mc:samples=3,play_samples=4,mc,heuristic,random", seed=5, games=20, log_plays=True)
     assert_same_games(as_pimc, as_mc)
 

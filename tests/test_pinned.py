@@ -32,11 +32,10 @@ PINNED = [
     # pimc (pinned at c422028, before mc and pimc shared one search loop, issue #36): face-up
     # playout and bids, inference with mc_spread, the solver; then mc's rollout bids, depth 1.
     # mc_from=0 and infer=0 spell out wizard-sim 0.1's defaults: the same games under 0.2's.
-    (4, "open", "allowed", "pimc:samples=2,play_samples=4,playout=1,infer=1,mc_spread=2,mc_from=0,heuristic,mc:samples=2,play_samples=2,heuristic",
-     4, "51aef9fa7f88e9e52ad554d0af3be88c"),
-    (3, "hidden", "allowed", "pimc:samples=2,play_samples=3,infer=0,bidding=0,mc_from=0,random,pimc:samples=1,play_samples=2,infer=0,depth=1,mc_from=0",
-     4,
-     "7e3ccb362ae9e61a9012eae70f9af123"),
+    (4, "open", "allowed", "pimc:samples=2,play_samples=4,playout=1,infer=1,mc_spread=2,mc_from=0,heuristic,"
+     "mc:samples=2,play_samples=2,heuristic", 4, "51aef9fa7f88e9e52ad554d0af3be88c"),
+    (3, "hidden", "allowed", "pimc:samples=2,play_samples=3,infer=0,bidding=0,mc_from=0,random,"
+     "pimc:samples=1,play_samples=2,infer=0,depth=1,mc_from=0", 4, "7e3ccb362ae9e61a9012eae70f9af123"),
     # pimc at wizard-sim 0.2's defaults with few samples (infer=6, the rounds of 7 cards on
     # played as mc): pinned when they became the defaults.
     (4, "open", "allowed", "pimc:samples=2,play_samples=4,mc_samples=2,mc_play_samples=3,heuristic,random,"
