@@ -32,7 +32,7 @@ import numba
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from sim import Rules, run_games  # noqa: E402
-from sim.config.policies import parse_policy  # noqa: E402
+from sim.config.policies import parameter_text, parse_policy  # noqa: E402
 
 OPPONENTS = ["heuristic", "heuristic", "random"]
 ROUND_SIZES = (1, 5, 10, 15)
@@ -55,7 +55,7 @@ def with_parameters(policy: str, **changes: float) -> str:
     parsed = parse_policy(policy)
     values = parsed.parameter_record()
     values.update(changes)
-    return f"{parsed.name}:" + ",".join(f"{key}={value:g}" for key, value in values.items())
+    return f"{parsed.name}:" + ",".join(f"{key}={parameter_text(value)}" for key, value in values.items())
 
 
 def decision_costs(rules: Rules, policy: str, games: int, repeats: int) -> dict[str, float]:
