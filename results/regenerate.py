@@ -4,6 +4,7 @@
                                               # learned about an hour more)
     python results/regenerate.py --quick --out /tmp/results   # a small smoke run
     python results/regenerate.py --only calibration           # one figure; the README from the JSONs
+    python results/regenerate.py --readme                     # plays nothing: the README and the docs' blocks
 
 Writes, into --out (default: this directory): README.md (tables and links), accuracy.json and
 accuracy_vs_baseline.png (heuristic bid accuracy by round size next to the published
@@ -22,7 +23,9 @@ as mc: pimc's defaults since 0.2), fresh_deals.json (0.1's pimc, infer=6 and pim
 defaults since 0.2, at the same tables on the deals of seed 4700). The pimc tables were played
 by wizard-sim 0.1 and name 0.1's settings by today's labels (former_pimc), which replay them.
 The datasets behind them go to --runs (default results/runs/, not in git). Every figure
-records its seed and the package version.
+records its seed and the package version that played it, and the README says them section by
+section. Writing into this directory also renders the figures the README and docs/*.md show in
+generated blocks (results/figures.py).
 """
 from __future__ import annotations
 
@@ -467,7 +470,7 @@ def openspiel_section(result: dict | None) -> str:
         return ""
     parts = [f"""## OpenSpiel's ISMCTS at our table (docs/openspiel.md)
 
-4 players, rounds {'-'.join(map(str, (result['rounds'][0], result['rounds'][-1])))}, duplicate tournaments of {result['deals']} deals (seed {result['seed']});
+{played(result, "openspiel")} 4 players, rounds {'-'.join(map(str, (result['rounds'][0], result['rounds'][-1])))}, duplicate tournaments of {result['deals']} deals;
 `openspiel:ismcts` is OpenSpiel's Python ISMCTSBot with random rollouts and our resampler.
 """]
     for name, table in result["tables"].items():
@@ -521,12 +524,20 @@ def estimate_figures(sizes: Sizes, out: Path) -> dict:
 
 
 # -- estimate against self-play ------------------------------------------------------------------
-def load_bench_estimate():
-    """benchmarks/bench_estimate.py, which holds the calibration (not a package: load by path)."""
-    spec = importlib.util.spec_from_file_location("bench_estimate", HERE.parent / "benchmarks" / "bench_estimate.py")
+def load_script(name: str, path: Path):
+    """The module of a script outside any package (benchmarks/, results/), loaded by path."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def load_bench_estimate():
+    """benchmarks/bench_estimate.py, which holds the calibration."""
+    return load_script("bench_estimate", HERE.parent / "benchmarks" / "bench_estimate.py")
+
+
+FIGURES = load_script("results_figures", HERE / "figures.py")  # the blocks the README and docs/*.md show
 
 
 def calibration_figures(sizes: Sizes, out: Path) -> dict:
@@ -610,7 +621,7 @@ def pimc_section(result: dict) -> str:
     """The README's pimc section: each tournament's table and verdicts, then bid accuracy."""
     parts = [f"""## pimc: perfect-information Monte Carlo (issue #26)
 
-Seed {result['seed']}; each deal played {pimc_seatings(result)}. `{FORMER_PIMC}` is pimc
+{played(result, "pimc")} Each deal played {pimc_seatings(result)}. `{FORMER_PIMC}` is pimc
 at wizard-sim 0.1's defaults, which these tables were played with (pimc's defaults changed in
 0.2: [docs/pimc.md](../docs/pimc.md), "Defaults"). It samples deals of the unseen cards, plays
 each out (the heuristic at every seat, then the last 3 tricks solved exactly by max^n) and takes
@@ -672,7 +683,7 @@ def learned_section(result: dict | None) -> str:
     rows = comparison_rows(result["comparisons"])
     parts = [f"""## pimc learning how each seat bids (issue #37)
 
-Seed {result['seed']}. Played by wizard-sim 0.1: pimc without inference is 0.1's pimc,
+{played(result, "learned")} pimc without inference is 0.1's pimc,
 `{FORMER_PIMC}`, and infer=K is 0.1's pimc with that inference, `{LEARNED}` for infer=3
 (pimc's defaults changed in 0.2: [docs/pimc.md](../docs/pimc.md), "Defaults"). infer=3 samples
 its deals from the posterior given the bids shown, each seat's bid read with a mixture of bid models (at random, the heuristic's bid,
@@ -711,7 +722,7 @@ def fresh_section(result: dict | None) -> str:
         return ""
     parts = [f"""## pimc's defaults on fresh deals (issue #37)
 
-Seed {result['seed']}, deals that chose none of these settings, played by wizard-sim 0.1.
+{played(result, "fresh")} Deals that chose none of these settings.
 0.1's pimc is `{FORMER_PIMC}` today. 0.1's pimc with infer=6, `{UNLESS_MOST_DEALT}`, is infer=5
 except in the rounds that deal at least 80% of the deck, played on uniform deals
 ([docs/pimc.md](../docs/pimc.md), "Uniform deals where most cards are dealt"). `{SPLIT_BY_ROUND}`
@@ -746,7 +757,14 @@ def pimc_seatings(result: dict) -> str:
             "compared sit opposite each other)")
 
 
-def write_readme(out: Path, results: dict[str, dict], command: str, notes: str = "") -> None:
+def played(result: dict, step: str) -> str:
+    """A section's first sentence: which version played its figures, when, on which seed, and the
+    command that replays it (the sections' versions differ when steps were replayed apart)."""
+    text = FIGURES.provenance(result)
+    return f"{text[0].upper()}{text[1:]} (`python results/regenerate.py --only {step}`)."
+
+
+def write_readme(out: Path, results: dict[str, dict], command: str) -> None:
     accuracy_result, tournament_result = results["accuracy"], results["tournament"]
     estimate_result, calibration_result = results["estimate"], results["calibration"]
     inference_result, pimc_result = results["inference"], results["pimc"]
@@ -774,12 +792,14 @@ def write_readme(out: Path, results: dict[str, dict], command: str, notes: str =
     )
     text = f"""# Reference results
 
-Regenerated by `{command}` (seeded: the same command reproduces these figures exactly).
-wizard-sim {accuracy_result['wizard_sim']}, generated {accuracy_result['generated']}.{notes}
+Written by `{command}` with wizard-sim {sim.__version__}, from the JSON files beside it. Each
+section says which wizard-sim version played its figures, when, and on which seed, and the
+command that replays it (seeded: the same figures exactly).
 
 ## Heuristic bid accuracy next to the published baseline
 
-4-player self-play of `heuristic`, {accuracy_result['games']:,} full games (seed {accuracy_result['seed']}); exact
+{played(accuracy_result, "accuracy")}
+4-player self-play of `heuristic`, {accuracy_result['games']:,} full games; exact
 bids / bids by round size, with the standard error, next to the rule-based agent of Schumacher &
 Pleines (IEEE CoG 2022). `margin_in_se` = (heuristic - baseline) / standard error.
 
@@ -791,7 +811,7 @@ Beats the baseline at every round size: **{all(row['beats_baseline'] for row in 
 
 ## Duplicate tournament: {tournament_result['deals']:,} deals of `{TOURNAMENT_POLICIES}`
 
-Seed {tournament_result['seed']}; each deal played {seatings(tournament_result)} ({games_per_s(tournament_result)}).
+{played(tournament_result, "tournament")} Each deal played {seatings(tournament_result)} ({games_per_s(tournament_result)}).
 mc runs at `samples=8, play_samples=4`, cheaper than its default (16, 16), which is stronger
 still (docs/mc.md) but would take hours for {tournament_result['deals']:,} deals on 2 cores.
 
@@ -804,7 +824,7 @@ still (docs/mc.md) but would take hours for {tournament_result['deals']:,} deals
 ## Example per-hand estimate
 
 `wizard-sim estimate --hand "{EXAMPLE_HAND['hand']}" --trump {EXAMPLE_HAND['trump']} --players {EXAMPLE_HAND['players']} --position {EXAMPLE_HAND['position']} --bids {','.join(map(str, EXAMPLE_HAND['bids']))} --samples {estimate_result['samples']} --seed {estimate_result['seed']}`
-(heuristic opponents and play). Recommended bid: **{estimate_result['recommended_bid']}**.
+(heuristic opponents and play). {played(estimate_result, "estimate")} Recommended bid: **{estimate_result['recommended_bid']}**.
 
 {markdown_table(est)}
 
@@ -812,7 +832,8 @@ still (docs/mc.md) but would take hours for {tournament_result['deals']:,} deals
 
 ## Estimate against self-play: bids carry information
 
-Round 1 of {calibration_result['games']:,} 4-player heuristic self-play games (seed {calibration_result['seed']}; play is
+{played(calibration_result, "calibration")}
+Round 1 of {calibration_result['games']:,} 4-player heuristic self-play games (play is
 forced, so whether the card takes the trick depends on the cards alone), pooled over suits
 (every game with a 5 turned up and the situation's card kind counts), next to estimate's
 P(make 1) for the hand and bids shown (trump card 5H, {calibration_result['samples']:,} samples, seed
@@ -826,7 +847,7 @@ z = (estimate - self-play) / sqrt(p(1-p)/games + SE(estimate)²), p the estimate
 
 ## mc with inference against mc without: {inference_result['deals']:,} deals of `{INFERENCE_POLICIES}`
 
-Seed {inference_result['seed']}; each deal played {seatings(inference_result)}. `mc:infer=1` deals its samples
+{played(inference_result, "inference")} Each deal played {seatings(inference_result)}. `mc:infer=1` deals its samples
 from the posterior given the heuristic seats' bids (docs/mc.md, "Inference"); `mc` (infer=0)
 deals them uniformly. Issue #14 asks for mc with inference to win with its interval above zero.
 
@@ -852,19 +873,28 @@ def main() -> None:
     parser.add_argument("--runs", type=Path, default=None, help="where the datasets go (default OUT/runs)")
     parser.add_argument("--only", choices=STEPS, action="append",
                         help="run only this step (repeatable); the README reads the others' JSON from OUT")
+    parser.add_argument("--readme", action="store_true",
+                        help="play nothing: write the README (and, into results/, the docs' blocks) from OUT's JSON")
     arguments = parser.parse_args()
     sizes = QUICK if arguments.quick else FULL
     out = arguments.out
     runs = arguments.runs or out / "runs"
-    only = arguments.only or STEPS
+    if arguments.readme and arguments.only:
+        parser.error("--readme plays nothing: it takes no --only")
+    only = () if arguments.readme else arguments.only or STEPS
     missing = [FILES[name] for name in STEPS if name not in only and name not in OPTIONAL_STEPS
                and not (out / FILES[name]).exists()]  # fmt: skip
     if missing:  # the README needs every required section: refuse before hours of play, not after
+        if arguments.readme:
+            parser.error(f"--readme reads every step's JSON from {out}, which lacks {', '.join(missing)}: "
+                         "play those steps first (--only STEP)")
         parser.error(f"--only reads the other steps' JSON from {out}, which lacks {', '.join(missing)}: "
                      "run every step once (no --only), or name those steps with --only too")
     out.mkdir(parents=True, exist_ok=True)
-    runs.mkdir(parents=True, exist_ok=True)
-    command = "python results/regenerate.py" + (" --quick" if arguments.quick else "")
+    if only:
+        runs.mkdir(parents=True, exist_ok=True)
+    command = ("python results/regenerate.py" + (" --quick" if arguments.quick else "")
+               + (" --readme" if arguments.readme else ""))
     steps = (("accuracy", lambda: accuracy(sizes, out, runs)), ("tournament", lambda: tournament_figures(sizes, out, runs)),
              ("estimate", lambda: estimate_figures(sizes, out)),
              ("calibration", lambda: calibration_figures(sizes, out)),
@@ -883,14 +913,13 @@ def main() -> None:
     for name in STEPS:
         if results.get(name) is None and (out / FILES[name]).exists():
             results[name] = json.loads((out / FILES[name]).read_text())
-    notes = ""
     if arguments.only:
-        notes = (f"\nThat command regenerated only: {', '.join(arguments.only)}; the other sections are the JSON "
-                 f"files of an earlier `{command}` run, read back (a full run takes most of a day on 2 cores: each "
-                 "pimc table records its wall time).")
         command += "".join(f" --only {name}" for name in arguments.only)
-    write_readme(out, results, command, notes)
+    write_readme(out, results, command)
     print(f"wrote {out / 'README.md'}")
+    if out.resolve() == HERE:  # a smoke run elsewhere must not write its figures into the docs
+        for page in FIGURES.write_pages(FIGURES.published(HERE)):
+            print(f"wrote {page.relative_to(HERE.parent)}")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """The docs' shape (docs/README.md): every command or concern page has the template's sections in
-order, the specifications number theirs, and every relative link in README.md and docs/*.md
-reaches an existing file and, with a #fragment, an existing heading."""
+order, the specifications number theirs, every relative link in README.md and docs/*.md
+reaches an existing file and, with a #fragment, an existing heading, and every block of
+published figures is what results/*.json renders (results/figures.py)."""
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+RESULTS = ROOT / "results"
 
 TEMPLATE = ["What it does", "Options", "Outputs", "Guarantees", "Figures"]
 # Specifications: numbered sections, cited as "docs/rules.md §N".
@@ -142,3 +145,22 @@ def test_named_source_files_exist(page):
     missing = sorted({path for path in named if not path.startswith("results/runs")
                       and not any(word in path for word in placeholders) and not (ROOT / path).exists()})
     assert not missing, f"{page.relative_to(ROOT)} names {missing}"
+
+
+def load_figures():
+    """results/figures.py (results/ is not a package: load it by path)."""
+    spec = importlib.util.spec_from_file_location("results_figures", RESULTS / "figures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+FIGURES = load_figures()
+PUBLISHED = FIGURES.published(RESULTS)
+
+
+@pytest.mark.parametrize("page", FIGURES.pages(ROOT), ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_generated_blocks_are_up_to_date(page):
+    stale = FIGURES.stale(page.read_text(encoding="utf-8"), PUBLISHED)
+    assert not stale, (f"{page.relative_to(ROOT)}: blocks {stale} differ from results/*.json: "
+                       "run python results/regenerate.py --readme")

@@ -1,7 +1,10 @@
-"""`python results/regenerate.py --quick` writes every reference figure (small sizes)."""
+"""`python results/regenerate.py --quick` writes every reference figure (small sizes), and
+results/README.md is what the published JSON gives."""
 from __future__ import annotations
 
+import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -62,4 +65,34 @@ def test_only_refuses_an_out_without_the_other_steps(tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.splitlines()[-1].startswith("regenerate.py: error: --only reads the other steps' JSON")
     assert "accuracy.json" in done.stderr and "learned_inference.json" not in done.stderr
+    assert not out.exists()
+
+
+@pytest.mark.slow  # importing regenerate.py (pandas, matplotlib, the package) takes seconds
+def test_the_readme_is_what_the_json_gives(tmp_path):
+    """results/README.md is written from results/*.json (python results/regenerate.py --readme):
+    a figure changed in a JSON, or in the README by hand, fails here. The header names the
+    command that wrote it, so only the sections are compared."""
+    spec = importlib.util.spec_from_file_location("regenerate", ROOT / "results" / "regenerate.py")
+    regenerate = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = regenerate  # its dataclasses look their module up
+    spec.loader.exec_module(regenerate)
+    results = {name: json.loads((ROOT / "results" / file).read_text()) for name, file in regenerate.FILES.items()
+               if (ROOT / "results" / file).exists()}  # fmt: skip
+    regenerate.write_readme(tmp_path, results, "python results/regenerate.py --readme")
+    sections = [text.split("\n## ", 1)[1] for text in ((tmp_path / "README.md").read_text(),
+                                                       (ROOT / "results" / "README.md").read_text())]
+    assert sections[0] == sections[1], "results/README.md differs from its JSON: python results/regenerate.py --readme"
+    for section in sections[1].split("\n## "):  # each says which version played it (they differ after --only)
+        assert re.search(r"Played by wizard-sim \d+\.\d+\.\d+ on \d{4}-\d{2}-\d{2}, seed \d+", section), section[:80]
+
+
+@pytest.mark.slow
+def test_readme_refuses_an_out_without_the_json(tmp_path):
+    # --readme plays nothing: without the steps' JSON it must refuse, exit 2, and write nothing
+    out = tmp_path / "figures"
+    done = subprocess.run([sys.executable, str(ROOT / "results" / "regenerate.py"), "--readme", "--out", str(out)],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1].startswith("regenerate.py: error: --readme reads every step's JSON")
     assert not out.exists()
