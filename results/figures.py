@@ -19,7 +19,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-BLOCK = re.compile(r"<!-- results: (?P<name>[\w.]+) -->(?P<body>.*?)<!-- /results -->", re.S)
+# A name is lower case (file names, keys, indexes): "<!-- results: NAME -->" in prose is an example.
+BLOCK = re.compile(r"<!-- results: (?P<name>[a-z][a-z0-9_.]*) -->(?P<body>.*?)<!-- /results -->", re.S)
 
 Published = dict[str, dict]
 

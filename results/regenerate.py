@@ -626,7 +626,7 @@ at wizard-sim 0.1's defaults, which these tables were played with (pimc's defaul
 0.2: [docs/pimc.md](../docs/pimc.md), "Defaults"). It samples deals of the unseen cards, plays
 each out (the heuristic at every seat, then the last 3 tricks solved exactly by max^n) and takes
 the best mean score, for its cards and its bids, in every round and without inference from the
-bids (docs/pimc.md also gives the wall times of runs read back here)."""]
+bids (the wall times of runs read back here: [experiments/2026-12-02](../experiments/2026-12-02-pimc-strength-and-inference-at-0.1.md))."""]
     parts += [table_section(PIMC_TITLES[name], table) for name, table in result["tables"].items()]
     rows = comparison_rows(result["comparisons"])
     parts.append("""### One policy changed at the heuristic table (two tables, paired over deals)
@@ -688,15 +688,15 @@ def learned_section(result: dict | None) -> str:
 (pimc's defaults changed in 0.2: [docs/pimc.md](../docs/pimc.md), "Defaults"). infer=3 samples
 its deals from the posterior given the bids shown, each seat's bid read with a mixture of bid models (at random, the heuristic's bid,
 near the heuristic's estimate) weighed by that seat's bids in the game's finished rounds
-(docs/pimc.md, "Learned inference"). infer=4 is the same, except
+([experiments/2026-12-04](../experiments/2026-12-04-pimc-robust-and-learned-inference.md), "Learned inference"). infer=4 is the same, except
 that a decision whose weighted deals have too few effective ones (Kish's effective sample
-size under half the samples drawn) is taken again on uniform deals (docs/pimc.md, "Falling
+size under half the samples drawn) is taken again on uniform deals ([experiments/2026-12-04](../experiments/2026-12-04-pimc-robust-and-learned-inference.md), "Falling
 back to uniform deals"). infer=5 is infer=4, except in a round that deals every card,
-which it plays on uniform deals (docs/pimc.md, "When every card is dealt"); it also meets three
+which it plays on uniform deals ([experiments/2026-12-05](../experiments/2026-12-05-pimc-uniform-deals-infer5-infer6.md)); it also meets three
 mc seats at their defaults and at equal time (`mc:samples=128,play_samples=256`, whose game costs a
-little more than pimc's and two thirds of infer=5's: docs/pimc.md, "`infer=5`
+little more than pimc's and two thirds of infer=5's: [experiments/2026-12-05](../experiments/2026-12-05-pimc-uniform-deals-infer5-infer6.md), "`infer=5`
 against mc"). At equal time, infer=6 with 64 card samples (`{UNLESS_MOST_DEALT_64}`) and the
-same with its rounds of 7 cards on played as mc (`mc_from=7`: docs/pimc.md, "Rounds by size at
+same with its rounds of 7 cards on played as mc (`mc_from=7`: [experiments/2026-12-03](../experiments/2026-12-03-pimc-at-equal-time.md), "Rounds by size at
 equal time"), each at less CPU per game than an mc seat: the latter is `{SPLIT_BY_ROUND}` at its
 defaults since 0.2. Against pimc without inference, infer=4 against infer=3,
 infer=5 against infer=4, and the two equal-time settings against pimc and each other:
@@ -725,10 +725,10 @@ def fresh_section(result: dict | None) -> str:
 {played(result, "fresh")} Deals that chose none of these settings.
 0.1's pimc is `{FORMER_PIMC}` today. 0.1's pimc with infer=6, `{UNLESS_MOST_DEALT}`, is infer=5
 except in the rounds that deal at least 80% of the deck, played on uniform deals
-([docs/pimc.md](../docs/pimc.md), "Uniform deals where most cards are dealt"). `{SPLIT_BY_ROUND}`
+([experiments/2026-12-05](../experiments/2026-12-05-pimc-uniform-deals-infer5-infer6.md), "Uniform deals where most cards are dealt"). `{SPLIT_BY_ROUND}`
 at its defaults since 0.2 (docs/pimc.md, "Defaults") is infer=6 with 64 card samples in the
 rounds of 1–6 cards and plays the rounds of 7 cards on as an mc seat with 224 card samples
-(docs/pimc.md, "Rounds by size at equal time" and "`S` at the other tables"). The three
+([experiments/2026-12-03](../experiments/2026-12-03-pimc-at-equal-time.md), "Rounds by size at equal time" and "`S` at the other tables"). The three
 settings at the same four tables, compared paired over their deals; with 0.1's pimc opposite
 and at equal time, the tournament's own pairs:
 

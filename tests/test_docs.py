@@ -1,7 +1,8 @@
 """The docs' shape (docs/README.md): every command or concern page has the template's sections in
-order, the specifications number theirs, every relative link in README.md and docs/*.md
-reaches an existing file and, with a #fragment, an existing heading, and every block of
-published figures is what results/*.json renders (results/figures.py)."""
+order, the specifications number theirs, no page is longer than 400 lines, every relative link in
+README.md, docs/*.md and experiments/*.md reaches an existing file and, with a #fragment, an
+existing heading, and every block of published figures is what results/*.json renders
+(results/figures.py)."""
 from __future__ import annotations
 
 import importlib.util
@@ -13,6 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 RESULTS = ROOT / "results"
+EXPERIMENTS = ROOT / "experiments"
 
 TEMPLATE = ["What it does", "Options", "Outputs", "Guarantees", "Figures"]
 # Specifications: numbered sections, cited as "docs/rules.md §N".
@@ -108,7 +110,13 @@ def link_targets(path: Path) -> list[str]:
     return LINK.findall(text) + IMAGE.findall(text)
 
 
-@pytest.mark.parametrize("page", [ROOT / "README.md", *pages()], ids=lambda page: page.relative_to(ROOT).as_posix())
+def notes() -> list[Path]:
+    """The dated experiment notes: history, linked from the manuals but never quoted as truth."""
+    return sorted(EXPERIMENTS.glob("*.md"))
+
+
+@pytest.mark.parametrize("page", [ROOT / "README.md", *pages(), *notes()],
+                         ids=lambda page: page.relative_to(ROOT).as_posix())
 def test_relative_links_resolve(page):
     broken = []
     for target in link_targets(page):
@@ -145,6 +153,12 @@ def test_named_source_files_exist(page):
     missing = sorted({path for path in named if not path.startswith("results/runs")
                       and not any(word in path for word in placeholders) and not (ROOT / path).exists()})
     assert not missing, f"{page.relative_to(ROOT)} names {missing}"
+
+
+
+@pytest.mark.parametrize("page", [*pages(), *notes()], ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_no_page_is_longer_than_400_lines(page):
+    assert len(page.read_text(encoding="utf-8").splitlines()) <= 400, f"{page.relative_to(ROOT)} is over 400 lines"
 
 
 def load_figures():
