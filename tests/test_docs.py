@@ -1,12 +1,13 @@
 """The docs' shape (docs/README.md): every command or concern page has the template's sections in
 order, the specifications number theirs, no page is longer than 400 lines, every relative link in
 README.md, docs/*.md and experiments/*.md reaches an existing file and, with a #fragment, an
-existing heading, and every block of published figures is what results/*.json renders
-(results/figures.py)."""
+existing heading, and a figure results/ publishes is shown only through a block rendered from its
+JSON (results/figures.py), never copied by hand."""
 from __future__ import annotations
 
 import importlib.util
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -171,6 +172,117 @@ def load_figures():
 
 FIGURES = load_figures()
 PUBLISHED = FIGURES.published(RESULTS)
+
+
+NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.(\d+))?")
+
+
+def with_bounds(node: object) -> Iterator[tuple[float, ...]]:
+    """Every figure of a published JSON that comes with its spread: (value, low, high) of a
+    difference or rating (ci_low, ci_high), of any X with X_ci_low and X_ci_high or X_lo and X_hi
+    (mean scores, P(make), expected scores), and (value, se) of any X with X_se."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            bounds = [(f"{key}_ci_low", f"{key}_ci_high"), (f"{key}_lo", f"{key}_hi")]
+            if key in ("difference", "rating"):
+                bounds.append(("ci_low", "ci_high"))
+            for low, high in bounds:
+                if all(isinstance(node.get(bound), (int, float)) for bound in (low, high)):
+                    yield value, node[low], node[high]
+            if isinstance(node.get(f"{key}_se"), (int, float)) and node[f"{key}_se"]:
+                yield value, node[f"{key}_se"]
+        for value in node.values():
+            yield from with_bounds(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from with_bounds(item)
+
+
+def published_figures() -> set[tuple[float, ...]]:
+    """with_bounds of every results/*.json, signs dropped, as fractions and (shares) in percent."""
+    found = set()
+    for result in PUBLISHED.values():
+        for figure in with_bounds(result):
+            found.add(tuple(abs(value) for value in figure))
+            if all(abs(value) <= 1 for value in figure):
+                found.add(tuple(100 * abs(value) for value in figure))
+    return found
+
+
+def by_tenths(figures: set[tuple[float, ...]]) -> dict[int, list[tuple[float, ...]]]:
+    """The figures by their value in tenths: a page's thousands of numbers each look up a few."""
+    index: dict[int, list[tuple[float, ...]]] = {}
+    for figure in figures:
+        index.setdefault(round(10 * figure[0]), []).append(figure)
+    return index
+
+
+PUBLISHED_FIGURES = by_tenths(published_figures())
+
+
+def hand_copies(text: str) -> list[str]:
+    """The published figures written in `text` outside its generated blocks.
+
+    A figure counts as copied when it is written with its interval or standard error: a number
+    with a decimal point followed, within 60 characters, by two more (the 95% bounds: "55.8
+    points per game (95% CI 53.3 to 58.2)", "+8.1 (+5.1 to +11.0)", "13.7 [+9.3, +18.0]") or by
+    "±" and one more ("72.3% ± 0.8"), all equal to a figure of results/*.json to the decimal
+    places written (signs ignored; shares also in percent). Numbers without a decimal point
+    ("95%", "2,000 deals") are skipped. A lone number is not checked: results/*.json holds some
+    900 distinct one-decimal figures, so a page's measurement of something else (a
+    benchmark's "peak 204.9 MiB", a tuning run's mean score) matches one by chance, while three
+    numbers matching a figure and both its bounds do not."""
+    text = FIGURES.BLOCK.sub("", text)
+    numbers = [(match.start(), match.end(), float(match.group(0).replace(",", "")), len(match.group(1) or ""))
+               for match in NUMBER.finditer(text)]  # fmt: skip
+    copies = []
+    for index, (start, end, value, places) in enumerate(numbers):
+        if not places:
+            continue
+        after = [number for number in numbers[index + 1:index + 5] if number[3] and number[0] - end <= 60]
+        if after and "±" in text[end:after[0][0]]:
+            rest = after[:1]  # a share and its standard error
+        elif len(after) >= 2:
+            rest = after[:2]  # a figure and its bounds
+        else:
+            continue
+        written = [(value, places), *((number[2], number[3]) for number in rest)]
+        if len({number for number, _ in written}) > 1 and published_figure(written):
+            copies.append(" ".join(text[start:rest[-1][1]].split()))
+    return copies
+
+
+def published_figure(written: list[tuple[float, int]]) -> bool:
+    """Whether [(number, decimal places), ...] is a published figure and its bounds, to the places
+    written."""
+    first = round(10 * written[0][0])
+    near = (figure for tenths in (first - 1, first, first + 1) for figure in PUBLISHED_FIGURES.get(tenths, ()))
+    return any(len(figure) == len(written)
+               and all(abs(number - bound) <= 0.5 * 10**-places + 1e-9
+                       for (number, places), bound in zip(written, figure))
+               for figure in near)  # fmt: skip
+
+
+@pytest.mark.parametrize("page", FIGURES.pages(ROOT), ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_published_figures_are_not_copied_by_hand(page):
+    copies = hand_copies(page.read_text(encoding="utf-8"))
+    assert not copies, (f"{page.relative_to(ROOT)} copies figures of results/*.json by hand: {copies}; show them in a "
+                        "block (<!-- results: NAME --><!-- /results -->, results/figures.py) and run "
+                        "python results/regenerate.py --readme")
+
+
+def test_the_copy_check_finds_a_copy_and_spares_other_numbers():
+    fresh = PUBLISHED["fresh_deals"]["tables"]["split_by_round_vs_mc"]["pairs"][0]
+    copied = (f"beats mc by {fresh['difference']:.1f} points per game "
+              f"(95% CI {fresh['ci_low']:.1f} to {fresh['ci_high']:.1f})")
+    assert len(hand_copies(copied)) == 1
+    share = PUBLISHED["calibration"]["classes"][0]
+    assert len(hand_copies(f"{100 * share['self_play']:.1f}% ± {100 * share['self_play_se']:.1f}")) == 1
+    block = f"<!-- results: fresh_deals.tables.split_by_round_vs_mc.pairs.0 -->{copied}<!-- /results -->"
+    assert not hand_copies(block)
+    assert not hand_copies("4 players, 0.5 s a game, 2,000 deals, 95% CI, 1.0–1.6 s, peak 204.9 against 198.0 MiB")
 
 
 @pytest.mark.parametrize("page", FIGURES.pages(ROOT), ids=lambda page: page.relative_to(ROOT).as_posix())
