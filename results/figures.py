@@ -54,7 +54,8 @@ def provenance(result: dict) -> str:
     return f"played by wizard-sim {result['wizard_sim']} on {result['generated']}, seed {result['seed']}"
 
 
-def at_path(result: Published, name: str) -> dict:
+def at_path(result: dict, name: str) -> dict:
+    """The figure at `name` (keys and list indexes, dotted) in one published file."""
     node: object = result
     for key in name.split("."):
         node = node[int(key)] if isinstance(node, list) else node[key]  # type: ignore[index]
@@ -128,6 +129,7 @@ def calibration_headline(result: Published) -> str:
 
 
 def percent(value: float | None, se: float | None = None) -> str:
+    """A share in percent, with its standard error unless it has none (None, or 0 for a share of 0 or 1)."""
     if value is None:
         return "-"
     return f"{100 * value:.1f}%" + ("" if not se else f" ± {100 * se:.1f}")

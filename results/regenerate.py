@@ -775,19 +775,16 @@ def write_readme(out: Path, results: dict[str, dict], command: str) -> None:
     est = pd.DataFrame(estimate_result["bids"])
     est = est[est["legal"]][["bid", "p_make", "p_make_lo", "p_make_hi", "expected_score", "expected_score_lo", "expected_score_hi"]].round(3)
 
-    def percent(value, se=None):
-        return "-" if value is None else f"{100 * value:.1f}%" + ("" if se is None else f" ± {100 * se:.1f}")
-
     classes = calibration_result["classes"]
     cal = pd.DataFrame(
         {
             "#": range(1, len(classes) + 1),
             "situation (4 players, a 5 turned up)": [row["situation"] for row in classes],
             "games": [f"{row['games']:,}" for row in classes],
-            "self-play ± SE": [percent(row["self_play"], row["self_play_se"]) for row in classes],
-            "estimate": [percent(row["estimate"]) for row in classes],
+            "self-play ± SE": [FIGURES.percent(row["self_play"], row["self_play_se"]) for row in classes],
+            "estimate": [FIGURES.percent(row["estimate"]) for row in classes],
             "z": [row.get("z", "-") for row in classes],
-            "infer=False": [percent(row["no_infer"]) for row in classes],
+            "infer=False": [FIGURES.percent(row["no_infer"]) for row in classes],
         }
     )
     text = f"""# Reference results
