@@ -33,8 +33,8 @@ more (7 at the defaults), which the seat plays as mc in a game. There, and in th
 row, the profile is not what the seat spends (bench_pimc.py times that); with mc_from=0 the
 seat plays every round as profiled.
 
-numba caches this script's kernels under benchmarks/__pycache__; an edit of kernels/ clears
-them with the kernels' own (sim/engine/kernel_cache.py), so a profile never runs old code.
+numba caches this script's kernels under benchmarks/__pycache__, stamped with the kernel
+sources they import (kernels/cache_stamps.py), so a profile never runs old code.
 """
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Tests that call the kernels directly still never load a cache compiled from other kernel
-sources: the engine's start (sim/engine/startup.py) clears stale ones, once, before any test."""
+"""Shared fixtures. Tests that call the kernels directly need nothing first: a kernel compiled
+from other sources is never loaded (kernels/cache_stamps.py); the engine's start
+(sim/engine/startup.py) only lets numba's threads sleep between parallel loops."""
 from sim.engine.startup import start
 
 start()

@@ -106,9 +106,10 @@ def test_the_checker_sees_imports_inside_functions():
 
 
 # Inside kernels/, bottom to top (docs/architecture.md, "Inside kernels/"): a module may import
-# its own layer and the layers below it. The packages' __init__ modules hold no code.
+# its own layer and the layers below it. The packages' __init__ modules hold no code, but for
+# kernels/__init__.py, which installs numba's cache stamps (kernels.cache_stamps) first.
 KERNEL_LAYERS = (
-    ("kernels", "kernels.cards", "kernels.bits", "kernels.rng", "kernels.blocks"),  # foundations
+    ("kernels", "kernels.cache_stamps", "kernels.cards", "kernels.bits", "kernels.rng", "kernels.blocks"),  # foundations
     ("kernels.records",),  # record layouts and constants
     ("kernels.rules",),  # one function per rule
     # the round as a state machine and its decision step; what a round leaves; a seat's view
@@ -164,7 +165,7 @@ def test_the_engine_layer_alone_runs_kernels_for_the_layers_above():
     for name in ("sim.analysis.estimate", "sim.drivers.estimate_rollouts", "sim.analysis.estimate_slices", "sim.env.vector"):
         assert "sim.runs.games" not in GRAPH[name]
     assert {name for name in MODULES if name.startswith("sim.engine.")} == {
-        f"sim.engine.{module}" for module in ("bot_caller", "bot_engine", "calls", "kernel_cache", "seating", "startup", "threads")
+        f"sim.engine.{module}" for module in ("bot_caller", "bot_engine", "calls", "seating", "startup", "threads")
     }
 
 

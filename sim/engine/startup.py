@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 
-from sim.engine import kernel_cache
-
 WAIT_POLICY = "OMP_WAIT_POLICY"
 _started = False
 
@@ -26,12 +24,11 @@ def prefer_passive_waiting() -> None:
 
 
 def start() -> None:
-    """Prepare this process for the kernels, once: clear numba's cache of the kernels if their
-    sources changed (before any kernel is compiled or loaded from that cache), and let numba's
-    threads sleep between parallel loops (before numba starts them)."""
+    """Prepare this process for the kernels, once: let numba's threads sleep between parallel
+    loops (before numba starts them). A stale compiled kernel needs no clearing here: numba's
+    cache stamps each kernel with the sources it contains (kernels/cache_stamps.py)."""
     global _started
     if _started:
         return
-    kernel_cache.clear_stale_caches()
     prefer_passive_waiting()
     _started = True
