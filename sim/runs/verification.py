@@ -2,8 +2,9 @@
 
 Reads run.json (validated: format marker, fields, fingerprint), the chunk journal and every
 part the journal lists (size, footer: row count, chunk index, run fingerprint; and the
-checksum of its bytes), and lists the directory for files wizard-sim did not write. Imports no bot: the tables to expect
-follow from the recorded configuration alone.
+checksum of its bytes), checks that a finished run holds every summary its command writes,
+and lists the directory for files wizard-sim did not write. Imports no bot: the tables to
+expect follow from the recorded configuration alone.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from sim.config.errors import ConfigError
 from sim.config.policies import is_external, parameter_changes, parse_policy
 from sim.runs import league, tournament
 from sim.runs.tables import table_names
-from sim.storage import LEGACY_FORMAT, PartCheck, RunDirectory
+from sim.storage import LEGACY_FORMAT, OUTPUT_FILES, PartCheck, RunDirectory
 from sim.storage.directory import CLEARING_DIR
 
 # The stop test (--sprt) of each command that has one, from the configuration in run.json.
@@ -30,6 +31,7 @@ class Verification:
     end: int  # the chunks the run consists of: all, or up to where its --sprt test decided
     stopped: dict | None = None  # that test's outcome, recomputed from the journal
     moved: tuple[str, ...] = ()  # a line per built-in policy whose defaults moved since (moved_defaults)
+    absent: tuple[str, ...] = ()  # the summaries a finished run of its kind writes that are not there
 
     @property
     def pending(self) -> list[int]:
@@ -49,7 +51,7 @@ class Verification:
         c = self.check
         problems = (
             self.pending or c.missing or c.damaged or c.mismatched or c.foreign or c.torn or c.unvouched or c.clearing
-            or self.sprt_differs
+            or self.sprt_differs or self.absent
         )
         return not problems and bool(self.record["finished"])
 
@@ -82,6 +84,8 @@ class Verification:
             lines.append(f"  chunks to compute (--resume): {shorten([str(i) for i in pending])}")
         elif not record["finished"]:
             lines.append("  every chunk is complete but the run did not finish: --resume finishes it")
+        if self.absent:
+            lines.append(f"  missing summaries (--resume writes them again): {shorten(list(self.absent))}")
         for label, names in (
             ("missing parts", c.missing),
             ("damaged parts", c.damaged),
@@ -129,7 +133,18 @@ def verify_run(out: str) -> Verification:
     tables = table_names(log_plays)
     check = directory.audit(record, tables)
     end, stopped = run_end(record, check)
-    return Verification(str(directory.path), record, check, end, stopped, moved_defaults(record))
+    absent = absent_outputs(directory, record)
+    return Verification(str(directory.path), record, check, end, stopped, moved_defaults(record), absent)
+
+
+def absent_outputs(directory: RunDirectory, record: dict) -> tuple[str, ...]:
+    """The summaries and figures a finished run of its command writes (OUTPUT_FILES) that are
+    not regular files in its directory (a link is reported as foreign)."""
+    if not record["finished"]:
+        return ()
+    promised = OUTPUT_FILES.get(record["command"], ())
+    paths = [directory.path / name for name in promised]
+    return tuple(path.name for path in paths if not path.is_file() or path.is_symlink())
 
 
 def moved_defaults(record: dict) -> tuple[str, ...]:

@@ -105,6 +105,13 @@ def part_name(index: int) -> str:
     return f"part-{index:0{PART_DIGITS}d}.parquet"
 
 
+def part_index(name: str) -> int | None:
+    """The chunk whose part file is named `name`: only a chunk's exact part name is one
+    (part-000001.parquet is not chunk 1's); None for any other name."""
+    match = PART_NAME.fullmatch(name)
+    return int(match.group(1)) if match and name == part_name(int(match.group(1))) else None
+
+
 def is_temporary_part(name: str) -> bool:
     return name.startswith(".part-") and name.endswith(".tmp")
 
