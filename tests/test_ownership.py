@@ -145,6 +145,7 @@ def test_a_hard_linked_lock_or_journal_is_refused(tmp_path, three_chunks, name):
     assert verified.exit_code == 1 and "hard link" in verified.stdout
 
 
+@pytest.mark.slow
 def test_files_rewritten_in_a_run_are_new_files_never_written_through_a_hard_link(tmp_path, tournament_run):
     out = copy_of(tournament_run, tmp_path)
     (tmp_path / "outside").mkdir()
@@ -189,6 +190,7 @@ def test_play_never_saves_into_a_run(tmp_path, three_chunks):
     assert not (three_chunks / "game.json").exists()
 
 
+@pytest.mark.slow
 def test_an_existing_output_file_is_replaced_only_with_overwrite(tmp_path, three_chunks):
     tidy, plots = tmp_path / "tidy.parquet", tmp_path / "plots"
     tidy.write_text("mine\n")
