@@ -180,7 +180,7 @@ def test_report_never_writes_into_a_run(tmp_path, three_chunks):
     for option, target in (("--out", "run.json"), ("--out", "rounds/part-00003.parquet"), ("--out", "rounds/part-00001.parquet"),
                            ("--out", "tidy.parquet"), ("--plots", "."), ("--plots", "plots"), ("--plots", "games")):  # fmt: skip
         for extra in ([], ["--overwrite"]):
-            one_line(invoke("report", out, option, out / target, *extra), 2, "inside the run directory")
+            one_line(invoke("report", out, option, out / target, *extra), 2, "run directory", "name a path outside it")
     assert {path: path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
     assert invoke("verify", out).exit_code == 0
 

@@ -204,5 +204,6 @@ class OutputInRun(StorageError):
 
     def __init__(self, path: Path, what: str, run: Path) -> None:
         self.path, self.run = path, run
-        super().__init__(f"cannot write {what} {path}: it is inside the run directory {run}, which holds only what"
-                         " its run writes; name a path outside it")
+        where = "the run directory" if path.resolve() == run else f"inside the run directory {run}"
+        super().__init__(f"cannot write {what} {path}: it is {where}, which holds only what its run writes;"
+                         " name a path outside it")
