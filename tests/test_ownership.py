@@ -17,6 +17,7 @@ from sim.config.errors import ConfigError
 from sim.config.rules import Rules, parse_rounds
 from sim.storage import JOURNAL_FILE, LOCK_FILE
 from sim.storage.journal import Journal
+from sim.storage import read_run
 
 SMALL = ["--players", "3", "--rounds", "1-2", "--policy", "random", "--chunk-games", "100", "--quiet"]
 TOURNAMENT = ["--policies", "heuristic,random,random", "--players", "3", "--games", "8", "--chunk-games", "4",
@@ -84,6 +85,33 @@ def test_overwrite_refuses_to_replace_a_foreign_file_at_a_part_of_the_new_run(tm
     one_line(result, 2, "games/part-00004.parquet", "not written by wizard-sim")
     assert (sorted(os.listdir(out / "games")), (out / "run.json").read_bytes()) == before
     assert squatter.read_text() == "my notes\n"
+
+
+def test_overwrite_refuses_to_replace_a_foreign_file_at_a_summary_of_the_new_run(tmp_path, three_chunks):
+    """A simulate run writes no summary: a summary.json there is the user's, never the new tournament's to replace."""
+    out = copy_of(three_chunks, tmp_path)
+    (out / "summary.json").write_text("my summary\n")
+    assert "foreign files (not written by wizard-sim): summary.json" in invoke("verify", out).stdout
+    result = invoke("tournament", *TOURNAMENT, "--out", out, "--overwrite")
+    one_line(result, 2, "summary.json", "not written by wizard-sim")
+    assert (out / "summary.json").read_text() == "my summary\n" and read_run(out)["command"] == "simulate"
+
+
+def test_a_clearing_without_its_record_proves_nothing_and_removes_nothing(tmp_path, three_chunks):
+    """A replaced run's files set aside without the copy of its run.json (by hand, or by an
+    older wizard-sim): none of them is removed."""
+    out = copy_of(three_chunks, tmp_path)
+    batch = out / ".wizard-sim-clearing" / "0123"
+    (batch / "rounds").mkdir(parents=True)
+    (batch / "rounds" / "part-00007.parquet").write_bytes((out / "rounds" / "part-00000.parquet").read_bytes())
+    (batch / "rounds" / "part-00000.parquet").write_text("taken name\n")
+    (batch / JOURNAL_FILE).write_text("")
+    assert invoke("simulate", "--resume", "--out", out, "--quiet").exit_code == 0
+    assert (out / "rounds" / "part-00007.parquet").exists()  # put back: its name was free
+    assert (batch / "rounds" / "part-00000.parquet").read_text() == "taken name\n"  # stays where it was
+    assert (batch / JOURNAL_FILE).exists()
+    verified = invoke("verify", out)
+    assert verified.exit_code == 1 and "rounds/part-00007.parquet" in verified.stdout and "2 in .wizard-sim-clearing" in verified.stdout
 
 
 # --- item 2: --resume keeps what verify calls foreign --------------------------------------------

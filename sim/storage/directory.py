@@ -306,8 +306,12 @@ class RunDirectory:
 
     def check_in_the_way(self, previous: dict, record: dict) -> None:
         """Refuse (NotOurs) to start the run `record` over the run `previous` when a file that
-        `previous` did not write sits at the name of one of the new run's parts: writing the
-        part would replace it."""
+        `previous` did not write sits at the name of one of the new run's parts or summaries:
+        writing it would replace that file."""
+        theirs = OUTPUT_FILES.get(previous["command"], ())
+        for name in OUTPUT_FILES.get(record["command"], ()):
+            if name not in theirs and os.path.lexists(self.path / name):
+                raise NotOurs(self.path / name)
         listed = self.listed_chunks(previous)
         for table in run_tables(record):
             directory = self.path / table

@@ -190,13 +190,13 @@ class HardLinkInRun(PathProblem):
 
 
 class NotOurs(StorageError):
-    """A file wizard-sim did not write sits where a run would write one of its parts: it is
-    never replaced."""
+    """A file wizard-sim did not write sits where a run would write one of its files (a part,
+    a summary): it is never replaced."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         super().__init__(f"{path} was not written by wizard-sim (verify lists it as foreign) and the run would write"
-                         " its part of that name: move it away first")
+                         " a file of that name: move it away first")
 
 
 class OutputInRun(StorageError):
