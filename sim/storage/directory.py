@@ -181,11 +181,14 @@ class RunDirectory:
 
     # -- checks before anything is written -------------------------------------------------
     def check_place(self) -> None:
-        """Refuse a path that is not a directory, one inside another run's directory, or one
-        whose table directories are symbolic links."""
+        """Refuse a path that is not a directory, one inside another run's directory, one
+        whose table directories are symbolic links, or whose lock or journal is a hard link."""
         if self.path.exists() and not self.path.is_dir():
             raise NotADirectory(self.path)
         self.check_links()
+        for name in IN_PLACE:  # a writer's check only: reading through a hard link is harmless
+            if (names := files.link_count(self.path / name)) > 1:
+                raise HardLinkInRun(self.path / name, names)
         ancestor = enclosing_run(self.path.resolve().parent)
         if ancestor is not None:
             raise NestedRun(self.path, ancestor)
@@ -206,9 +209,6 @@ class RunDirectory:
         for name in WIZARD_NAMES:
             if files.is_link_or_special(self.path / name):
                 raise LinkInRun(self.path / name)
-        for name in IN_PLACE:
-            if (names := files.link_count(self.path / name)) > 1:
-                raise HardLinkInRun(self.path / name, names)
 
     def check_new(self, overwrite: bool) -> dict | None:
         """Refuse a non-empty directory unless overwriting a previous wizard-sim run; the
