@@ -284,6 +284,21 @@ def test_a_new_run_that_cannot_write_its_journal_says_so(tmp_path, monkeypatch):
     assert "clearing" not in result.stderr
 
 
+def test_a_new_run_that_cannot_create_its_lock_file_is_a_failure_at_run_time(tmp_path, monkeypatch):
+    """No inode for the lock file: one line, exit 1 (not bad input), and the directories it made are gone."""
+    real = os.open
+
+    def no_inode(path, flags, *arguments, **options):
+        if str(path).endswith(LOCK_FILE) and flags & os.O_CREAT:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, flags, *arguments, **options)
+
+    monkeypatch.setattr(os, "open", no_inode)
+    result = invoke("simulate", *SMALL, "--games", "100", "--out", tmp_path / "new" / "run")
+    one_line(result, 1, f"creating {tmp_path / 'new' / 'run' / LOCK_FILE} failed", "No space left", "nothing of the run was written")
+    assert not (tmp_path / "new").exists()
+
+
 def test_play_save_to_a_directory_says_it_is_a_directory(tmp_path):
     result = invoke("play", "--save", tmp_path)
     one_line(result, 2, "is a directory")

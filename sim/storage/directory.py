@@ -250,16 +250,22 @@ class RunDirectory:
 
     # -- the lock ----------------------------------------------------------------------------
     def acquire(self) -> None:
-        """Create the directory if need be and take its lock (DirectoryInUse if another run holds it)."""
+        """Create the directory if need be and take its lock (DirectoryInUse if another run holds
+        it). The checks passed, a directory or lock file that cannot be made (a full disk, no
+        inode left) is a failure at run time: RunError, and the directories made are removed."""
         missing = self.path
         while not missing.exists() and missing != missing.parent:
             self.created.append(missing)
             missing = missing.parent
+        made = self.path
         try:
             self.path.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise Unwritable(self.path, error.strerror or str(error)) from None
-        self.lock.acquire()
+            made = self.lock.path
+            self.lock.acquire()
+        except (OSError, Unwritable) as error:
+            self.abandon()
+            reason = error.reason if isinstance(error, Unwritable) else error.strerror or str(error)
+            raise RunError(f"creating {made} failed: {reason}", resumable=False) from None
 
     def release(self) -> None:
         self.lock.release()
