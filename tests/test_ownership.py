@@ -245,13 +245,25 @@ def test_verify_names_a_tournament_summary_that_is_missing(tmp_path, tournament_
     assert invoke("verify", out).exit_code == 0
 
 
+def test_verify_names_a_tournament_summary_that_is_damaged(tmp_path, tournament_run):
+    out = copy_of(tournament_run, tmp_path)
+    (out / "summary.json").write_text((tournament_run / "summary.json").read_text()[:100])
+    (out / "summary.parquet").write_bytes(b"")
+    verified = invoke("verify", out)
+    assert verified.exit_code == 1 and "unreadable summaries (--resume writes them again): summary.json, summary.parquet" in verified.stdout
+    assert invoke("tournament", "--resume", "--out", out, "--quiet").exit_code == 0
+    assert invoke("verify", out).exit_code == 0
+
+
 @pytest.mark.slow
 def test_verify_names_a_league_figure_that_is_missing(tmp_path):
     out = tmp_path / "league"
     assert invoke("league", *LEAGUE, "--out", out).exit_code == 0
     (out / "head_to_head.png").unlink()
+    (out / "ratings.png").write_bytes(b"not a picture")
     verified = invoke("verify", out)
     assert verified.exit_code == 1 and "missing summaries (--resume writes them again): head_to_head.png" in verified.stdout
+    assert "unreadable summaries (--resume writes them again): ratings.png" in verified.stdout
     assert invoke("league", "--resume", "--out", out, "--quiet").exit_code == 0
     assert invoke("verify", out).exit_code == 0
 
