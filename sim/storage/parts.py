@@ -27,7 +27,6 @@ CHUNK_KEY = b"wizard_sim.chunk"
 ROWS_KEY = b"wizard_sim.rows"
 PART_DIGITS = 5
 PART_NAME = re.compile(r"part-([0-9]{5,})\.parquet")
-TEMPORARY_NAME = re.compile(r"\..+\.tmp")
 
 
 @dataclass(frozen=True)
