@@ -2,7 +2,7 @@
 calls foreign stays, whatever its name (items 1, 2); no hard link leads a write out of a run
 directory (item 4); no output of another command lands in a run (item 5); verify checks every
 artefact a run's kind promises (item 6); repeated round sizes are refused, not rewritten
-(item 12); and two messages say what happened (item 13)."""
+(item 12); and failures of a new run say what failed (item 13)."""
 from __future__ import annotations
 
 import errno
@@ -15,9 +15,8 @@ from helpers import invoke, one_line
 
 from sim.config.errors import ConfigError
 from sim.config.rules import Rules, parse_rounds
-from sim.storage import JOURNAL_FILE, LOCK_FILE
+from sim.storage import JOURNAL_FILE, LOCK_FILE, read_run
 from sim.storage.journal import Journal
-from sim.storage import read_run
 
 SMALL = ["--players", "3", "--rounds", "1-2", "--policy", "random", "--chunk-games", "100", "--quiet"]
 TOURNAMENT = ["--policies", "heuristic,random,random", "--players", "3", "--games", "8", "--chunk-games", "4",
