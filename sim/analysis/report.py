@@ -38,7 +38,8 @@ from sim.analysis import DEFAULT_BATCH_SIZE
 from sim.analysis.features import TRUMP_KINDS, trump_kind_codes
 from sim.config.errors import ConfigError, OutputError
 from sim.config.limits import MAX_BATCH_SIZE, check_count
-from sim.storage import RUN_FILE, atomic_write, read_run, sound_parts, write_parquet
+from sim.storage import RUN_FILE, atomic_write, check_output_file, enclosing_run, read_run, sound_parts, write_parquet
+from sim.storage.errors import OutputInRun
 
 ROUNDS_COLUMNS = ("policy", "round", "bid_order", "trump_card", "bid", "tricks")
 # Breakdown name -> its key column (None: one row per policy).
@@ -337,16 +338,17 @@ def write_tidy_table(tables: dict[str, pd.DataFrame], path: str | os.PathLike) -
         write_parquet(target, table, metadata={})
 
 
-def check_output_file(path: Path) -> None:
-    """Fail early, before a long scan, when `path` cannot be a new file."""
-    if path.is_dir():
-        raise ConfigError(f"cannot write {str(path)!r}: it is a directory")
-    if not path.parent.is_dir():
-        raise ConfigError(f"cannot write {str(path)!r}: directory {str(path.parent)!r} does not exist")
+def check_tidy_file(path: Path, overwrite: bool) -> None:
+    """Fail early, before a long scan, when `path` cannot be a new file of the report (not in
+    a run directory; an existing file only with `overwrite`)."""
+    check_output_file(path, "the report table")
+    if os.path.lexists(path) and not overwrite:
+        raise ConfigError(f"{path} exists: pass --overwrite to replace it")
 
 
-def check_plot_directory(path: Path) -> None:
-    """Fail early when `path` cannot be (or become) a writable directory; creates nothing."""
+def check_plot_directory(path: Path, overwrite: bool) -> None:
+    """Fail early when `path` cannot be (or become) a writable directory outside any run
+    directory, or holds a plot file already (replaced only with `overwrite`); creates nothing."""
     if path.exists() and not path.is_dir():
         raise ConfigError(f"cannot create the plot directory {str(path)!r}: it exists and is not a directory")
     parent = path
@@ -354,6 +356,12 @@ def check_plot_directory(path: Path) -> None:
         parent = parent.parent
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
         raise ConfigError(f"cannot create the plot directory {str(path)!r}: {str(parent)!r} is not a writable directory")
+    run = enclosing_run(path)
+    if run is not None:
+        raise OutputInRun(path, "the plots into", run)
+    for name in PLOT_FILES:
+        if os.path.lexists(path / name) and not overwrite:
+            raise ConfigError(f"{path / name} exists: pass --overwrite to replace it")
 
 
 def make_plot_directory(path: Path) -> list[Path]:

@@ -36,7 +36,7 @@ from sim.config.limits import check_count
 from sim.config.policies import Policy, bot_name
 from sim.config.seeds import draw_seed
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0
-from sim.storage.files import check_new_file
+from sim.storage import check_output_file
 
 QUIT_WORDS = {"q", "quit", "exit"}
 HINT_WORDS = {"?", "h", "hint"}
@@ -269,16 +269,17 @@ def check_resumed_opponents(resume: str, opponents: Optional[str]) -> None:
 def new_session(given: dict, resume: Optional[str], save_path: Optional[str]) -> PlaySession:
     """A new game from the options, or the game saved in `resume` (whose options then come
     from the file: giving one of them as well is an error). --save never overwrites another file."""
-    if save_path is not None and save_path != resume and os.path.lexists(save_path):
-        raise ConfigError(f"{save_path} exists: continue that game with --resume {save_path}, or save to another file")
+    if save_path is not None and save_path != resume:
+        check_output_file(Path(save_path), "the save file")  # first: a directory is no game to resume
+        if os.path.lexists(save_path):
+            raise ConfigError(f"{save_path} exists: continue that game with --resume {save_path}, or save to another file")
     if resume is not None:
         clash = [option for option, value in given.items() if value is not None and option != "opponents"]
         if clash:
             raise ConfigError(f"--resume takes the game's options from {resume}; do not give --{clash[0]}")
         check_resumed_opponents(resume, given["opponents"])
-    if save_path is not None:
-        check_new_file(Path(save_path), "the save file")
-    if resume is not None:
+        if save_path == resume:  # saved to again
+            check_output_file(Path(resume), "the save file")
         return load_session(resume)
     rules = rules_from_options(
         given["players"] if given["players"] is not None else 4,

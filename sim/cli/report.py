@@ -26,6 +26,9 @@ def report_command(
         Optional[Path], typer.Option(help="Also write the tables as one tidy Parquet file (column `table`).")
     ] = None,
     batch_size: Annotated[int, typer.Option(help="Rows per streamed batch (bounds the memory).")] = DEFAULT_BATCH_SIZE,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace an existing --out file or plot files (never a run's own files).")
+    ] = False,
 ) -> None:
     """Bid accuracy by policy x round size, bidding position and trump kind.
 
@@ -40,9 +43,9 @@ def report_command(
     try:
         report.check_batch_size(batch_size)
         if out is not None:
-            report.check_output_file(out)
+            report.check_tidy_file(out, overwrite)
         if plots is not None:
-            report.check_plot_directory(plots)
+            report.check_plot_directory(plots, overwrite)
         note = report.run_status(dataset)
         # Everything is read before anything is written: bad data write nothing.
         tables = report.accuracy_tables(dataset, batch_size)

@@ -29,8 +29,9 @@ def max_round(players: int) -> int:
 
 
 def parse_rounds(text: str, players: int) -> tuple[int, ...]:
-    """Round sizes from `7`, `1-5` or `1,3,5` (mixes allowed, e.g. `1-3,10`), sorted and unique."""
-    sizes: set[int] = set()
+    """Round sizes from `7`, `1-5` or `1,3,5` (mixes allowed, e.g. `1-3,10`), in the order
+    given: a size listed twice is refused by Rules, never dropped."""
+    sizes: list[int] = []
     for part in text.replace(" ", "").split(","):
         match = re.fullmatch(r"([0-9]{1,6})(?:-([0-9]{1,6}))?", part)
         if match is None:
@@ -42,8 +43,8 @@ def parse_rounds(text: str, players: int) -> tuple[int, ...]:
         if not 1 <= low <= high <= max_round(players):
             size = low if low < 1 else high
             raise ConfigError(f"round size {size} is outside 1..{max_round(players)} for {players} players")
-        sizes.update(range(low, high + 1))
-    return tuple(sorted(sizes))
+        sizes.extend(range(low, high + 1))
+    return tuple(sizes)
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,11 @@ class Rules:
                 raise ConfigError(f"round sizes must be whole numbers, got {size!r}")
             if not 1 <= size <= largest:
                 raise ConfigError(f"round size {size} is outside 1..{largest} for {self.players} players")
-        if len(set(sizes)) != len(sizes):
-            raise ConfigError(f"round sizes repeat: {sizes}")
+        seen: set[int] = set()
+        for size in sizes:
+            if size in seen:
+                raise ConfigError(f"round size {size} is listed twice: give each size once")
+            seen.add(size)
         object.__setattr__(self, "round_sizes", tuple(sorted(int(s) for s in sizes)))
         if self.bidding not in BIDDING_MODES:
             raise ConfigError(f"bidding must be one of {', '.join(BIDDING_MODES)}, got {self.bidding!r}")

@@ -31,8 +31,8 @@ from sim.storage import (
     part_name,
     versions,
 )
-from sim.storage.parts import PART_NAME, run_of_part
-from sim.storage.errors import CannotResume, PartsOfAnotherRun, RunError
+from sim.storage.parts import part_index
+from sim.storage.errors import CannotResume, NotOurs, PartsOfAnotherRun, RunError
 from sim.storage.parts import DIGEST_KEY
 from sim.engine.threads import set_threads
 from sim.runs.bot_games import check_batch
@@ -381,12 +381,14 @@ def reopen_run(
         check_named_bots(record, policies, f"cannot resume: {out}")
         config = config_of(kind, record, f"cannot resume: {out}/run.json")
         directory.tables = config.tables
+        directory.reopen()  # an interrupted clearing finished first: a file it puts back is checked below
         check = directory.audit(record, config.tables)
         if check.mismatched:
             raise CannotResume(PartsOfAnotherRun(len(check.mismatched), check.mismatched[0]))
+        if check.occupied:
+            raise CannotResume(NotOurs(directory.path / check.occupied[0]))
         record["chunks"]["complete"] = {str(index): entry["stats"] for index, entry in sorted(check.complete.items())}
         record["resumed"].append(now())
-        directory.reopen()
         directory.save(record)
     except BaseException:
         directory.release()
@@ -647,10 +649,9 @@ def parts_from(directory: RunDirectory, first: int) -> list[int]:
     for table in directory.tables:
         with contextlib.suppress(OSError):
             for entry in os.scandir(directory.path / table):
-                match = PART_NAME.fullmatch(entry.name)
-                # Only the exact name of a chunk's part is one (part-000001.parquet is not chunk 1's).
-                if match and entry.name == part_name(int(match.group(1))) and int(match.group(1)) >= first:
-                    found.add(int(match.group(1)))
+                index = part_index(entry.name)
+                if index is not None and index >= first:
+                    found.add(index)
     return sorted(found)
 
 
@@ -660,5 +661,5 @@ def remove_parts(directory: RunDirectory, record: dict, index: int) -> None:
     for table in directory.tables:
         path = directory.path / table / part_name(index)
         with contextlib.suppress(OSError):
-            if path.is_file() and not path.is_symlink() and run_of_part(path) == record["fingerprint"].encode():
+            if directory.owns(record, set(), path):
                 path.unlink()

@@ -2,19 +2,25 @@
 
 Reads run.json (validated: format marker, fields, fingerprint), the chunk journal and every
 part the journal lists (size, footer: row count, chunk index, run fingerprint; and the
-checksum of its bytes), and lists the directory for files wizard-sim did not write. Imports no bot: the tables to expect
-follow from the recorded configuration alone.
+checksum of its bytes), checks that a finished run holds every summary its command writes,
+each readable as its kind, and lists the directory for files wizard-sim did not write. Imports no bot: the tables to
+expect follow from the recorded configuration alone.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from sim.config.errors import ConfigError
 from sim.config.policies import is_external, parameter_changes, parse_policy
 from sim.runs import league, tournament
 from sim.runs.tables import table_names
-from sim.storage import LEGACY_FORMAT, PartCheck, RunDirectory
+from sim.storage import LEGACY_FORMAT, OUTPUT_FILES, PartCheck, RunDirectory
 from sim.storage.directory import CLEARING_DIR
+from sim.storage.files import open_in_run, read_json
 
 # The stop test (--sprt) of each command that has one, from the configuration in run.json.
 STOP_TESTS = {"tournament": tournament.sequential_test, "league": league.sequential_test}
@@ -30,6 +36,8 @@ class Verification:
     end: int  # the chunks the run consists of: all, or up to where its --sprt test decided
     stopped: dict | None = None  # that test's outcome, recomputed from the journal
     moved: tuple[str, ...] = ()  # a line per built-in policy whose defaults moved since (moved_defaults)
+    absent: tuple[str, ...] = ()  # the summaries a finished run of its kind writes that are not there
+    unreadable: tuple[str, ...] = ()  # those there that do not read as their kind (JSON, Parquet, PNG)
 
     @property
     def pending(self) -> list[int]:
@@ -49,7 +57,7 @@ class Verification:
         c = self.check
         problems = (
             self.pending or c.missing or c.damaged or c.mismatched or c.foreign or c.torn or c.unvouched or c.clearing
-            or self.sprt_differs
+            or self.sprt_differs or self.absent or self.unreadable
         )
         return not problems and bool(self.record["finished"])
 
@@ -82,6 +90,9 @@ class Verification:
             lines.append(f"  chunks to compute (--resume): {shorten([str(i) for i in pending])}")
         elif not record["finished"]:
             lines.append("  every chunk is complete but the run did not finish: --resume finishes it")
+        for label, names in (("missing", self.absent), ("unreadable", self.unreadable)):
+            if names:
+                lines.append(f"  {label} summaries (--resume writes them again): {shorten(list(names))}")
         for label, names in (
             ("missing parts", c.missing),
             ("damaged parts", c.damaged),
@@ -129,7 +140,42 @@ def verify_run(out: str) -> Verification:
     tables = table_names(log_plays)
     check = directory.audit(record, tables)
     end, stopped = run_end(record, check)
-    return Verification(str(directory.path), record, check, end, stopped, moved_defaults(record))
+    absent, unreadable = check_outputs(directory, record)
+    return Verification(str(directory.path), record, check, end, stopped, moved_defaults(record), absent, unreadable)
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def check_outputs(directory: RunDirectory, record: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The summaries and figures a finished run of its command writes (OUTPUT_FILES) that are
+    not regular files in its directory (a link is reported as foreign), and those that do not
+    read as their kind: JSON, a Parquet footer, a PNG signature."""
+    if not record["finished"]:
+        return (), ()
+    absent, unreadable = [], []
+    for name in OUTPUT_FILES.get(record["command"], ()):
+        path = directory.path / name
+        if not path.is_file() or path.is_symlink():
+            absent.append(name)
+        elif not reads_as_its_kind(path):
+            unreadable.append(name)
+    return tuple(absent), tuple(unreadable)
+
+
+def reads_as_its_kind(path: Path) -> bool:
+    """Whether a summary file reads as what its name says (not a check of its contents)."""
+    try:
+        if path.suffix == ".json":
+            read_json(path, in_run=True)
+        elif path.suffix == ".parquet":
+            pq.read_metadata(path)
+        else:
+            with open_in_run(path, "rb") as stream:
+                return stream.read(len(PNG_SIGNATURE)) == PNG_SIGNATURE
+    except (OSError, ConfigError, pa.ArrowException):
+        return False
+    return True
 
 
 def moved_defaults(record: dict) -> tuple[str, ...]:

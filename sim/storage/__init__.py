@@ -5,7 +5,18 @@ as exception classes; only the CLI phrases them with its flags).
 
 The public readers are `read_run(DIR)`, `read_config(part)`, and `read_table(DIR, table)` /
 `sound_parts(DIR, table)`, which read only the parts a run's journal vouches for."""
-from sim.storage.directory import OUTPUT_FILES, SUMMARY_FILES, PartCheck, RunDirectory, local_path, read_run, read_table, sound_parts
+from sim.storage.directory import (
+    OUTPUT_FILES,
+    SUMMARY_FILES,
+    PartCheck,
+    RunDirectory,
+    check_output_file,
+    enclosing_run,
+    local_path,
+    read_run,
+    read_table,
+    sound_parts,
+)
 from sim.storage.errors import RunError, StorageError
 from sim.storage.files import atomic_write, write_json
 from sim.storage.journal import JOURNAL_FILE
@@ -46,7 +57,9 @@ __all__ = [
     "chunk_count",
     "chunk_range",
     "chunk_ranges",
+    "check_output_file",
     "config_metadata",
+    "enclosing_run",
     "fingerprint",
     "local_path",
     "new_run_id",

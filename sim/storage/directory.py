@@ -39,17 +39,19 @@ from sim.storage.errors import (
     Unwritable,
     SymlinkedTable,
     LinkInRun,
+    HardLinkInRun,
+    NotOurs,
+    OutputInRun,
 )
 from sim.storage.journal import JOURNAL_FILE, Journal, JournalRead
 from sim.storage.lock import LOCK_FILE, RunLock
 from sim.storage.parts import (
     DIGEST_KEY,
     KNOWN_TABLES,
-    PART_NAME,
     PART_FORMATS,
-    TEMPORARY_NAME,
     check_part,
     is_temporary_part,
+    part_index,
     part_metadata,
     part_name,
     run_of_part,
@@ -57,6 +59,7 @@ from sim.storage.parts import (
     write_parquet,
 )
 from sim.storage.record import LEGACY_FORMAT, RUN_FILE, has_checksums, has_line_checksums, validate_record
+from sim.config.errors import ConfigError
 
 # The summaries a command writes beside its parts (removed by --overwrite, expected by verify).
 OUTPUT_FILES = {
@@ -67,6 +70,8 @@ SUMMARY_FILES = tuple(dict.fromkeys(name for names in OUTPUT_FILES.values() for 
 CLEARING_DIR = ".wizard-sim-clearing"  # a replaced run's files on their way out (RunDirectory.begin)
 # The names wizard-sim writes at the top of a run directory (besides its table directories).
 WIZARD_NAMES = (RUN_FILE, JOURNAL_FILE, LOCK_FILE, CLEARING_DIR, *SUMMARY_FILES)
+# The files it writes into in place (every other file is replaced by a new one, renamed over it).
+IN_PLACE = (LOCK_FILE, JOURNAL_FILE)
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -107,6 +112,37 @@ def _writable_parent(path: Path) -> Path:
     return parent
 
 
+def enclosing_run(path: Path) -> Path | None:
+    """The run directory that `path` is or lies in (resolved: the nearest of it and its
+    ancestors that holds a run.json), None when there is none."""
+    resolved = path.resolve()
+    for directory in (resolved, *resolved.parents):
+        if (directory / RUN_FILE).exists():
+            return directory
+    return None
+
+
+def check_output_file(path: Path, what: str) -> None:
+    """Refuse (ConfigError), before any work, a path that cannot become the file `what` of a
+    command that writes no run: a directory, one whose directory does not exist or is not
+    writable, or one inside a run directory (a run holds only what its own run writes)."""
+    if path.is_dir():
+        raise ConfigError(f"cannot write {what} {path}: it is a directory")
+    parent = path.parent
+    if not parent.is_dir():
+        raise ConfigError(f"cannot write {what} {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"cannot write {what} {path}: directory {parent} is not writable")
+    run = enclosing_run(parent)
+    if run is not None:
+        raise OutputInRun(path, what, run)
+
+
+def run_tables(record: dict) -> tuple[str, ...]:
+    """The tables the run `record` writes."""
+    return table_names(record["config"].get("log_plays") is True)
+
+
 def saved_record(record: dict) -> dict:
     """The record as run.json holds it: without its per-chunk statistics (in the journal)."""
     return {**record, "chunks": {key: value for key, value in record["chunks"].items() if key != "complete"}}
@@ -122,6 +158,7 @@ class PartCheck:
     mismatched: list[str] = field(default_factory=list)  # parts of another configuration
     unlisted: list[str] = field(default_factory=list)  # parts of chunks the journal does not list
     foreign: list[str] = field(default_factory=list)  # files wizard-sim did not write
+    occupied: list[str] = field(default_factory=list)  # of those, the ones at the name of a part the run writes
     torn: int = 0  # journal lines that could not be read (a kill mid-append)
     unvouched: int = 0  # journal lines whose checksum is not theirs (edited): their chunks are recomputed
     unchecked: int = 0  # journal lines of a format-2 or 3 run: no checksum of their own, figures not vouched for
@@ -144,15 +181,17 @@ class RunDirectory:
 
     # -- checks before anything is written -------------------------------------------------
     def check_place(self) -> None:
-        """Refuse a path that is not a directory, one inside another run's directory, or one
-        whose table directories are symbolic links."""
+        """Refuse a path that is not a directory, one inside another run's directory, one
+        whose table directories are symbolic links, or whose lock or journal is a hard link."""
         if self.path.exists() and not self.path.is_dir():
             raise NotADirectory(self.path)
         self.check_links()
-        resolved = self.path.resolve()
-        for ancestor in resolved.parents:
-            if (ancestor / RUN_FILE).exists():
-                raise NestedRun(self.path, ancestor)
+        for name in IN_PLACE:  # a writer's check only: reading through a hard link is harmless
+            if (names := files.link_count(self.path / name)) > 1:
+                raise HardLinkInRun(self.path / name, names)
+        ancestor = enclosing_run(self.path.resolve().parent)
+        if ancestor is not None:
+            raise NestedRun(self.path, ancestor)
         _writable_parent(self.path)
 
     def check_tables(self) -> None:
@@ -171,9 +210,9 @@ class RunDirectory:
             if files.is_link_or_special(self.path / name):
                 raise LinkInRun(self.path / name)
 
-    def check_new(self, overwrite: bool) -> str | None:
+    def check_new(self, overwrite: bool) -> dict | None:
         """Refuse a non-empty directory unless overwriting a previous wizard-sim run; the
-        command of the run it replaces (None: an empty directory)."""
+        record of the run it replaces (None: an empty directory)."""
         self.check_place()
         if not self.path.is_dir() or not any(entry.name != LOCK_FILE for entry in self.path.iterdir()):
             return None
@@ -182,7 +221,7 @@ class RunDirectory:
         if not self.run_file.is_file():
             raise RefusedOverwrite(self.path, None)
         try:
-            return self.read_record()["command"]
+            return self.read_record()
         except StorageError as error:
             raise RefusedOverwrite(self.path, error) from None
 
@@ -211,16 +250,22 @@ class RunDirectory:
 
     # -- the lock ----------------------------------------------------------------------------
     def acquire(self) -> None:
-        """Create the directory if need be and take its lock (DirectoryInUse if another run holds it)."""
+        """Create the directory if need be and take its lock (DirectoryInUse if another run holds
+        it). The checks passed, a directory or lock file that cannot be made (a full disk, no
+        inode left) is a failure at run time: RunError, and the directories made are removed."""
         missing = self.path
         while not missing.exists() and missing != missing.parent:
             self.created.append(missing)
             missing = missing.parent
+        made = self.path
         try:
             self.path.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise Unwritable(self.path, error.strerror or str(error)) from None
-        self.lock.acquire()
+            made = self.lock.path
+            self.lock.acquire()
+        except (OSError, Unwritable) as error:
+            self.abandon()
+            reason = error.reason if isinstance(error, Unwritable) else error.strerror or str(error)
+            raise RunError(f"creating {made} failed: {reason}", resumable=False) from None
 
     def release(self) -> None:
         self.lock.release()
@@ -237,6 +282,8 @@ class RunDirectory:
         previous = self.check_new(overwrite)
         try:
             self.finish_clearing()  # of an earlier overwrite that was interrupted
+            if previous is not None:
+                self.check_in_the_way(previous, record)
             staged = files.stage_json(self.run_file, saved_record(record))
         except OSError as error:
             raise RunError(f"writing {self.run_file} failed: {error.strerror or error}", resumable=False) from None
@@ -252,22 +299,67 @@ class RunDirectory:
                     f"replacing the previous run in {self.path} failed: {error.strerror or error}", resumable=False
                 ) from None
             raise
+        # No empty table directory is made: a reader of DIR/<table> finds the new run's first
+        # part or no directory (write_part makes it with its first part), never an empty one.
         try:
-            # No empty table directory is made: a reader of DIR/<table> finds the new run's first
-            # part or no directory (write_part makes it with its first part), never an empty one.
             self.journal.start()
+        except OSError as error:
+            raise RunError(f"writing {self.journal.path} failed: {error.strerror or error}") from None
+        try:
             self.finish_clearing()
         except OSError as error:
             raise RunError(f"clearing the previous run in {self.path} failed: {error.strerror or error}") from None
 
+    def check_in_the_way(self, previous: dict, record: dict) -> None:
+        """Refuse (NotOurs) to start the run `record` over the run `previous` when a file that
+        `previous` did not write sits at the name of one of the new run's parts or summaries:
+        writing it would replace that file."""
+        theirs = OUTPUT_FILES.get(previous["command"], ())
+        for name in OUTPUT_FILES.get(record["command"], ()):
+            if name not in theirs and os.path.lexists(self.path / name):
+                raise NotOurs(self.path / name)
+        listed = self.listed_chunks(previous)
+        for table in run_tables(record):
+            directory = self.path / table
+            if not directory.is_dir() or directory.is_symlink():
+                continue
+            for entry in os.scandir(directory):
+                index = part_index(entry.name)
+                in_the_way = index is not None and index < record["chunks"]["count"]
+                if in_the_way and not self.owns(previous, listed, Path(entry.path)):
+                    raise NotOurs(Path(entry.path))
+
+    # -- what a run wrote ----------------------------------------------------------------------
+    def listed_chunks(self, record: dict) -> set[int]:
+        """The chunks of the run `record` whose parts its journal lists (format 1: run.json)."""
+        count = record["chunks"]["count"]
+        if record.get("format") == LEGACY_FORMAT:
+            return {int(index) for index in record["chunks"]["complete"] if index.isascii() and index.isdigit()}
+        if files.is_link_or_special(self.journal.path):
+            return set()
+        return {index for index in self.read_journal(record, ()).entries if index < count}
+
+    def owns(self, record: dict, listed: set[int], path: Path) -> bool:
+        """Whether the run `record` wrote the file at `path` (DIR/<table>/<name>): a regular file
+        at the exact name of the part of one of its chunks in one of its tables, listed in its
+        journal (`listed`: listed_chunks) or carrying its fingerprint in its footer. Nothing
+        else in a run directory is wizard-sim's to remove or replace, whatever its name."""
+        index = part_index(path.name)
+        if index is None or index >= record["chunks"]["count"] or path.parent.name not in run_tables(record):
+            return False
+        if files.is_link_or_special(path) or not path.is_file():
+            return False
+        run = record.get("fingerprint")  # none in format 1
+        return index in listed or (run is not None and run_of_part(path) == run.encode())
+
     def reopen(self) -> None:
         """Before a resumed run writes (the lock held): finish an interrupted clearing, drop
-        temporaries and the parts of tables this run does not have, and a torn last journal
-        line (so that the next line starts on its own)."""
+        temporaries and a torn last journal line (so that the next line starts on its own).
+        Nothing else is removed: a table the run does not write is not its own."""
         try:
             self.check_links()
             self.finish_clearing()
-            self.remove_wizard_files()
+            self.remove_stray_temporaries()
             self.journal.drop_torn_tail()
         except OSError as error:
             raise RunError(f"preparing {self.path} failed: {error.strerror or error}") from None
@@ -295,9 +387,8 @@ class RunDirectory:
         for table in self.tables:
             for part in (self.path / table).glob("part-*.parquet"):
                 with contextlib.suppress(OSError):
-                    if PART_NAME.fullmatch(part.name) and part.is_file() and not part.is_symlink():
-                        if run_of_part(part) == record["fingerprint"].encode():
-                            files.remove_file(part)
+                    if self.owns(record, set(), part):  # it carries the run's fingerprint
+                        files.remove_file(part)
         files.remove_file(self.journal.path)
         files.remove_file(self.run_file)
         for table in self.tables:
@@ -308,16 +399,20 @@ class RunDirectory:
         return True
 
     # -- clearing a replaced run ---------------------------------------------------------------
-    def move_aside(self, run_id: str, command: str | None) -> None:
-        """Move what a previous run of `command` wrote (its table directories, journal and that
-        command's summaries) into CLEARING_DIR/<run_id>/, one rename each."""
+    def move_aside(self, run_id: str, previous: dict | None) -> None:
+        """Move what the run `previous` wrote (its table directories, journal and its command's
+        summaries) into CLEARING_DIR/<run_id>/, one rename each, with a copy of its run.json
+        first: the proof of which of those files it wrote, for finish_clearing."""
         self.check_links()  # again, under the lock: never a link moved, nor into a linked directory
+        if previous is None:
+            return
         batch = self.path / CLEARING_DIR / run_id
-        written = (*KNOWN_TABLES, JOURNAL_FILE, *OUTPUT_FILES.get(command or "", ()))
+        written = (*run_tables(previous), JOURNAL_FILE, *OUTPUT_FILES.get(previous["command"], ()))
         names = [name for name in written if (self.path / name).exists()]
         if not names:
             return
         batch.mkdir(parents=True, exist_ok=True)
+        files.write_json(batch / RUN_FILE, previous)
         for name in names:
             os.rename(self.path / name, batch / name)
 
@@ -325,39 +420,55 @@ class RunDirectory:
         """Undo move_aside (a failure before the new run.json landed)."""
         batch = self.path / CLEARING_DIR / run_id
         if batch.is_dir():
+            files.remove_file(batch / RUN_FILE)
             for entry in os.scandir(batch):
                 if not (self.path / entry.name).exists():
                     os.rename(entry.path, self.path / entry.name)
         self._remove_empty(batch, batch.parent)
 
     def finish_clearing(self) -> None:
-        """Remove what move_aside put in CLEARING_DIR: the part files and temporaries of its
-        tables, its journal and summaries. Any other file there (a user's, in a table
-        directory) goes back into the run's table directory of that name, unless that name is
-        taken; it is never removed."""
+        """Remove what move_aside put in CLEARING_DIR that the replaced run wrote, as the copy
+        of its run.json there proves (removed last): the parts it owns (owns), its temporaries,
+        journal and summaries. Any other file of its tables (a user's) goes back into the run's
+        table directory of that name unless that name is taken there; nothing else is removed.
+        A batch without a readable run.json proves nothing: its tables' files all go back."""
         clearing = self.path / CLEARING_DIR
         if not clearing.is_dir() or clearing.is_symlink():
             return
         for batch in os.scandir(clearing):
             if not batch.is_dir(follow_symlinks=False):
                 continue
+            replaced = RunDirectory(batch.path, ())
+            try:
+                record = replaced.read_record()
+                listed = replaced.listed_chunks(record)
+            except (StorageError, RunError):
+                record, listed = None, set()
+            replaced.tables = () if record is None else run_tables(record)
+            replaced.remove_stray_temporaries()
             for entry in os.scandir(batch.path):
+                path = Path(entry.path)
                 if entry.name in KNOWN_TABLES and entry.is_dir(follow_symlinks=False):
-                    self._clear_table(Path(entry.path), self.path / entry.name)
-                elif entry.name in (JOURNAL_FILE, *SUMMARY_FILES) and not entry.is_dir(follow_symlinks=False):
-                    files.remove_file(Path(entry.path))
+                    for part in os.scandir(path):
+                        if record is not None and replaced.owns(record, listed, Path(part.path)):
+                            files.remove_file(Path(part.path))
+                        else:
+                            self._put_back(Path(part.path), self.path / entry.name)
+                    with contextlib.suppress(OSError):
+                        path.rmdir()  # only if empty: a file that could not go back stays
+                elif record is not None and entry.name in (JOURNAL_FILE, *OUTPUT_FILES.get(record["command"], ())):
+                    if not entry.is_dir(follow_symlinks=False):
+                        files.remove_file(path)
+            if record is not None:
+                files.remove_file(replaced.run_file)
             self._remove_empty(Path(batch.path), clearing)
 
-    def _clear_table(self, old: Path, table: Path) -> None:
-        for entry in os.scandir(old):
-            ours = PART_NAME.fullmatch(entry.name) or is_temporary_part(entry.name)
-            if ours and entry.is_file(follow_symlinks=False):
-                files.remove_file(Path(entry.path))
-            elif not (table / entry.name).exists() and not (table / entry.name).is_symlink():
-                table.mkdir(exist_ok=True)
-                os.rename(entry.path, table / entry.name)
-        with contextlib.suppress(OSError):
-            old.rmdir()  # only if empty: a file that could not go back stays
+    @staticmethod
+    def _put_back(path: Path, directory: Path) -> None:
+        """Move a file that is not wizard-sim's back into `directory`, unless its name is taken there."""
+        if not (directory / path.name).exists() and not (directory / path.name).is_symlink():
+            directory.mkdir(exist_ok=True)
+            os.rename(path, directory / path.name)
 
     def _remove_empty(self, directory: Path, stop: Path) -> None:
         """Remove `directory` and its parents up to `stop` (included) while they are empty."""
@@ -365,35 +476,15 @@ class RunDirectory:
             with contextlib.suppress(OSError):
                 path.rmdir()
 
-    def remove_wizard_files(self) -> None:
-        """Remove what wizard-sim writes that a resumed run does not keep: temporaries, and the
-        part files of tables this run does not write. Empty table directories left over are
-        removed; no other file is touched."""
-        for name in os.listdir(self.path):
-            if TEMPORARY_NAME.fullmatch(name) and name.startswith(f".{RUN_FILE}."):
-                files.remove_file(self.path / name)
-        self.remove_staged_tables()
-        for table in KNOWN_TABLES:
-            directory = self.path / table
-            if not directory.is_dir() or directory.is_symlink():
-                continue
-            for entry in os.scandir(directory):
-                ours = is_temporary_part(entry.name) or (PART_NAME.fullmatch(entry.name) and table not in self.tables)
-                if ours and entry.is_file(follow_symlinks=False):
-                    files.remove_file(Path(entry.path))
-            if table not in self.tables:
-                with contextlib.suppress(OSError):
-                    directory.rmdir()  # only if empty: a user's files stay
-
     def remove_staged_tables(self) -> None:
         """The hidden staging directories of tables' first parts left by a killed run: their
         part files and temporaries, then the directory if empty (a user's file there stays)."""
-        for table in KNOWN_TABLES:
+        for table in self.tables:
             for staging in self.path.glob(f".{table}.*.tmp"):
                 if not staging.is_dir() or staging.is_symlink():
                     continue
                 for entry in os.scandir(staging):
-                    ours = PART_NAME.fullmatch(entry.name) or is_temporary_part(entry.name)
+                    ours = part_index(entry.name) is not None or is_temporary_part(entry.name)
                     if ours and entry.is_file(follow_symlinks=False):
                         files.remove_file(Path(entry.path))
                 with contextlib.suppress(OSError):
@@ -517,22 +608,29 @@ class RunDirectory:
                 check.foreign.append(f"{entry.name} (a symbolic link, not a table directory of the run)")
             elif entry.name != JOURNAL_FILE and files.is_link_or_special(Path(entry.path)):
                 check.foreign.append(f"{entry.name} (a symbolic link or special file, not one wizard-sim writes)")
+            elif entry.name in IN_PLACE and files.link_count(Path(entry.path)) > 1:
+                check.foreign.append(f"{entry.name} (a hard link: its other name may be outside the run; refused)")
             elif entry.name not in expected and not temporary:
                 check.foreign.append(entry.name + ("/" if entry.is_dir() else ""))
+        count = record["chunks"]["count"]
+        listed = {index for index in entries if index < count}
         for table in tables:
             directory = self.path / table
             if not directory.is_dir() or directory.is_symlink():
                 continue
             for entry in sorted(os.scandir(directory), key=lambda e: e.name):
-                match = PART_NAME.fullmatch(entry.name)
                 name = f"{table}/{entry.name}"
-                # Only the exact name of a chunk's part is one (part-000001.parquet is not chunk 1's).
-                index = int(match.group(1)) if match and entry.name == part_name(int(match.group(1))) else None
-                if index is not None and index < record["chunks"]["count"] and entry.is_file(follow_symlinks=False):
-                    if index not in entries:
-                        check.unlisted.append(name)
-                elif not is_temporary_part(entry.name):
-                    check.foreign.append(name + ("/" if entry.is_dir() else ""))
+                index = part_index(entry.name)
+                if is_temporary_part(entry.name) or (index in listed and entry.is_file(follow_symlinks=False)):
+                    continue  # a temporary, or a listed part (check_part checks it)
+                if self.owns(record, listed, Path(entry.path)):
+                    check.unlisted.append(name)
+                    continue
+                shown = name + ("/" if entry.is_dir(follow_symlinks=False) else "")
+                if index is not None and index < count and index not in listed:
+                    check.occupied.append(name)
+                    shown += " (at the name of one of the run's parts: --resume refuses to replace it)"
+                check.foreign.append(shown)
 
 
 def read_run(path: str | os.PathLike, statistics: bool = True) -> dict:
@@ -561,7 +659,7 @@ def sound_parts(path: str | os.PathLike, table: str) -> list[Path]:
     never returned. (A format-1 run's listed parts are only checked to exist.)"""
     directory = RunDirectory(path, ())
     record = directory.read_record()
-    if table not in table_names(record["config"].get("log_plays") is True):
+    if table not in run_tables(record):
         return []
     directory.check_links()
     if record.get("format") == LEGACY_FORMAT:

@@ -177,3 +177,33 @@ class LinkInRun(PathProblem):
     def __init__(self, path: Path) -> None:
         super().__init__(path, "is a symbolic link or special file: wizard-sim never follows one out of a run "
                                "directory; remove it")
+
+
+class HardLinkInRun(PathProblem):
+    """A file wizard-sim writes in place in a run directory (the lock, the journal) has other
+    names: a write there would land in a file outside the run too."""
+
+    def __init__(self, path: Path, names: int) -> None:
+        self.names = names
+        super().__init__(path, f"is a hard link ({names} names of one file): wizard-sim never writes through one "
+                               "into a file outside the run directory; replace it by a copy of its own")
+
+
+class NotOurs(StorageError):
+    """A file wizard-sim did not write sits where a run would write one of its files (a part,
+    a summary): it is never replaced."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        super().__init__(f"{path} was not written by wizard-sim (verify lists it as foreign) and the run would write"
+                         " a file of that name: move it away first")
+
+
+class OutputInRun(StorageError):
+    """An output of another command (a report, a play save) named inside a run directory."""
+
+    def __init__(self, path: Path, what: str, run: Path) -> None:
+        self.path, self.run = path, run
+        where = "the run directory" if path.resolve() == run else f"inside the run directory {run}"
+        super().__init__(f"cannot write {what} {path}: it is {where}, which holds only what its run writes;"
+                         " name a path outside it")

@@ -67,7 +67,9 @@ def read_json(path: Path, where: str | None = None, max_bytes: int = MAX_JSON_BY
 
 
 NOT_OURS = "a symbolic link or special file, not a file wizard-sim writes (refused)"
-_MODES = {"rb": os.O_RDONLY, "r+b": os.O_RDWR, "a": os.O_WRONLY | os.O_APPEND, "w": os.O_WRONLY | os.O_TRUNC}
+HARD_LINK = "a hard link: a write would land in a file outside the run directory too (refused)"
+# "w" truncates only once the file is known to be the run's own (open_in_run).
+_MODES = {"rb": os.O_RDONLY, "r+b": os.O_RDWR, "a": os.O_WRONLY | os.O_APPEND, "w": os.O_WRONLY}
 
 
 def is_link_or_special(path: Path) -> bool:
@@ -80,11 +82,20 @@ def is_link_or_special(path: Path) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
+def link_count(path: Path) -> int:
+    """How many names the file at `path` has (0: missing); more than 1 is a hard link."""
+    try:
+        return os.lstat(path).st_nlink
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+
+
 def open_in_run(path: Path, mode: str, create: bool = False):
     """Open a file of a run directory (mode "rb", "r+b", "a" or "w"; `create`: make it if it is
     missing) without ever following a symbolic link: a link, a FIFO or a device there raises
     OSError (NOT_OURS), so a link planted in a run directory is never read, written or
-    appended to. FileNotFoundError when it is missing and not created."""
+    appended to; nor is a hard link written to (HARD_LINK: its other name may be outside the
+    run). FileNotFoundError when it is missing and not created."""
     flags = _MODES[mode] | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     if create:
         flags |= os.O_CREAT
@@ -95,25 +106,18 @@ def open_in_run(path: Path, mode: str, create: bool = False):
             raise OSError(errno.ELOOP, NOT_OURS, str(path)) from None
         raise
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.ELOOP, NOT_OURS, str(path))
+        if mode != "rb" and status.st_nlink > 1:
+            raise OSError(errno.EMLINK, HARD_LINK, str(path))
+        if mode == "w":
+            os.ftruncate(fd, 0)
         os.set_blocking(fd, True)
         return os.fdopen(fd, mode)
     except BaseException:
         os.close(fd)
         raise
-
-
-def check_new_file(path: Path, what: str = "the file") -> None:
-    """Refuse (ConfigError), before any work, a path that cannot become a file: a directory,
-    or one whose directory does not exist or is not writable."""
-    if path.is_dir():
-        raise ConfigError(f"cannot write {what} {path}: it is a directory")
-    parent = path.parent
-    if not parent.is_dir():
-        raise ConfigError(f"cannot write {what} {path}: directory {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigError(f"cannot write {what} {path}: directory {parent} is not writable")
 
 
 def atomic_write(path: Path, write: Callable[[str], None]) -> None:

@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from sim.storage.errors import DirectoryInUse, LinkInRun, StorageError, Unwritable
+from sim.storage.errors import DirectoryInUse, HardLinkInRun, LinkInRun, StorageError, Unwritable
 from sim.storage.files import FILE_MODE
 
 LOCK_FILE = ".wizard-sim.lock"
@@ -29,8 +29,8 @@ class RunLock:
 
     def acquire(self) -> None:
         # Never through a symbolic link (O_NOFOLLOW; O_EXCL does not follow one either), nor a
-        # FIFO or device (O_NONBLOCK, then a regular file checked): the pid is written into the
-        # lock file of this directory, never into a file a link points to.
+        # FIFO or device (O_NONBLOCK, then a regular file checked), nor a hard link: the pid is
+        # written into the lock file of this directory, never into a file a link points to.
         flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
         try:
             fd = os.open(self.path, flags | os.O_CREAT | os.O_EXCL, FILE_MODE)
@@ -45,9 +45,13 @@ class RunLock:
                 raise Unwritable(self.path.parent, error.strerror or str(error)) from None
         except OSError as error:
             raise Unwritable(self.path.parent, error.strerror or str(error)) from None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
             os.close(fd)
             raise LinkInRun(self.path)
+        if status.st_nlink > 1:  # the pid would be written into the file's other name too
+            os.close(fd)
+            raise HardLinkInRun(self.path, status.st_nlink)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as error:

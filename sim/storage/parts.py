@@ -27,7 +27,6 @@ CHUNK_KEY = b"wizard_sim.chunk"
 ROWS_KEY = b"wizard_sim.rows"
 PART_DIGITS = 5
 PART_NAME = re.compile(r"part-([0-9]{5,})\.parquet")
-TEMPORARY_NAME = re.compile(r"\..+\.tmp")
 
 
 @dataclass(frozen=True)
@@ -103,6 +102,13 @@ def table_names(log_plays: bool) -> tuple[str, ...]:
 
 def part_name(index: int) -> str:
     return f"part-{index:0{PART_DIGITS}d}.parquet"
+
+
+def part_index(name: str) -> int | None:
+    """The chunk whose part file is named `name`: only a chunk's exact part name is one
+    (part-000001.parquet is not chunk 1's); None for any other name."""
+    match = PART_NAME.fullmatch(name)
+    return int(match.group(1)) if match and name == part_name(int(match.group(1))) else None
 
 
 def is_temporary_part(name: str) -> bool:
