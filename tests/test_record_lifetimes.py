@@ -91,9 +91,13 @@ def test_the_check_finds_the_patterns_that_read_freed_memory():
     assert dangling_records(good) == []
 
 
+# numba's cache stamps: plain Python that numba consults while it decorates, no kernel.
+NOT_KERNELS = {ROOT / "kernels" / "cache_stamps.py"}
+
+
 def test_no_kernel_reads_a_record_after_its_array_is_freed():
     found = [
-        problem for path in sorted((ROOT / "kernels").rglob("*.py"))
+        problem for path in sorted(set((ROOT / "kernels").rglob("*.py")) - NOT_KERNELS)
         for problem in dangling_records(path.read_text(), str(path.relative_to(ROOT)))
     ]  # fmt: skip
     assert found == []
