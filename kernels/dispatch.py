@@ -1,4 +1,5 @@
-"""Policy ids and the one jitted dispatch that chooses a policy by id.
+"""Policy ids and the one jitted dispatch that chooses a policy by id (`decide`, every
+built-in policy; `decide_of`, the same over the policies a run seats).
 
 Adding a built-in policy: write its module in this package (`decide`, and NAME, SUMMARY,
 PARAMETERS, optional COUNTS and RANGES: what sim.config.policies registers), then give it an
@@ -32,3 +33,60 @@ def decide(policies, decision, me, table, legal, generator):
     if policy_id == POLICY_PIMC:
         return pimc.decide(decision, policies, me, table, legal, generator)
     return random_policy.decide(decision, params, me, table, legal, generator)
+
+
+# The module of each built-in policy's `decide`, and whether it takes both arrays of the
+# seated policies (the searching ones read who sits where) or its own parameter row's matrix.
+DECIDE_TAKES_POLICIES = {POLICY_RANDOM: False, POLICY_HEURISTIC: False, POLICY_MC: True, POLICY_PIMC: True}
+
+
+def decide_of(policy_ids: tuple[int, ...]):
+    """`decide` over the built-in policies `policy_ids` alone, for an engine compiled for the
+    policies a run seats (sim.engine.bot_engine): a policy not seated is not compiled in, so an
+    engine of heuristic seats and a bot reaches no search. Each seated policy decides exactly
+    as in `decide`; a seat of any other id raises, loudly, instead of playing another policy.
+    (Python: a factory of jitted closures, run once per engine, like blocks.parallel_and_serial.)"""
+    modules = dict(BUILT_IN)
+    ordered = sorted(set(policy_ids))
+    if not ordered or not set(ordered) <= set(modules):
+        raise ValueError(f"built-in policy ids expected, got {policy_ids}")
+    chosen = _only(ordered[-1], modules[ordered[-1]].decide)
+    for policy_id in reversed(ordered[:-1]):
+        chosen = _first(policy_id, modules[policy_id].decide, chosen)
+    return chosen
+
+
+def _policy_call(policy_id: int, module_decide):
+    """module_decide called with what it takes (the seated policies or their parameter rows)."""
+    if DECIDE_TAKES_POLICIES[policy_id]:
+        return module_decide
+
+    @njit(inline="always")
+    def with_rows(decision, policies, me, table, legal, generator):
+        return module_decide(decision, policies[1], me, table, legal, generator)
+
+    return with_rows
+
+
+def _first(policy_id: int, module_decide, otherwise):
+    call = _policy_call(policy_id, module_decide)
+
+    @njit(inline="always")
+    def decide_first(policies, decision, me, table, legal, generator):
+        if policies[0][at(me.seat)] == policy_id:
+            return call(decision, policies, me, table, legal, generator)
+        return otherwise(policies, decision, me, table, legal, generator)
+
+    return decide_first
+
+
+def _only(policy_id: int, module_decide):
+    call = _policy_call(policy_id, module_decide)
+
+    @njit(inline="always")
+    def decide_only(policies, decision, me, table, legal, generator):
+        if policies[0][at(me.seat)] != policy_id:
+            raise ValueError("a seat plays a built-in policy this engine was not compiled for")
+        return call(decision, policies, me, table, legal, generator)
+
+    return decide_only

@@ -14,11 +14,13 @@ from pathlib import Path
 import numba
 import pytest
 
+from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC
 from sim.engine import bot_engine as external
 from sim.config.bots import BOT_FUNCTIONS, ExternalBot
 from sim.engine.bot_engine import cache_directory, engine_cache
 
 ROOT = Path(__file__).resolve().parent.parent
+HEURISTIC = (POLICY_HEURISTIC,)
 GREEDY = ROOT / "examples" / "greedy_bot.py"
 
 # One process: play a few games with the copied bot and report the engine's cache counters.
@@ -31,7 +33,7 @@ from sim.config.rules import Rules
 from sim.runs.games import run_games
 
 batch = run_games(Rules(players=3, rounds=(2, 3)), "copied_bot:GreedyBot,random,random", seed=4, games=30)
-stats = engine_with_bots(external_bots(batch.policies), play_games).stats
+stats = engine_with_bots(external_bots(batch.policies), play_games, (0,)).stats  # the random seats
 print(json.dumps({"hits": sum(stats.cache_hits.values()), "misses": sum(stats.cache_misses.values()),
                   "bids": batch.seats["bid"][:, :, 0].tolist()}))
 """
@@ -87,13 +89,15 @@ def load_copy(directory: Path, module_name: str) -> ExternalBot:
 
 def test_cache_names_and_stamps(tmp_path, monkeypatch):
     monkeypatch.setenv(external.CACHE_DIR_VARIABLE, str(tmp_path / "cache"))
-    here = engine_cache([load_copy(tmp_path / "a", "copy_a")])
-    again = engine_cache([load_copy(tmp_path / "a", "copy_a_again")])
-    elsewhere = engine_cache([load_copy(tmp_path / "b", "copy_b")])
+    here = engine_cache([load_copy(tmp_path / "a", "copy_a")], HEURISTIC)
+    again = engine_cache([load_copy(tmp_path / "a", "copy_a_again")], HEURISTIC)
+    elsewhere = engine_cache([load_copy(tmp_path / "b", "copy_b")], HEURISTIC)
     assert here == again
     assert elsewhere.name != here.name  # two bots of the same name: two entries
+    beside_mc = engine_cache([load_copy(tmp_path / "a", "copy_a_beside_mc")], (*HEURISTIC, POLICY_MC))
+    assert beside_mc.name != here.name  # other built-in seats: another engine
     (tmp_path / "a" / "copied_bot.py").write_text(GREEDY.read_text().replace("KING = ACE - 1", "KING = ACE"))
-    edited = engine_cache([load_copy(tmp_path / "a", "copy_a_edited")])
+    edited = engine_cache([load_copy(tmp_path / "a", "copy_a_edited")], HEURISTIC)
     assert edited.name == here.name and edited.stamp != here.stamp  # same entry, out of date
 
 
@@ -105,4 +109,4 @@ def test_cache_directory_and_unwritable_fallback(tmp_path, monkeypatch):
     assert cache_directory() == tmp_path / "mine" / "bot-engines"
     (tmp_path / "a file").write_text("")
     monkeypatch.setenv(external.CACHE_DIR_VARIABLE, str(tmp_path / "a file"))
-    assert engine_cache([load_copy(tmp_path / "a", "copy_unwritable")]) is None  # compiled, not cached
+    assert engine_cache([load_copy(tmp_path / "a", "copy_unwritable")], HEURISTIC) is None  # compiled, not cached

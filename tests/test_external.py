@@ -102,3 +102,31 @@ def test_help_shows_the_module_object_form(command, options):
     for option in options:
         line = next(line for line in result.output.splitlines() if line.lstrip("│ ").startswith(f"{option} "))
         assert "module:Object" in line and "numba bot" in line and "Python policy" in line, line
+
+
+def search_functions_reached(policies: str) -> set[str]:
+    """The functions of mc, pimc's decision, the solver and the face-up playout that the play_games
+    engine of `policies` (with a numba bot) reaches: what it compiles in."""
+    from kernels.batch import play_games
+    from sim.engine.bot_engine import reached_functions
+    from sim.engine.seating import Seating
+
+    engine = Seating.of(parse_policies(policies, 4)).kernel(play_games)
+    searching = ("kernels.search.mc", "kernels.search.solver", "kernels.search.faceup")
+    found = set()
+    for function in reached_functions([engine]):
+        module, name = function.py_func.__module__, function.py_func.__name__
+        if module in searching or (module == "kernels.search.pimc" and name != "learns_bids"):
+            found.add(f"{module}.{name}")
+    return found
+
+
+def test_an_engine_with_a_bot_compiles_only_the_built_in_policies_it_seats():
+    """A bot beside heuristic and random seats reaches no search (only batch's check whether
+    a pimc seat reads the finished rounds, pimc.learns_bids, remains); beside mc it reaches mc
+    and not pimc's own decision."""
+    assert search_functions_reached("greedy_bot:GreedyBot,heuristic,random,heuristic") == set()
+    with_mc = search_functions_reached("greedy_bot:GreedyBot,mc,random,heuristic")
+    assert "kernels.search.mc.choose_card" in with_mc
+    assert not any(name.startswith("kernels.search.pimc") for name in with_mc)
+    assert any(name.startswith("kernels.search.pimc") for name in search_functions_reached("greedy_bot:GreedyBot,pimc,random,heuristic"))

@@ -418,7 +418,7 @@ def test_a_run_parses_its_policies_once_and_looks_its_engine_up_once(tmp_path, m
     assert len(parsed) == 3
     # A stand-in numba bot, so that the engine is looked up: the lookup is counted and gives
     # the built-in entry point (which plays these policies).
-    monkeypatch.setattr(sim.engine.seating, "engine_with_bots", lambda bots, entry: looked_up.append(entry) or entry)
+    monkeypatch.setattr(sim.engine.seating, "engine_with_bots", lambda bots, entry, built_in: looked_up.append(entry) or entry)
     config.__dict__["seating"] = dataclasses.replace(config.seating, bots=(object(),))
     result = run_simulation(config, str(tmp_path / "run"), threads=1)
     assert result.units_computed == 23 and len(result.record["chunks"]["complete"]) == 4

@@ -1,9 +1,11 @@
 """The engine compiled with numba bots (sim.config.bots loads and checks them).
 
 The built-in engine is compiled once and cached; a run with external bots compiles a copy of
-the engine whose policy dispatch also knows the bots. The copy is made by rebinding: every
-jitted function that calls the dispatch, directly or through other jitted functions, is
-recompiled from its Python source with the new dispatch. The copies are cached on disk
+the engine whose policy dispatch knows the bots and the built-in policies the run seats, and
+no other (kernels.dispatch.decide_of): an engine of heuristic seats and a bot compiles no
+search. The copy is made by rebinding: every jitted function that calls the dispatch,
+directly or through other jitted functions, is recompiled from its Python source with the
+new dispatch. The copies are cached on disk
 (engine_cache), so only the first process with a given set of bots pays the compile.
 """
 from __future__ import annotations
@@ -28,6 +30,7 @@ from numba.core.dispatcher import Dispatcher
 from numba.misc.appdirs import AppDirs
 
 from kernels import dispatch
+from kernels.policies.ids import POLICY_RANDOM
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.config.bots import BOT_FUNCTIONS, ExternalBot, external_ids
 
@@ -303,14 +306,15 @@ def _writable(directory: Path) -> bool:
     return True
 
 
-def engine_cache(bots: list[ExternalBot]) -> EngineCache | None:
-    """The on-disk cache of the engine of `bots` (None if the cache directory is not writable:
-    the engine is then compiled in every process, as without a cache)."""
+def engine_cache(bots: list[ExternalBot], built_in: tuple[int, ...]) -> EngineCache | None:
+    """The on-disk cache of the engine of `bots` beside the built-in policies `built_in` (None
+    if the cache directory is not writable: the engine is then compiled in every process, as
+    without a cache)."""
     directory = cache_directory()
     if not _writable(directory):
         return None
     kernel_files = sorted(str(path) for path in KERNELS.rglob("*.py"))
-    identity, stamp = [], [f"numba {numba.__version__}", sys.version]
+    identity, stamp = [f"built-in {list(built_in)}"], [f"numba {numba.__version__}", sys.version]
     stamp += [f"{path}:{_digest_of_file(path)}" for path in kernel_files]
     by_path = {bot.path: bot for bot in bots}
     for path, policy_id in external_ids(bots).items():
@@ -329,20 +333,23 @@ class _Engine:
     cache: EngineCache | None
 
 
-_ENGINES: dict[tuple[str, ...], _Engine] = {}
+_ENGINES: dict[tuple, _Engine] = {}
 
 
-def engine_with_bots(bots: list[ExternalBot], entry: Dispatcher) -> Dispatcher:
-    """The kernel entry point `entry`, rebuilt so that each bot answers for its external id.
-    Compiled on the first call (tens of seconds) or loaded from the on-disk cache of an
-    earlier process with the same bots and code (engine_cache)."""
+def engine_with_bots(bots: list[ExternalBot], entry: Dispatcher, built_in: tuple[int, ...]) -> Dispatcher:
+    """The kernel entry point `entry`, rebuilt so that each bot answers for its external id and
+    the built-in policies `built_in` (their ids: the run's other seats, and its Python
+    policies' fallbacks) for theirs. Compiled on the first call (tens of seconds) or loaded
+    from the on-disk cache of an earlier process with the same bots, policies and code
+    (engine_cache)."""
     ids = external_ids(bots)
     by_path = {bot.path: bot for bot in bots}
-    key = tuple(ids)
+    built_in = tuple(sorted(set(built_in)))
+    key = (tuple(ids), built_in)
     if key not in _ENGINES:
-        decide = dispatch.decide
+        decide = dispatch.decide_of(built_in or (POLICY_RANDOM,))  # bots alone: no other seat to reach
         for path, policy_id in ids.items():
             decide = _decide_with_bot(decide, by_path[path].bot, policy_id)
-        _ENGINES[key] = _Engine({dispatch.decide: decide}, {}, engine_cache(bots))
+        _ENGINES[key] = _Engine({dispatch.decide: decide}, {}, engine_cache(bots, built_in))
     engine = _ENGINES[key]
     return rebind(entry, engine.replacements, engine.memo, engine.cache)

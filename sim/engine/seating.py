@@ -68,6 +68,12 @@ class Seating:
         return not self.bots and all(int(policy_id) in FAST_POLICY_IDS for policy_id in ids)
 
     @property
+    def built_in_ids(self) -> tuple[int, ...]:
+        """The built-in policies the listed ones play inside the kernels (a numba bot's seats
+        excepted; a Python policy's fallback included): what an engine with bots compiles in."""
+        return tuple(sorted({int(self.ids[index]) for index, policy in enumerate(self.policies) if policy.kind.bot is None}))
+
+    @property
     def labels(self) -> str:
         """The distinct labels, for a failure message."""
         return ", ".join(dict.fromkeys(policy.label for policy in self.policies))
@@ -83,5 +89,5 @@ class Seating:
             return entry
         compiled = self._kernels.get(entry)
         if compiled is None:
-            compiled = self._kernels[entry] = engine_with_bots(list(self.bots), entry)
+            compiled = self._kernels[entry] = engine_with_bots(list(self.bots), entry, self.built_in_ids)
         return compiled
