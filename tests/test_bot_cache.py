@@ -46,7 +46,7 @@ def play_in_new_process(bots: Path, cache: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_second_process_loads_the_engine_and_an_edit_recompiles_it(tmp_path):
     bots, cache = tmp_path / "bots", tmp_path / "cache"
     bots.mkdir()

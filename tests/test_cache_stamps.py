@@ -101,7 +101,7 @@ def run_probe(tree: Path, environment: dict[str, str]) -> tuple[int, bool]:
     return score, "data loaded from" in done.stdout and "probe.exact_two" in done.stdout
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 @pytest.mark.parametrize("location", ["next to the sources", "NUMBA_CACHE_DIR"])
 def test_an_edited_rule_is_never_served_stale(tmp_path, location):
     """A jitted function in another file calls a rule: numba alone would keep serving the old

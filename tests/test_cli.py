@@ -22,7 +22,7 @@ def test_version():
     assert result.stdout.strip() == f"wizard-sim {__version__}"
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_version_is_a_flag_of_the_installed_command():
     """--version takes no value (no --no-version either) and, being eager, exits 0 before a
     command is asked for; the console script `wizard-sim` (sim.cli:main) runs it."""

@@ -57,7 +57,7 @@ def start(directory: Path, cache: Path) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_ctrl_c_at_any_moment_of_a_compile_exits_130_at_once_with_one_line(tmp_path):
     kernel_module(tmp_path)
     cache = tmp_path / "cache"

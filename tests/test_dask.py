@@ -78,7 +78,7 @@ def chunk_stats(out: Path) -> dict:
     return read_run(out)["chunks"]["complete"]
 
 
-@pytest.mark.slow
+@pytest.mark.cluster
 def test_simulate_on_dask_equals_local(tmp_path, client):
     local, on_dask = tmp_path / "local", tmp_path / "dask"
     assert invoke("simulate", *SMALL, "--out", str(local)).exit_code == 0
@@ -94,7 +94,7 @@ def test_simulate_on_dask_equals_local(tmp_path, client):
         assert loads == 1 and compilations == 0  # and loaded its cached kernels instead of compiling them
 
 
-@pytest.mark.slow
+@pytest.mark.cluster
 def test_tournament_on_dask_equals_local(tmp_path, client):
     for duplicate in ([], ["--no-duplicate"]):
         local, on_dask = tmp_path / f"local{duplicate}", tmp_path / f"dask{duplicate}"
@@ -108,7 +108,7 @@ def test_tournament_on_dask_equals_local(tmp_path, client):
         assert json.loads((on_dask / "summary.json").read_text()) == json.loads((local / "summary.json").read_text())
 
 
-@pytest.mark.slow
+@pytest.mark.cluster
 def test_league_on_dask_equals_local(tmp_path, client):
     policies = "heuristic,random,heuristic:aggression=1.3,heuristic:crowding=0.3,mc:samples=2,play_samples=2"
     league = ["--policies", policies, "--games", "17", "--rounds", "1-4", "--seed", "4", "--chunk-games", "3",
@@ -121,7 +121,7 @@ def test_league_on_dask_equals_local(tmp_path, client):
     assert json.loads((on_dask / "summary.json").read_text()) == json.loads((local / "summary.json").read_text())
 
 
-@pytest.mark.slow
+@pytest.mark.cluster
 def test_an_sprt_run_on_dask_stops_where_the_local_one_does(tmp_path, client):
     """Chunks land out of order on the cluster; the test is fed them in chunk order and the
     chunks computed past its decision are removed, so the data are the local run's."""
@@ -137,7 +137,7 @@ def test_an_sprt_run_on_dask_stops_where_the_local_one_does(tmp_path, client):
     assert invoke("verify", str(on_dask)).exit_code == 0
 
 
-@pytest.mark.slow
+@pytest.mark.cluster
 def test_an_external_bot_plays_on_dask_where_the_workers_can_import_it(tmp_path, client, monkeypatch):
     examples = str(Path(__file__).resolve().parent.parent / "examples")
     monkeypatch.syspath_prepend(examples)  # the driver imports the bot
@@ -162,7 +162,7 @@ def test_an_external_bot_plays_on_dask_where_the_workers_can_import_it(tmp_path,
     assert_same_dataset(local, on_dask, ("rounds", "games"))
 
 
-@pytest.mark.slow
+@pytest.mark.cluster
 def test_a_python_policy_plays_on_dask_where_the_workers_can_import_it(tmp_path, client, monkeypatch):
     bots = str(Path(__file__).resolve().parent / "bots")
     monkeypatch.syspath_prepend(bots)  # the driver imports the bots
@@ -192,7 +192,7 @@ def test_a_python_policy_plays_on_dask_where_the_workers_can_import_it(tmp_path,
     assert not (tmp_path / "instance").exists()  # refused before anything is written
 
 
-@pytest.mark.slow
+@pytest.mark.cluster
 def test_workers_option_starts_a_local_cluster_and_takes_file_urls(tmp_path):
     local, on_dask = tmp_path / "local", tmp_path / "dask"
     assert invoke("simulate", *SMALL, "--out", str(local)).exit_code == 0
@@ -261,7 +261,7 @@ def test_kernel_threads_on_workers(client):
         (["--out", "s3://bucket/run"], "s3:// URLs are not supported"),
     ],
 )
-@pytest.mark.slow
+@pytest.mark.cluster
 def test_bad_engine_options_are_one_line_exit_2(tmp_path, arguments, message):
     out = tmp_path / "run"
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
@@ -279,7 +279,7 @@ def test_without_dask_says_how_to_install_it(tmp_path, monkeypatch):
     assert result.stderr == f"wizard-sim: error: {expected}\n"
 
 
-@pytest.mark.slow
+@pytest.mark.cluster
 def test_killed_driver_resumes_on_the_cluster(tmp_path, client):
     arguments = ["simulate", "--games", "3000", "--chunk-games", "50", "--policy", "heuristic", "--seed", "11",
                  "--log-plays", "--quiet"]  # fmt: skip
@@ -313,7 +313,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.mark.slow
+@pytest.mark.cluster
 def test_a_dead_scheduler_stops_the_run_with_one_line_and_resume_finishes_it(tmp_path):
     address = f"tcp://127.0.0.1:{free_port()}"
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
@@ -370,7 +370,7 @@ def test_a_failing_task_stops_the_run_and_resume_finishes_it(tmp_path, client):
     assert_same_dataset(reference, out, ("rounds", "games"))
 
 
-@pytest.mark.slow
+@pytest.mark.cluster
 def test_killed_worker_is_replaced_and_the_data_are_the_same(tmp_path, client):
     """Last in this module: the cluster loses a worker (its nanny starts a new one)."""
     rules = Rules(players=4)

@@ -352,7 +352,7 @@ def test_gymnasium_check_env_and_play():
         strict.step(int(np.flatnonzero(observation["action_mask"] == 0)[0]))
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_sim_imports_without_rl_packages():
     """`import sim` and `import sim.env` must not import pettingzoo or gymnasium."""
     import subprocess

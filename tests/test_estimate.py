@@ -55,7 +55,7 @@ ONE_CARD_CASES = [
 ]
 
 
-@pytest.mark.slow
+@pytest.mark.statistics
 @pytest.mark.parametrize("case", ONE_CARD_CASES, ids=lambda c: f"{c['hand']}-{c['players']}p-{c['position']}")
 def test_one_card_estimate_agrees_with_enumeration(case):
     options = dict(case, opponents="random", policy="random")
@@ -284,7 +284,7 @@ def self_play_round_one(games: int, seed: int):
     }
 
 
-@pytest.mark.slow
+@pytest.mark.statistics
 def test_estimate_is_calibrated_against_self_play_after_informative_bids():
     """Round 1, heuristic everywhere: a Wizard or a non-trump King held by the second bidder
     (a 5 of another suit turned up; suits are symmetric, so every such game counts), after

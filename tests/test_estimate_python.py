@@ -78,7 +78,7 @@ def difference_z(a, b, bid):
     return max(z)
 
 
-@pytest.mark.slow
+@pytest.mark.statistics
 @pytest.mark.parametrize("spread", [0.0, 0.7])
 def test_a_delegating_bidder_inferred_by_rejection_agrees_with_the_heuristic_model(spread):
     """Earlier bidders whose bids a delegating bot answers: the deals come from rejection on
@@ -159,7 +159,7 @@ EXACT_CASES = [
 
 @pytest.mark.parametrize("case, bot_seats, spread", EXACT_CASES,
                          ids=lambda v: v if not isinstance(v, dict) else f"{v['hand']}-{v['players']}p-{v['position']}")
-@pytest.mark.slow
+@pytest.mark.statistics
 def test_inference_conditions_on_the_bots_own_rule(case, bot_seats, spread):
     options = dict(case, opponents="python_bidders:WizardBidder")
     hand = options.pop("hand")

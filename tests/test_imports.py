@@ -57,7 +57,7 @@ def files(root: Path) -> dict[str, tuple[int, int]]:
     return {str(path): (path.stat().st_mtime_ns, path.stat().st_size) for path in root.rglob("*") if path.is_file()}
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_importing_every_module_writes_no_file_and_sets_no_variable(tmp_path):
     tree = tmp_path / "tree"
     for package in ("sim", "kernels"):  # a copy without caches
@@ -115,7 +115,7 @@ exec(sys.argv[1])
 """
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 @pytest.mark.parametrize("entry", sorted(ENTRIES))
 def test_the_engine_starts_before_the_first_kernel(entry):
     probe = subprocess.run([sys.executable, "-c", ORDER, ENTRIES[entry]], cwd=ROOT, capture_output=True, text=True,

@@ -63,7 +63,7 @@ def test_ctrl_c_while_loading_is_one_line():
     one_line_130(process, stderr, elapsed)
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_ctrl_c_stops_an_estimate_of_costly_samples():
     """One sample of mc opponents at 256/256 in a 15-card round takes about 1.5 s on a thread."""
     hand = "W W AS KH 7H J 10D 4C 9S 2S QD 3C 5H 6D 8S"
@@ -98,7 +98,7 @@ def test_ctrl_c_at_plays_prompt():
     one_line_130(process, stderr.decode(), elapsed)
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_ctrl_c_while_numba_compiles(tmp_path):
     """A cold cache: the kernels compile for a minute or more; Ctrl-C raised inside numba's
     callbacks is swallowed by ctypes, and the grace timer stops the command anyway."""

@@ -177,7 +177,7 @@ def test_ratings_and_intervals_match_a_slow_reference_on_the_written_data(league
         assert (league_run / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.slow
+@pytest.mark.statistics
 def test_a_synthetic_pool_recovers_its_skills_within_the_intervals_at_the_stated_rate():
     """Known skills, a deal effect (the cards and the table) and heavy-tailed noise: the 95%
     intervals cover the true skill 95% of the time (within 4 binomial sigmas), whatever the
@@ -338,7 +338,7 @@ def test_a_numba_bot_plays_in_a_league(tmp_path, monkeypatch):
     assert invoke("verify", tmp_path / "run").exit_code == 0
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_ctrl_c_stops_a_league_within_two_seconds(tmp_path):
     """The costliest built-in setting (mc at its largest sample counts, as tests/test_robustness.py
     for simulate) in a league's seated batch."""

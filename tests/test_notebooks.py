@@ -37,14 +37,14 @@ def datasets(tmp_path_factory):
     return root
 
 
-@pytest.mark.slow
+@pytest.mark.figures
 def test_bid_accuracy_notebook(datasets):
     book = execute("bid_accuracy.ipynb", {"DATASET": str(datasets / "simulate"), "ESTIMATE_SAMPLES": 500, "SEED": 3})
     text = "".join(output.get("text", "") for cell in book.cells for output in cell.get("outputs", []))
     assert "4,800 bids of 2 policies" in text
 
 
-@pytest.mark.slow
+@pytest.mark.figures
 def test_policy_comparison_notebook(datasets):
     book = execute("policy_comparison.ipynb", {"DATASET": str(datasets / "tournament")})
     text = "".join(output.get("text", "") for cell in book.cells for output in cell.get("outputs", []))

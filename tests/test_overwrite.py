@@ -137,7 +137,7 @@ def test_an_overwrite_killed_at_some_moments_of_its_clearing(tmp_path, runs, ope
     assert check_moment(tmp_path, runs, operation, signal.SIGKILL, then)
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_an_overwrite_killed_at_every_moment_of_its_clearing(tmp_path, runs):
     """Every file operation from taking the lock to the first parts of the new run (the old run
     has 18 parts: the clearing is about 30 operations), followed by --resume or --overwrite."""

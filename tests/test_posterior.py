@@ -297,7 +297,7 @@ CASES = [(name, config) for name in STATES for config in ("exact", "tolerant")] 
 ] + [(name, "robust") for name in ("3p-r2-wizard-turned", "3p-r2-forbidden-play", "4p-r1-last")]
 
 
-@pytest.mark.slow
+@pytest.mark.statistics
 @pytest.mark.parametrize("name,config", CASES)
 def test_sampler_matches_the_enumerated_posterior(name, config):
     """Weighted frequencies of the sampler = the exact posterior (enumeration), for the exact
@@ -325,7 +325,7 @@ def test_random_opponents_leave_the_deal_uniform():
     assert np.all(weights == 1.0)
 
 
-@pytest.mark.slow
+@pytest.mark.statistics
 @pytest.mark.parametrize("bidding,plays", [("hidden", 0), ("delayed", 0), ("delayed", 4)])
 def test_hidden_bids_give_the_uniform_deal(bidding, plays):
     """Under hidden bidding while bidding and delayed bidding before the end of play the
@@ -402,7 +402,7 @@ def test_impossible_observations_are_rejected_not_looped():
 # --- self-play -------------------------------------------------------------------------------
 
 
-@pytest.mark.slow
+@pytest.mark.statistics
 def test_posterior_predicts_self_play():
     """1-card rounds of 4 heuristic players: how often the second bidder's (suited) card
     takes the trick after the first bidder bid 0 or 1. The posterior-weighted prediction,

@@ -103,7 +103,7 @@ def test_no_kernel_reads_a_record_after_its_array_is_freed():
     assert found == []
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_search_bots_play_when_freed_memory_is_unmapped():
     """With malloc's mmap threshold fixed at 128 KiB, pimc's decision memory is unmapped when
     freed: reading it after the free segfaulted on the first pimc decision."""

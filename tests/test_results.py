@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.slow
+@pytest.mark.figures
 def test_regenerate_quick(tmp_path):
     # -X faulthandler: a crash in a kernel prints its Python stack (it once was a segfault).
     subprocess.run([sys.executable, "-X", "faulthandler", str(ROOT / "results" / "regenerate.py"), "--quick", "--out", str(tmp_path)],
@@ -68,7 +68,7 @@ def test_only_refuses_an_out_without_the_other_steps(tmp_path):
     assert not out.exists()
 
 
-@pytest.mark.slow  # importing regenerate.py (pandas, matplotlib, the package) takes seconds
+@pytest.mark.figures  # importing regenerate.py (pandas, matplotlib, the package) takes seconds
 def test_the_readme_is_what_the_json_gives(tmp_path):
     """results/README.md is written from results/*.json (python results/regenerate.py --readme):
     a figure changed in a JSON, or in the README by hand, fails here. The header names the
@@ -87,7 +87,7 @@ def test_the_readme_is_what_the_json_gives(tmp_path):
         assert re.search(r"Played by wizard-sim \d+\.\d+\.\d+ on \d{4}-\d{2}-\d{2}, seed \d+", section), section[:80]
 
 
-@pytest.mark.slow
+@pytest.mark.figures
 def test_readme_refuses_an_out_without_the_json(tmp_path):
     # --readme plays nothing: without the steps' JSON it must refuse, exit 2, and write nothing
     out = tmp_path / "figures"

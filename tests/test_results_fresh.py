@@ -75,7 +75,7 @@ def check_tournament(name: str, fresh: dict, old: dict | None = None) -> None:
                        (before["ci_low"], before["ci_high"]), now["difference"], (now["ci_low"], now["ci_high"]), deals)
 
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.figures
 
 
 def test_accuracy_is_fresh(tmp_path):

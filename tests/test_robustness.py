@@ -29,7 +29,7 @@ from sim.storage import JOURNAL_FILE, read_run, versions
 
 
 # -- interruptible ----------------------------------------------------------------------------
-@pytest.mark.slow
+@pytest.mark.processes
 def test_ctrl_c_stops_an_mc_run_within_two_seconds_and_keeps_its_chunks(tmp_path):
     """The costliest built-in setting: every seat mc at the largest sample counts."""
     out = tmp_path / "mc"
@@ -55,7 +55,7 @@ def test_ctrl_c_stops_an_mc_run_within_two_seconds_and_keeps_its_chunks(tmp_path
     assert verified.exit_code == 1 and "incomplete" in verified.stdout and "damaged" not in verified.stdout
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_ctrl_c_stops_an_estimate_within_two_seconds():
     command = [sys.executable, "-m", "sim.cli", "estimate", "--hand", "W AS KH 7H J 10D 4C 9S 2S QD", "--trump", "3H",
                "--position", "3", "--bids", "1,2,0", "--samples", "10000000"]  # fmt: skip

@@ -66,7 +66,7 @@ def test_a_held_lock_refuses_a_second_writer_and_resumer(tmp_path):
     assert invoke("simulate", "--resume", "--out", out, "-q").exit_code == 0
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_two_processes_racing_for_one_directory(tmp_path):
     """A real run holds --out: a second `--overwrite` and a `--resume` started into it are
     refused with one line (exit 2) and change nothing; after the first, paused, is killed (-9) its

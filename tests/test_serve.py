@@ -202,7 +202,7 @@ def test_a_cancelled_job_stops_sampling():
 # --- the real server ---------------------------------------------------------------------
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_the_real_server_cancels_a_dropped_request_and_stops_on_ctrl_c_within_2_s():
     with running_server("--workers", "1") as server:
         body = {"hand": "W AS KH 7H JD 10D 4C 9S 2S J", "trump": "3H", "samples": 1_000_000}

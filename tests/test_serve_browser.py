@@ -32,7 +32,7 @@ pytestmark = [
     pytest.mark.skipif(sync_playwright is None, reason="Playwright is not installed (pip install playwright)"),
     pytest.mark.skipif(not shutil.which(CHROMIUM),
                        reason=f"no headless Chromium at {CHROMIUM} (apt-get install chromium)"),
-    pytest.mark.slow,
+    pytest.mark.browser,
 ]
 
 

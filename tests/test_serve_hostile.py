@@ -200,7 +200,7 @@ def test_a_cancelled_job_logs_nothing(caplog):
     assert "never retrieved" not in caplog.text
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_the_ipv6_start_up_line_has_brackets():
     port = free_port()
     command = [sys.executable, "-m", "sim.cli", "serve", "--host", "::1", "--port", str(port)]
@@ -236,7 +236,7 @@ def _drop_a_stream(url: str) -> None:
     connection.close()
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_cancelled_requests_and_ctrl_c_with_uploads_open_print_no_traceback():
     with running_server("--workers", "1") as server:
         port = int(server.url.rsplit(":", 1)[1])

@@ -365,7 +365,7 @@ def test_a_run_from_before_the_parameter_record_still_resumes(tmp_path):
     assert_same_dataset(reference, out)
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_killed_run_resumes_to_identical_data(tmp_path):
     """SIGKILL a real `wizard-sim simulate` process mid-run, then --resume it."""
     arguments = ["simulate", "--games", "6000", "--chunk-games", "50", "--policy", "heuristic", "--seed", "11",

@@ -111,7 +111,7 @@ def test_solver_matches_brute_force(players, tricks_left, count):
     check_positions(players, tricks_left, count, seed=100 * players + tricks_left)
 
 
-@pytest.mark.slow
+@pytest.mark.statistics
 @pytest.mark.parametrize("players, tricks_left, count", [(5, 3, 20), (6, 3, 12), (3, 4, 30), (4, 4, 16), (5, 4, 6)])
 def test_solver_matches_brute_force_on_bigger_positions(players, tricks_left, count):
     check_positions(players, tricks_left, count, seed=100 * players + tricks_left)

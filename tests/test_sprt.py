@@ -64,7 +64,7 @@ def within(rate: float, nominal: float, replications: int) -> bool:
     return rate <= nominal + 3 * math.sqrt(nominal * (1 - nominal) / replications)
 
 
-@pytest.mark.slow
+@pytest.mark.statistics
 @pytest.mark.parametrize("heavy", [False, True], ids=["normal", "heavy-tailed"])
 def test_both_error_rates_hold_on_simulated_paired_sequences(heavy):
     """Paired per-deal differences with sd 60 (a close tournament), looks every 32 deals: when
@@ -79,7 +79,7 @@ def test_both_error_rates_hold_on_simulated_paired_sequences(heavy):
     assert within(at_high["H0"], sprt.beta, replications), at_high
 
 
-@pytest.mark.slow
+@pytest.mark.statistics
 def test_both_error_rates_hold_on_a_synthetic_league():
     """A synthetic league (4 policies at 3 seats, a deal effect, heavy-tailed noise) whose first
     two policies differ by exactly LOW, then by exactly HIGH, looks every 64 deals on the
