@@ -7,6 +7,7 @@ import numpy as np
 
 from kernels import vector_env
 from kernels.records import MAX_PLAYERS
+from sim.config.actions import check_action
 from sim.config.errors import ConfigError
 from sim.config.rules import Rules
 from sim.env import spaces
@@ -87,12 +88,13 @@ class WizardGymEnv(gymnasium.Env):
     def step(self, action):
         if self._over:
             raise RuntimeError("the game is over: call reset()")
-        action = int(action)
+        # Not an action of the space (60.5, "60", 85): refused in either mode, as every driver
+        # refuses it; "replace" is for an action of the space that is not legal now.
+        action = check_action(action)
         info: dict = {"illegal_action": False}
-        if not (0 <= action < N_ACTIONS and self._mask[action]):
+        if not self._mask[action]:
             if self.illegal_action == "raise":
-                name = action_name(action) if 0 <= action < N_ACTIONS else "out of range"
-                raise ValueError(f"illegal action {action} ({name}); legal: {np.flatnonzero(self._mask).tolist()}")
+                raise ValueError(f"illegal action {action} ({action_name(action)}); legal: {np.flatnonzero(self._mask).tolist()}")
             action = int(np.flatnonzero(self._mask)[0])
             info["illegal_action"] = True
         final_totals = np.zeros(MAX_PLAYERS, dtype=np.int64)

@@ -89,7 +89,7 @@ class WizardAECEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         rounds_before = len(self.state_.history)
-        self.state_.apply_action(int(action))
+        self.state_.apply_action(action)  # checked there, as every driver checks an action
         self.rewards = {a: 0.0 for a in self.agents}
         if self.reward_mode == "round" and len(self.state_.history) != rounds_before:
             scores = self.state_.history[-1]["scores"]
