@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import os
 
+import numba
+
+from sim.config.errors import ConfigError
+from sim.config.limits import threads_variable_problem
 from sim.engine import kernel_cache
 
 WAIT_POLICY = "OMP_WAIT_POLICY"
@@ -28,10 +32,14 @@ def prefer_passive_waiting() -> None:
 def start() -> None:
     """Prepare this process for the kernels, once: clear numba's cache of the kernels if their
     sources changed (before any kernel is compiled or loaded from that cache), and let numba's
-    threads sleep between parallel loops (before numba starts them)."""
+    threads sleep between parallel loops (before numba starts them). A thread count numba
+    cannot start (threads_variable_problem) is refused first: numba would crash the process."""
     global _started
     if _started:
         return
+    problem = threads_variable_problem(numba.config.NUMBA_NUM_THREADS)
+    if problem is not None:
+        raise ConfigError(problem)
     kernel_cache.clear_stale_caches()
     prefer_passive_waiting()
     _started = True
