@@ -40,6 +40,8 @@ from sim.drivers.estimate_rollouts import BotEstimate, BotInference, evaluated_d
 from sim.config.policies import (
     Policy,
     as_policy,
+    check_policy_text,
+    check_policy_texts,
     fallback_of,
     POLICY_FORMS,
     parse_policy,
@@ -194,6 +196,7 @@ def parse_opponents(opponents: str | Sequence[PolicyLike] | object, players: int
         raise ConfigError(
             f"got {len(items)} opponent policies for {players - 1} opponents: give one, or one per opponent"
         )
+    check_policy_texts(items)
     return [as_policy(item) for item in items]
 
 
@@ -419,6 +422,8 @@ class EstimateRequest:
             pad = check_totals(parse_int_list(self.totals, "totals")) or [0] * players
             if len(pad) != players:
                 raise ConfigError(f"totals: give one per bidding position ({players}), got {len(pad)}")
+        with about("policy"):  # before the opponents' modules are imported
+            check_policy_text(self.policy)
         with about("opponents"):
             opponent_policies = parse_opponents(self.opponents, players)
         with about("policy"):

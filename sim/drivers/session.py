@@ -24,7 +24,7 @@ from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card, parse_suit
 from sim.config.errors import ConfigError
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy, is_external, parse_policy, policy_arrays, split_policy_list
+from sim.config.policies import Policy, check_policy_texts, is_external, parse_policy, policy_arrays, split_policy_list
 from sim.config.python_policy import DELEGATE, Decisions
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
@@ -93,6 +93,7 @@ class PlayConfig:
         seat = check_count(seat, "seat", 0, players - 1)
         seed, game = check_seed(seed), check_count(game, "game", 0, MAX_GAMES - 1)
         names = opponent_names(opponents, players)
+        check_policy_texts(names)
         policies = [opponent_policy(name) for name in names]  # imports Python policies: after every other check
         policies.insert(seat, None)
         return cls(rules, seat, tuple(policies), seed, game)
