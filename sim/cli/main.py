@@ -23,7 +23,7 @@ from sim.cli.serve import serve_command
 from sim.cli.verify import verify_command
 from sim.cli.terminal import POLICY_FORMS, CommandLine, OneLineErrors, console, fail, on_interrupt
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
-from sim.config.errors import BotError, ConfigError
+from sim.config.errors import BotError, ConfigError, cut, echo
 from sim.config.limits import MAX_GAMES, MAX_WORKERS, check_count
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed
@@ -90,8 +90,7 @@ def demo(
     except ConfigError as error:
         fail(error)
     except BotError as error:
-        print(f"wizard-sim: error: {error}", file=sys.stderr)
-        raise typer.Exit(code=1)
+        fail(error, code=1)
     table = Table(title=f"{games:,} games, {players} players, seed {seed}: {games / elapsed:,.0f} games/s")
     for column in ("seat", "policy", "mean total", "win rate", "bid accuracy", "mean |bid - tricks|"):
         table.add_column(column, justify="right")
@@ -152,7 +151,7 @@ def check_engine(
     --batch-games), checked before anything else is done and before any bot module is imported:
     a --scheduler must answer as a Dask scheduler now."""
     if engine not in ("local", "dask"):
-        raise ConfigError(f"--engine must be local or dask, got {engine!r}")
+        raise ConfigError(f"--engine must be local or dask, got {echo(engine)}")
     if engine == "local" and (scheduler is not None or workers is not None):
         raise ConfigError("--scheduler and --workers need --engine dask")
     if workers is not None:
@@ -180,7 +179,7 @@ def open_executor(engine: str, scheduler: Optional[str], workers: Optional[int])
         from sim.runs.cluster import connect  # imports Dask, an optional extra
 
         return connect(scheduler, workers)
-    raise ConfigError(f"--engine must be local or dask, got {engine!r}")
+    raise ConfigError(f"--engine must be local or dask, got {echo(engine)}")
 
 
 EngineOption = Annotated[
@@ -385,8 +384,13 @@ def resumed_config(command: RunCommand, stored: Any, given: RunGiven) -> None:
         except ConfigError:
             same = False
         if not same:
-            shown = getattr(recorded, field)
-            raise ConfigError(f"--{option_name(field, command)} {value} differs from the run being resumed ({shown})")
+            flag = f"--{option_name(field, command)}"
+            if isinstance(value, bool):  # a flag: named, never True or False
+                given_text = flag if value else flag.replace("--", "--no-", 1)
+                shown = f"recorded with{'' if getattr(recorded, field) else 'out'} {flag}"
+            else:
+                given_text, shown = f"{flag} {cut(str(value))}", cut(str(getattr(recorded, field)))
+            raise ConfigError(f"{given_text} differs from the run being resumed ({shown})")
 
 
 @dataclass(frozen=True)

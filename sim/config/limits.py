@@ -26,7 +26,7 @@ MAX_THREADS = 1024
 def check_count(value: object, name: str, low: int, high: int) -> int:
     """A whole number in low..high (bools refused)."""
     if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise ConfigError(f"{name} must be a whole number in {low:,}..{high:,}, got {value!r}")
+        raise ConfigError(f"{name} must be a whole number in {low:,}..{high:,}, got {echo(value)}")
     number = int(value.__index__())  # ints and numpy integers
     if not low <= number <= high:
         raise ConfigError(f"{name} must be in {low:,}..{high:,}, got {shown(number)}")

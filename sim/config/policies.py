@@ -239,7 +239,7 @@ def parse_policy(text: str) -> Policy:
     for key in given:
         if key not in values:
             known = ", ".join(values) or "none"
-            raise ConfigError(f"policy {echo(name)} has no parameter {echo(cut(key) + '=' + parameter_text(given[key]))}; its parameters: {known}")
+            raise ConfigError(f"policy {echo(name)} has no parameter {echo(key + '=' + parameter_text(given[key]))}; its parameters: {known}")
     values.update(given)
     for key in kind.counts:
         if not (values[key] >= 0 and values[key].is_integer()):

@@ -8,7 +8,7 @@ import numpy as np
 from kernels import vector_env
 from kernels.records import MAX_PLAYERS
 from sim.config.actions import check_action
-from sim.config.errors import ConfigError
+from sim.config.errors import ConfigError, echo
 from sim.config.rules import Rules
 from sim.env import spaces
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, action_name
@@ -49,13 +49,13 @@ class WizardGymEnv(gymnasium.Env):
             players=players, rounds=rounds, bidding=bidding, even_bids=even_bids, first_dealer=first_dealer
         )
         if reward not in REWARD_MODES:
-            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, got {reward!r}")
+            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, got {echo(reward)}")
         if illegal_action not in ILLEGAL_ACTIONS:
-            raise ConfigError(f"illegal_action must be one of {', '.join(ILLEGAL_ACTIONS)}, got {illegal_action!r}")
+            raise ConfigError(f"illegal_action must be one of {', '.join(ILLEGAL_ACTIONS)}, got {echo(illegal_action)}")
         if not isinstance(seat, int) or not 0 <= seat < players:
-            raise ConfigError(f"seat must be 0..{players - 1}, got {seat!r}")
+            raise ConfigError(f"seat must be 0..{players - 1}, got {echo(seat)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}, got {echo(render_mode)}")
         self.seat = seat
         self.reward_mode = reward
         self.illegal_action = illegal_action

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from pettingzoo import AECEnv
 
-from sim.config.errors import ConfigError
+from sim.config.errors import ConfigError, echo
 from sim.config.rules import Rules
 from sim.env import spaces
 from sim.env.state_api import WizardGame, WizardState
@@ -41,9 +41,9 @@ class WizardAECEnv(AECEnv):
     ) -> None:
         super().__init__()
         if reward not in REWARD_MODES:
-            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, got {reward!r}")
+            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, got {echo(reward)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}, got {echo(render_mode)}")
         rules = Rules(players=players, rounds=rounds, bidding=bidding, even_bids=even_bids, first_dealer=first_dealer)
         self.game = WizardGame(rules)
         self.reward_mode = reward

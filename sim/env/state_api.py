@@ -7,7 +7,7 @@ from kernels import game_state as kernel
 from kernels.records import DEALER_CHOOSES_TRUMP, MAX_PLAYERS, NO_SEAT, PHASE_PLAY
 from sim.config.actions import check_action
 from sim.config.cards import format_card, format_hand
-from sim.config.errors import ConfigError
+from sim.config.errors import ConfigError, echo
 from sim.config.limits import MAX_GAMES, check_count
 from sim.config.policies import Policy, parse_policies, policy_arrays
 from sim.config.rules import Rules, is_whole_number
@@ -156,7 +156,7 @@ class WizardState:
 
     def _observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
         if not (is_whole_number(seat) and 0 <= seat < self.game.num_players):
-            raise ValueError(f"seat must be 0..{self.game.num_players - 1}, got {seat!r}")
+            raise ValueError(f"seat must be 0..{self.game.num_players - 1}, got {echo(seat)}")
         observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
         mask = np.empty(N_ACTIONS, dtype=np.bool_)
         kernel.observe_single(self._storage, int(seat), observation, mask)
