@@ -419,3 +419,20 @@ def test_vector_env_checks_actions_against_its_own_masks():
     actions[bidding[0]] = 0  # a card, at a bid
     with pytest.raises(ValueError, match=f"illegal action 0 .* in env {bidding[0]}"):
         vector.step(actions)
+
+
+@pytest.mark.parametrize("seat", [True, 1.0, "1", 4])
+def test_gymnasium_seat_is_a_whole_number(seat):
+    with pytest.raises(sim.ConfigError, match="seat must be 0..3"):
+        env.gym_env(players=4, seat=seat)
+
+
+@pytest.mark.parametrize("seed", [2**70, -1, "5", 1.5])
+def test_every_environment_checks_its_seed(seed):
+    """Gymnasium's reset(seed=2**70) raised OverflowError writing it into the state."""
+    with pytest.raises(sim.ConfigError, match="seed must be"):
+        env.gym_env(players=4).reset(seed=seed)
+    with pytest.raises(sim.ConfigError, match="seed must be"):
+        env.aec_env(players=4).reset(seed=seed)
+    with pytest.raises(sim.ConfigError, match="seed must be"):
+        env.VectorEnv(sim.Rules(players=4), 1).reset(seed=seed)

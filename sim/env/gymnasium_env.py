@@ -9,7 +9,8 @@ from kernels import vector_env
 from kernels.records import MAX_PLAYERS
 from sim.config.actions import check_action
 from sim.config.errors import ConfigError, echo
-from sim.config.rules import Rules
+from sim.config.rules import Rules, is_whole_number
+from sim.config.seeds import check_seed
 from sim.env import spaces
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, action_name
 from sim.env.state_api import new_game_states
@@ -52,11 +53,11 @@ class WizardGymEnv(gymnasium.Env):
             raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, got {echo(reward)}")
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ConfigError(f"illegal_action must be one of {', '.join(ILLEGAL_ACTIONS)}, got {echo(illegal_action)}")
-        if not isinstance(seat, int) or not 0 <= seat < players:
+        if not is_whole_number(seat) or not 0 <= seat < players:
             raise ConfigError(f"seat must be 0..{players - 1}, got {echo(seat)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}, got {echo(render_mode)}")
-        self.seat = seat
+        self.seat = int(seat)
         self.reward_mode = reward
         self.illegal_action = illegal_action
         self.render_mode = render_mode
@@ -73,9 +74,11 @@ class WizardGymEnv(gymnasium.Env):
         return {"observation": self._observation.copy(), "action_mask": self._mask.astype(np.int8)}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            seed = check_seed(seed)  # the kernels take it as an int64: checked before gymnasium seeds with it
         super().reset(seed=seed)
         if seed is not None:
-            self._run_seed, self._next_game = int(seed), 0
+            self._run_seed, self._next_game = seed, 0
         elif self._run_seed is None:
             self._run_seed = int(self.np_random.integers(2**63 - 1))
         self._storage["seed"] = self._run_seed

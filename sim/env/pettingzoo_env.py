@@ -6,6 +6,7 @@ from pettingzoo import AECEnv
 
 from sim.config.errors import ConfigError, echo
 from sim.config.rules import Rules
+from sim.config.seeds import check_seed
 from sim.env import spaces
 from sim.env.state_api import WizardGame, WizardState
 from sim.env.vector import REWARD_MODES
@@ -64,7 +65,7 @@ class WizardAECEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self._seed, self._next_game = int(seed), 0
+            self._seed, self._next_game = check_seed(seed), 0
         elif self._seed is None:
             self._seed = entropy_seed()
         self.state_ = self.game.new_state(self._seed, self._next_game)
