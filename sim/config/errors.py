@@ -45,7 +45,7 @@ def echo(value: object) -> str:
         digits = str(int(value))
         return digits if len(digits) <= 30 else f"a {len(digits.lstrip('-')):,}-digit number"
     if isinstance(value, (float, np.floating)):
-        return f"{float(value):g}"
+        return repr(float(value))  # 60.0, not 60: the point may be that it is not a whole number
     if isinstance(value, str):
         return f"'{cut(value)}'"
     if value is None:
