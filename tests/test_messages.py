@@ -41,11 +41,11 @@ def test_echo_and_bounded():
     assert len(bounded("card " + LONG + " is unknown")) < MAX_ECHO + 60
 
 
-@pytest.mark.parametrize("hand", [[True], [1.0], ["AS", 3]])
-def test_no_python_repr_in_a_card_error(hand):
+@pytest.mark.parametrize("hand, shown", [([True], "got true"), ([1.5], "got 1.5"), ([None], "got nothing"), ([[1]], "got a list")])
+def test_no_python_repr_in_a_card_error(hand, shown):
     with pytest.raises(sim.ConfigError) as error:
         sim.estimate(hand=hand, trump="3H", samples=10)
-    assert "True" not in str(error.value) and "1.0" not in str(error.value)
+    assert str(error.value).endswith(shown) and "True" not in str(error.value)
 
 
 def test_a_flag_given_on_resume_is_named_as_a_flag(tmp_path):
