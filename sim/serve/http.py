@@ -21,13 +21,13 @@ from typing import Any
 
 import h11
 import uvicorn
-from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from sim.config.errors import bounded
 
 REQUEST_SECONDS = 5.0  # a request's headers and body, from its first byte (or the connection)
 MAX_CONNECTIONS = 64  # open at once: a phone's browser opens a few; a page's requests are small
+MAX_HEAD_BYTES = 16 * 1024  # a request's line and headers (h11's own default); a page's are about 1 KB
 
 
 def log_line(text: str) -> None:
@@ -72,8 +72,7 @@ class GuardedProtocol(H11Protocol):
 
     def __init__(self, config: uvicorn.Config, server_state: Any, app_state: dict, _loop: Any = None) -> None:
         super().__init__(config, server_state, app_state, _loop)
-        size = config.h11_max_incomplete_event_size
-        self.conn = _Connection(self._refuse, DEFAULT_MAX_INCOMPLETE_EVENT_SIZE if size is None else size)
+        self.conn = _Connection(self._refuse, config.h11_max_incomplete_event_size or MAX_HEAD_BYTES)
         self._deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
