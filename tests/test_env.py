@@ -436,3 +436,9 @@ def test_every_environment_checks_its_seed(seed):
         env.aec_env(players=4).reset(seed=seed)
     with pytest.raises(sim.ConfigError, match="seed must be"):
         env.VectorEnv(sim.Rules(players=4), 1).reset(seed=seed)
+
+
+@pytest.mark.parametrize("game", [2**70, -1, 1.0, True])
+def test_draw_first_dealer_checks_its_game_index(game):
+    with pytest.raises(sim.ConfigError, match="^game must be"):
+        sim.draw_first_dealer(1, game, 4)
