@@ -72,3 +72,25 @@ def test_a_mistake_is_found_before_any_user_module_is_imported(module, tmp_path,
         arguments += ["--out", str(tmp_path / "run")]
     one_line(invoke(*arguments), 2, words)
     assert module not in sys.modules and not (tmp_path / "imported").exists(), "the module was imported"
+
+
+@pytest.mark.parametrize("command, extra", [("simulate", ["--games", "0"]), ("tournament", ["--seed", "-1"]),
+                                            ("league", ["--games", "0"]), ("tournament", ["--sprt", "5,0"])])  # fmt: skip
+def test_an_option_given_on_resume_is_checked_before_the_runs_modules_are_imported(tmp_path, monkeypatch, command, extra):
+    """--resume imports the run's modules (named again) only once the options given with it
+    pass the checks that need no import."""
+    monkeypatch.chdir(tmp_path)
+    name = f"side_effect_{next(_names)}"
+    (tmp_path / f"{name}.py").write_text(BOT.replace('pathlib.Path("imported").write_text("the module ran")', ""))
+    option = "--policy" if command == "simulate" else "--policies"
+    policies = {"simulate": f"{name}:Bot,random,random", "tournament": f"{name}:Bot,random,random",
+                "league": f"{name}:Bot,random,heuristic"}[command]  # fmt: skip
+    out = tmp_path / "run"
+    started = invoke(command, option, policies, "--players", 3, "--rounds", 1, "--games", 30, "--chunk-games", 10,
+                     "--seed", 1, "--out", out, "--quiet")  # fmt: skip
+    assert started.exit_code == 0, started.output
+    (out / "chunks.jsonl").write_text((out / "chunks.jsonl").read_text().splitlines()[0] + "\n")  # as if interrupted
+    sys.modules.pop(name)
+    result = invoke(command, "--out", out, "--resume", option, policies, *extra)
+    one_line(result, 2, "differs from the run being resumed")
+    assert name not in sys.modules, "the module was imported"

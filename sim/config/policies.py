@@ -284,14 +284,22 @@ def split_policy_list(text: str) -> list[str]:
     return [item.strip() for item in items]
 
 
-def parse_policies(text: str | list, players: int) -> list[Policy]:
-    """One policy for every seat, or a comma list with exactly one per seat; a list may hold
-    texts, Policy objects and Python policy objects (as_policy)."""
+def policy_list(text: str | list, players: int) -> list:
+    """One policy (text or object) per seat: `text` is one for every seat, or a comma list (or
+    a list) with exactly one per seat."""
     names = split_policy_list(text) if isinstance(text, str) else list(text)
     if len(names) == 1:
         names = names * players
     if len(names) != players:
         raise ConfigError(f"got {len(names)} policies for {players} players: give one, or one per seat")
+    return names
+
+
+def parse_policies(text: str | list, players: int) -> list[Policy]:
+    """One policy for every seat, or a comma list with exactly one per seat; a list may hold
+    texts, Policy objects and Python policy objects (as_policy). Every text is checked before
+    any module is imported."""
+    names = policy_list(text, players)
     check_policy_texts(names)
     return [as_policy(name) for name in names]
 

@@ -146,8 +146,10 @@ class LeagueConfig(RecordedConfig):
         log_plays: bool = False,
         sprt: Sprt | tuple | dict | None = None,
         mirrored: bool | None = None,
-    ) -> "LeagueConfig":
-        """mirrored=None: the default, mirror images wherever a table's differ from its rotations."""
+        imports: bool = True,
+    ) -> "LeagueConfig | None":
+        """mirrored=None: the default, mirror images wherever a table's differ from its rotations.
+        imports=False: only the checks that need no policy module imported (None)."""
         check_flags(log_plays=log_plays, mirrored=mirrored, optional=("mirrored",))
         # Every check that needs no import first: the policies named may be modules whose
         # import runs code (issue 61).
@@ -164,6 +166,8 @@ class LeagueConfig(RecordedConfig):
                 f" for every policy to play (its design's first {needed:,} tables), got {deals:,}"
             )
         seed = draw_seed() if seed is None else check_seed(seed)
+        if not imports:
+            return None
         parsed = parse_league_policies(names)
         if mirrored is None:
             labels = [policy.label for policy in parsed]

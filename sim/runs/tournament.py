@@ -117,7 +117,9 @@ class TournamentConfig(RecordedConfig):
         log_plays: bool = False,
         sprt: Sprt | tuple | dict | None = None,
         mirrored: bool | None = None,
-    ) -> "TournamentConfig":
+        imports: bool = True,
+    ) -> "TournamentConfig | None":
+        """imports=False: only the checks that need no policy module imported (None)."""
         names = split_policy_list(policies) if isinstance(policies, str) else list(policies)
         if len(names) != rules.players:
             raise ConfigError(f"got {len(names)} policies for {rules.players} players: list one per seat")
@@ -134,6 +136,8 @@ class TournamentConfig(RecordedConfig):
         # The size with the fewest games a deal can have (mirror images are decided below, by the labels).
         check_run_size(rules, log_plays, deals, chunk_deals, rotations_per_deal(rules.players, duplicate, bool(mirrored)))
         seed = draw_seed() if seed is None else check_seed(seed)
+        if not imports:
+            return None
         parsed = tuple(parse_policies(names, rules.players))
         labels = [policy.label for policy in parsed]
         if len(set(labels)) < 2:
