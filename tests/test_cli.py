@@ -11,6 +11,7 @@ import typer.main
 from typer.testing import CliRunner
 
 from sim import __version__
+from sim.config.errors import echo
 from sim.cli import app
 
 runner = CliRunner()
@@ -86,14 +87,14 @@ def test_a_policy_parameter_is_given_once_as_a_plain_decimal_number():
         assert policy.params[0] == value and parse_policy(policy.label) == policy
 
 
-@pytest.mark.parametrize("threads", ["0", "-1", "two", ""])
+@pytest.mark.parametrize("threads", ["0", "-1", "two", "", "1025", "100000", "9" * 5000])
 def test_a_bad_numba_num_threads_is_one_line_before_numba_loads(threads):
     """#22: NUMBA_NUM_THREADS=0 was a 21-line traceback from numba's import (and a word only a
-    warning)."""
+    warning); issue 61: 100,000 crashed the process when numba started its threads."""
     environment = {**os.environ, "NUMBA_NUM_THREADS": threads}
     result = subprocess.run([sys.executable, "-m", "sim.cli", "demo", "--games", "1"], capture_output=True, text=True,
                             env=environment)  # fmt: skip
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == (
-        f"wizard-sim: error: NUMBA_NUM_THREADS must be a whole number >= 1 (the kernels' threads) or unset, got {threads!r}\n"
+        f"wizard-sim: error: NUMBA_NUM_THREADS must be a whole number in 1..1,024 (the kernels' threads) or unset, got {echo(threads)}\n"
     )

@@ -359,3 +359,86 @@ def test_sim_imports_without_rl_packages():
 
     code = "import sys, sim, sim.env; assert 'pettingzoo' not in sys.modules and 'gymnasium' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ------------------------------------------------------------------ inputs checked first (issue 61)
+
+NOT_ACTIONS = [60.0, "60", 60.5, True, np.bool_(True), np.uint64(2**64 - 1), 2**70, -1, 85, None, [60]]
+
+
+@pytest.mark.parametrize("action", NOT_ACTIONS)
+def test_every_driver_refuses_the_same_non_actions_with_one_error(action):
+    """The state API, PettingZoo, Gymnasium (either illegal_action mode) and VectorEnv share one
+    check (sim.config.actions): 60.0 and "60" were accepted by the AEC env, 60.5 played as 60
+    by Gymnasium."""
+    from sim.config.actions import ActionError
+
+    state = env.WizardGame(sim.Rules(players=3, rounds=(1,))).new_state(2, 0)
+    with pytest.raises(ActionError):
+        state.apply_action(action)
+    aec = env.aec_env(players=3, rounds=(1,))
+    aec.reset(seed=2)
+    with pytest.raises(ActionError):
+        aec.step(action)
+    for mode in ("replace", "raise"):
+        gym = env.gym_env(players=3, rounds=(1,), illegal_action=mode)
+        gym.reset(seed=2)
+        with pytest.raises(ActionError):
+            gym.step(action)
+    vector = env.VectorEnv(sim.Rules(players=3, rounds=(1,)), 1, seed=2)
+    vector.reset()
+    with pytest.raises(ActionError):
+        vector.step(np.array([action]))
+
+
+def test_a_whole_numpy_integer_is_an_action_everywhere():
+    state = env.WizardGame(sim.Rules(players=3, rounds=(1,))).new_state(2, 0)
+    state.apply_action(np.int8(state.legal_actions()[0]))
+    gym = env.gym_env(players=3, rounds=(1,), illegal_action="raise")
+    observation, _ = gym.reset(seed=2)
+    gym.step(np.uint64(np.flatnonzero(observation["action_mask"])[0]))
+    vector = env.VectorEnv(sim.Rules(players=3, rounds=(1,)), 2, seed=2)
+    _, masks, _ = vector.reset()
+    vector.step(np.array([np.flatnonzero(m)[0] for m in masks], dtype=np.uint16))
+
+
+@pytest.mark.parametrize("index", [2**70, -1, 10**13, 1.0, True])
+def test_a_game_index_out_of_range_is_the_projects_error(index):
+    with pytest.raises(sim.ConfigError, match="game_index must be"):
+        env.WizardGame(sim.Rules(players=3)).new_state(0, index)
+
+
+def test_vector_env_checks_actions_against_its_own_masks():
+    """A caller writing into the masks handed out made any action legal (and no game ended)."""
+    vector = env.VectorEnv(sim.Rules(players=4), 8, seed=1)
+    _, masks, _ = vector.reset()
+    bidding = np.flatnonzero(masks[:, env.ACTION_BID0])
+    assert bidding.size
+    masks[:, :60] = True
+    actions = np.array([env.ACTION_BID0 if m[env.ACTION_BID0] else np.flatnonzero(m)[0] for m in masks])
+    actions[bidding[0]] = 0  # a card, at a bid
+    with pytest.raises(ValueError, match=f"illegal action 0 .* in env {bidding[0]}"):
+        vector.step(actions)
+
+
+@pytest.mark.parametrize("seat", [True, 1.0, "1", 4])
+def test_gymnasium_seat_is_a_whole_number(seat):
+    with pytest.raises(sim.ConfigError, match="seat must be 0..3"):
+        env.gym_env(players=4, seat=seat)
+
+
+@pytest.mark.parametrize("seed", [2**70, -1, "5", 1.5])
+def test_every_environment_checks_its_seed(seed):
+    """Gymnasium's reset(seed=2**70) raised OverflowError writing it into the state."""
+    with pytest.raises(sim.ConfigError, match="seed must be"):
+        env.gym_env(players=4).reset(seed=seed)
+    with pytest.raises(sim.ConfigError, match="seed must be"):
+        env.aec_env(players=4).reset(seed=seed)
+    with pytest.raises(sim.ConfigError, match="seed must be"):
+        env.VectorEnv(sim.Rules(players=4), 1).reset(seed=seed)
+
+
+@pytest.mark.parametrize("game", [2**70, -1, 1.0, True])
+def test_draw_first_dealer_checks_its_game_index(game):
+    with pytest.raises(sim.ConfigError, match="^game must be"):
+        sim.draw_first_dealer(1, game, 4)

@@ -194,3 +194,54 @@ def test_ismcts_plays_reproducibly():
     first = run_games(rules, policies, seed=3, games=2, threads=1)
     second = run_games(rules, policies, seed=3, games=2, threads=1)
     assert np.array_equal(first.seats, second.seats) and np.array_equal(first.games, second.games)
+
+
+# ------------------------------------------------------------------ inputs checked first (issue 61)
+
+
+def dealt_state():
+    state = pyspiel.load_game("python_wizard(players=3,rounds=5)").new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    return state
+
+
+@pytest.mark.parametrize("player", [7, 3, -1, -7, 2**70, 1.0, True, "1"])
+def test_resampling_for_a_player_outside_the_table_is_refused(player):
+    """A seat outside 0..players-1 went unchecked into the kernel: a segfault at 7, an empty
+    hand of seat 0 at 3, -1 and -7."""
+    state = dealt_state()
+    with pytest.raises(ValueError, match="^player must be a seat 0..2, got"):
+        state.resample(player, np.array([7], dtype=np.uint64))
+
+
+@pytest.mark.parametrize(
+    "generator", [np.array([7], dtype=np.int64), np.array([7, 8], dtype=np.uint64), [7], np.array([[7]], dtype=np.uint64)]
+)
+def test_resampling_needs_a_one_element_uint64_generator(generator):
+    with pytest.raises(ValueError, match="^generator must be a one-element uint64 array"):
+        dealt_state().resample(0, generator)
+
+
+@pytest.mark.parametrize("sampled", [1.0, -0.5, float("nan"), "0.5", None])
+def test_resample_from_infostate_checks_the_sampler(sampled):
+    state = dealt_state()
+    with pytest.raises(ValueError, match=r"^probability_sampler must return a number in \[0, 1\)"):
+        state.resample_from_infostate(0, lambda: sampled)
+    with pytest.raises(ValueError, match="^player must be a seat"):
+        state.resample_from_infostate(5, lambda: 0.5)
+
+
+def test_a_valid_resample_keeps_every_hand():
+    state = dealt_state()
+    sample = state.resample(1, np.array([7], dtype=np.uint64))
+    sizes = [bin(int(hand)).count("1") for hand in sample.record["workspace"]["seats"]["hand"][:3]]
+    assert sizes == [5, 5, 5]
+
+
+@pytest.mark.parametrize("action", [60.0, "60", 60.5, True, np.uint64(2**64 - 1), 2**70, -1, 85])
+def test_openspiel_refuses_what_the_state_api_refuses(action):
+    from sim.config.actions import ActionError
+
+    with pytest.raises(ActionError):
+        dealt_state().apply_action(action)

@@ -228,6 +228,10 @@ RULES = sim.Rules(players=3, rounds=(2, 5))
         ("python_bots:RaisingOnBids", ["raised ValueError: cannot bid", "seat 0, bid decision, game", "round of 2 cards"]),
         ("python_bots:WrongShape", ["returned ndarray of shape", "must return"]),
         ("python_bots:Illegal", ["chose 0 (play 2C)", "seat 0, card decision, game", "legal: play"]),
+        # Loose numbers (issue 61): 2**64 - 1 is not -1 (DELEGATE), a float is not an action.
+        ("python_bots:HugeUnsigned", ["chose 18446744073709551615 (not an action) (seat 0, bid decision, game 0", "legal: bid 0"]),
+        ("python_bots:HugeUnsignedOne", ["chose 18446744073709551615 (not an action) (seat 0, bid decision, game 0", "legal: bid 0"]),
+        ("python_bots:FloatAnswers", ["returned ndarray of shape (", "and dtype float64", "must return"]),
         # The answer is checked against the masks the bot was given, not its edited copy (#22).
         ("python_bots:RewritesItsMasks", ["policy python_bots:RewritesItsMasks chose", "seat 0, bid decision, game 0", "legal: bid 0"]),
         ("python_bots:RewritesItsMask", ["policy python_bots:RewritesItsMask chose", "seat 0, bid decision, game 0", "legal: bid 0"]),
@@ -410,7 +414,8 @@ def test_a_runs_policies_are_parsed_once_fallbacks_included(tmp_path, monkeypatc
     rules = sim.Rules(players=3, rounds=(1, 2))
     config = SimulationConfig.build(rules, "python_bots:DelegatingHeuristic,heuristic,random", seed=3, games=40,
                                     chunk_games=10)  # fmt: skip
-    assert sorted(calls) == ["heuristic", "heuristic", "python_bots:DelegatingHeuristic", "random"]
+    # The built-in texts are parsed once more before any module is imported (check_policy_texts).
+    assert sorted(calls) == ["heuristic"] * 3 + ["python_bots:DelegatingHeuristic"] + ["random"] * 2
     calls.clear()
     simulate(config, str(tmp_path / "run"), threads=1)
     assert calls == []  # four chunks, each seating the Python policy's seat with its fallback

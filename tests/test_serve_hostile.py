@@ -258,3 +258,26 @@ def test_cancelled_requests_and_ctrl_c_with_uploads_open_print_no_traceback():
         lines = [line for line in error.strip().splitlines() if line]
         assert lines[-1] == "wizard-sim: stopped" and len(lines) <= 6, lines
         assert not re.search(r"Exception|Error", error), error
+
+
+@pytest.mark.slow
+def test_the_real_server_answers_what_is_not_http_in_json_and_logs_one_line_of_its_own():
+    """Issue 61: two Host headers or Content-Length: -1 got uvicorn's text/plain 400 and its
+    "WARNING: Invalid HTTP request received." on the terminal."""
+    with running_server("--workers", "1") as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        for request in (b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n\r\n",
+                        b"POST /api/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -1\r\n\r\n"):  # fmt: skip
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+                connection.sendall(request)
+                answer = b""
+                while chunk := connection.recv(65536):
+                    answer += chunk
+            head, _, body = answer.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 400 ") and b"application/json" in head, answer
+            assert json.loads(body)["error"].startswith("not a valid HTTP request")
+        assert server.status()["ready"]
+        server.stop(signal.SIGINT)
+        error = server.process.stderr.read()
+    assert "Invalid HTTP request" not in error and "WARNING" not in error, error
+    assert error.count("wizard-sim: refused a request from 127.0.0.1:") == 2, error

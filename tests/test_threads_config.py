@@ -39,3 +39,22 @@ def test_libgomp_is_not_loaded_by_the_import():
                            capture_output=True, text=True, timeout=300)  # fmt: skip
     assert probe.returncode == 0, probe.stderr
     assert probe.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("configured", [1025, 100_000])
+def test_a_thread_count_beyond_the_bound_is_refused_before_numba_starts_its_threads(monkeypatch, configured):
+    """Issue 61: NUMBA_NUM_THREADS=100000 crashed the process when numba started its thread pool
+    (simulate segfaulted; estimate: "libgomp: Thread creation failed"). The engine refuses it
+    before its first kernel, whichever entry point starts it."""
+    import numba
+
+    from sim.config.errors import ConfigError
+    from sim.engine import startup, threads
+
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", configured)
+    monkeypatch.setattr(startup, "_started", False)
+    with pytest.raises(ConfigError, match=r"^NUMBA_NUM_THREADS must be a whole number in 1..1,024 \(the kernels' threads\)"):
+        startup.start()
+    with pytest.raises(ConfigError, match="^NUMBA_NUM_THREADS must be"):
+        threads.set_threads(None)
+    assert not startup._started

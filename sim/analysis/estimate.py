@@ -34,12 +34,14 @@ from sim.config.cards import (
     parse_cards,
     parse_suit,
 )
-from sim.config.errors import BotError, ConfigError
+from sim.config.errors import BotError, ConfigError, echo
 from sim.config.limits import check_totals
 from sim.drivers.estimate_rollouts import BotEstimate, BotInference, evaluated_decisions
 from sim.config.policies import (
     Policy,
     as_policy,
+    check_policy_text,
+    check_policy_texts,
     fallback_of,
     POLICY_FORMS,
     parse_policy,
@@ -80,13 +82,13 @@ def parse_hand(hand: str | int | Sequence[str] | Sequence[int]) -> list[int]:
             raise ConfigError(f"hand mask {hand} is not a non-empty mask of card ids 0..{N_CARDS - 1}")
         return mask_to_cards(int(hand))
     if not isinstance(hand, (str, Sequence, np.ndarray)):
-        raise ConfigError(f"hand must be text, a card mask or a list of cards, got {hand!r}")
+        raise ConfigError(f"hand must be text, a card mask or a list of cards, got {echo(hand)}")
     if isinstance(hand, str) or all(isinstance(card, str) for card in hand):
         return parse_cards(hand)
     cards = []
     for card in hand:
         if not is_whole_number(card) or not 0 <= card < N_CARDS:
-            raise ConfigError(f"card id {card!r} is outside 0..{N_CARDS - 1}")
+            raise ConfigError(f"a card id is a whole number 0..{N_CARDS - 1}, got {echo(card)}")
         if card in cards:
             raise ConfigError(f"card {format_card(int(card))} (id {card}) appears twice in the hand")
         cards.append(int(card))
@@ -152,9 +154,9 @@ def parse_int_list(text: str | Sequence[int], what: str) -> list[int]:
         try:
             value = int(item) if isinstance(item, str) else item
         except ValueError:
-            raise ConfigError(f"{what} must be whole numbers separated by commas, got {item!r}") from None
+            raise ConfigError(f"{what} must be whole numbers separated by commas, got {echo(item)}") from None
         if not is_whole_number(value):
-            raise ConfigError(f"{what} must be whole numbers, got {item!r}")
+            raise ConfigError(f"{what} must be whole numbers, got {echo(item)}")
         values.append(int(value))
     return values
 
@@ -194,6 +196,7 @@ def parse_opponents(opponents: str | Sequence[PolicyLike] | object, players: int
         raise ConfigError(
             f"got {len(items)} opponent policies for {players - 1} opponents: give one, or one per opponent"
         )
+    check_policy_texts(items)
     return [as_policy(item) for item in items]
 
 
@@ -419,6 +422,8 @@ class EstimateRequest:
             pad = check_totals(parse_int_list(self.totals, "totals")) or [0] * players
             if len(pad) != players:
                 raise ConfigError(f"totals: give one per bidding position ({players}), got {len(pad)}")
+        with about("policy"):  # before the opponents' modules are imported
+            check_policy_text(self.policy)
         with about("opponents"):
             opponent_policies = parse_opponents(self.opponents, players)
         with about("policy"):
@@ -438,10 +443,10 @@ class EstimateRequest:
         """Every option validated (ConfigError with one clear message and its `field`)."""
         with about("infer"):
             if not isinstance(self.infer, bool):
-                raise ConfigError(f"infer must be true or false, got {self.infer!r}")
+                raise ConfigError(f"infer must be true or false, got {echo(self.infer)}")
         with about("threads"):
             if self.threads is not None and not is_whole_number(self.threads):
-                raise ConfigError(f"threads must be a whole number, got {self.threads!r}")
+                raise ConfigError(f"threads must be a whole number, got {echo(self.threads)}")
             check_threads(self.threads)
         with about("samples"):
             samples = check_samples(self.samples)
@@ -801,20 +806,20 @@ def result_json(result: BidEstimate) -> str:
 
 def check_samples(samples: int) -> int:
     if not is_whole_number(samples) or not 2 <= samples <= MAX_SAMPLES:
-        raise ConfigError(f"samples must be a whole number in 2..{MAX_SAMPLES:,}, got {samples!r}")
+        raise ConfigError(f"samples must be a whole number in 2..{MAX_SAMPLES:,}, got {echo(samples)}")
     return int(samples)
 
 
 def check_spread(spread: float, name: str = "spread", least: float = 0.0) -> float:
     if not isinstance(spread, (int, float)) or isinstance(spread, bool) or not least <= spread <= MAX_SPREAD:
         meaning = " (0: the exact model)" if least == 0.0 else ""
-        raise ConfigError(f"{name} must be a number in {least:g}..{MAX_SPREAD:g}{meaning}, got {spread!r}")
+        raise ConfigError(f"{name} must be a number in {least:g}..{MAX_SPREAD:g}{meaning}, got {echo(spread)}")
     return float(spread)
 
 
 def check_share(share: float, name: str, meaning: str) -> float:
     if not isinstance(share, (int, float)) or isinstance(share, bool) or not 0 <= share <= 1:
-        raise ConfigError(f"{name} must be a number in 0..1 ({meaning}), got {share!r}")
+        raise ConfigError(f"{name} must be a number in 0..1 ({meaning}), got {echo(share)}")
     return float(share)
 
 

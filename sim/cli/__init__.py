@@ -32,12 +32,11 @@ def main() -> None:
 
 def environment_problem(environ: Mapping[str, str]) -> str | None:
     """What is wrong with the environment numba reads when it loads (None: nothing): checked
-    before, as numba fails on NUMBA_NUM_THREADS=0 with a long traceback and only warns about
-    one that is not a number."""
-    threads = environ.get("NUMBA_NUM_THREADS")
-    if threads is not None and not (threads.strip().isdecimal() and int(threads) >= 1):
-        return f"NUMBA_NUM_THREADS must be a whole number >= 1 (the kernels' threads) or unset, got {threads!r}"
-    return None
+    before, as numba fails on NUMBA_NUM_THREADS=0 with a long traceback, only warns about one
+    that is not a number, and crashes the process starting far too many threads."""
+    from sim.config.limits import threads_variable_problem  # numpy only: numba is not loaded yet
+
+    return threads_variable_problem(environ.get("NUMBA_NUM_THREADS"))
 
 
 def _load_app() -> Any:

@@ -94,8 +94,7 @@ def estimate_command(as_json: bool = False, **options) -> None:
     except ConfigError as error:
         fail(str(error))
     except BotError as error:  # a bot (numba or Python) raised, exited or answered illegally
-        print(f"wizard-sim: error: {error}", file=sys.stderr)
-        raise typer.Exit(code=1)
+        fail(error, code=1)
     except KeyboardInterrupt:  # the kernels run in short slices, so Ctrl-C lands promptly
         print("wizard-sim: interrupted", file=sys.stderr)
         raise typer.Exit(code=130)

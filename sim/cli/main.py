@@ -23,7 +23,7 @@ from sim.cli.serve import serve_command
 from sim.cli.verify import verify_command
 from sim.cli.terminal import POLICY_FORMS, CommandLine, OneLineErrors, console, fail, on_interrupt
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
-from sim.config.errors import BotError, ConfigError
+from sim.config.errors import BotError, ConfigError, cut, echo
 from sim.config.limits import MAX_GAMES, MAX_WORKERS, check_count
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed
@@ -90,8 +90,7 @@ def demo(
     except ConfigError as error:
         fail(error)
     except BotError as error:
-        print(f"wizard-sim: error: {error}", file=sys.stderr)
-        raise typer.Exit(code=1)
+        fail(error, code=1)
     table = Table(title=f"{games:,} games, {players} players, seed {seed}: {games / elapsed:,.0f} games/s")
     for column in ("seat", "policy", "mean total", "win rate", "bid accuracy", "mean |bid - tricks|"):
         table.add_column(column, justify="right")
@@ -152,7 +151,7 @@ def check_engine(
     --batch-games), checked before anything else is done and before any bot module is imported:
     a --scheduler must answer as a Dask scheduler now."""
     if engine not in ("local", "dask"):
-        raise ConfigError(f"--engine must be local or dask, got {engine!r}")
+        raise ConfigError(f"--engine must be local or dask, got {echo(engine)}")
     if engine == "local" and (scheduler is not None or workers is not None):
         raise ConfigError("--scheduler and --workers need --engine dask")
     if workers is not None:
@@ -180,7 +179,7 @@ def open_executor(engine: str, scheduler: Optional[str], workers: Optional[int])
         from sim.runs.cluster import connect  # imports Dask, an optional extra
 
         return connect(scheduler, workers)
-    raise ConfigError(f"--engine must be local or dask, got {engine!r}")
+    raise ConfigError(f"--engine must be local or dask, got {echo(engine)}")
 
 
 EngineOption = Annotated[
@@ -308,16 +307,16 @@ class RunGiven:
     beta: Optional[float] = None
 
     @classmethod
-    def of(cls, config: Any) -> "RunGiven":
-        """The options that build `config` again (its recorded values, as option texts)."""
-        rules, units, chunk = config.rules, *config.size
-        sprt = getattr(config, "sprt", None)
+    def of(cls, data: dict, kind: type) -> "RunGiven":
+        """The options that build the configuration `data` again (a configuration's to_dict
+        form, as run.json records it, of a `kind` run; its recorded values as option texts)."""
+        rules, (units, chunk), sprt = data["rules"], (data[field] for field in kind.size_fields), data.get("sprt")
         return cls(
-            rules.players, ",".join(map(str, rules.round_sizes)), rules.bidding, rules.even_bids, str(rules.first_dealer),
-            ",".join(policy.label for policy in config.policies), config.seed, units, chunk, config.log_plays,
-            not getattr(config, "duplicate", True), bool(getattr(config, "mirrored", None)),
-            None if sprt is None else f"{sprt.low!r},{sprt.high!r}", None if sprt is None else sprt.alpha,
-            None if sprt is None else sprt.beta,
+            rules["players"], ",".join(map(str, rules["rounds"])), rules["bidding"], rules["even_bids"],
+            str(rules["first_dealer"]), ",".join(data["policies"]), data["seed"], units, chunk, data["log_plays"],
+            not data.get("duplicate", True), bool(data.get("mirrored")),
+            None if sprt is None else f"{sprt['low']!r},{sprt['high']!r}", None if sprt is None else sprt["alpha"],
+            None if sprt is None else sprt["beta"],
         )  # fmt: skip
 
     def given(self) -> list[str]:
@@ -334,24 +333,25 @@ class RunGiven:
         return None if self.sprt is None else Sprt.parse(self.sprt, self.alpha, self.beta)
 
 
-def simulation_config(given: RunGiven) -> SimulationConfig:
+def simulation_config(given: RunGiven, imports: bool = True) -> SimulationConfig | None:
     return SimulationConfig.build(
         given.rules(), "heuristic" if given.policies is None else given.policies, seed=given.seed, games=given.games,
-        chunk_games=given.chunk_games, log_plays=bool(given.log_plays),
+        chunk_games=given.chunk_games, log_plays=bool(given.log_plays), imports=imports,
     )  # fmt: skip
 
 
-def tournament_config(given: RunGiven) -> TournamentConfig:
+def tournament_config(given: RunGiven, imports: bool = True) -> TournamentConfig | None:
     return TournamentConfig.build(
         given.rules(), given.policies, seed=given.seed, deals=given.games, chunk_deals=given.chunk_games,
         duplicate=not given.no_duplicate, log_plays=bool(given.log_plays), sprt=given.sprt_test(), mirrored=given.mirror,
+        imports=imports,
     )  # fmt: skip
 
 
-def league_config(given: RunGiven) -> LeagueConfig:
+def league_config(given: RunGiven, imports: bool = True) -> LeagueConfig | None:
     return LeagueConfig.build(
         given.rules(), given.policies, seed=given.seed, deals=given.games, chunk_deals=given.chunk_games,
-        log_plays=bool(given.log_plays), sprt=given.sprt_test(), mirrored=given.mirror,
+        log_plays=bool(given.log_plays), sprt=given.sprt_test(), mirrored=given.mirror, imports=imports,
     )  # fmt: skip
 
 
@@ -364,7 +364,9 @@ class RunCommand:
     name: str
     kind: type  # its configuration class (SimulationConfig, ...)
     policy_option: str  # the option that names its policies: policy or policies
-    build: Callable[[RunGiven], Any]  # its configuration from the options (simulation_config, ...)
+    # Its configuration from the options (simulation_config, ...); imports=False: only the
+    # checks that need no import of a policy module, and None.
+    build: Callable[..., Any]
     report: Callable[[Any], None]
     policies_example: str | None = None  # its policy option is required: what to say when it is missing
 
@@ -373,20 +375,28 @@ def option_name(field: str, command: RunCommand) -> str:
     return command.policy_option if field == "policies" else field.replace("_", "-")
 
 
-def resumed_config(command: RunCommand, stored: Any, given: RunGiven) -> None:
+def resumed_config(command: RunCommand, recorded_config: dict, given: RunGiven, stored: Any = None) -> None:
     """On --resume every option comes from run.json: each option given is applied to the
-    recorded ones, and the configuration it builds must be the recorded one (an option that
-    changes it, or cannot apply to it, is an error naming it)."""
-    recorded = RunGiven.of(stored)
+    recorded ones (`recorded_config`: run.json's configuration), and the configuration it
+    builds must be the recorded one, `stored` (an option that changes it, or cannot apply to
+    it, is an error naming it). Without `stored` (before the run's policy modules are
+    imported), only the checks that need no import are made."""
+    recorded = RunGiven.of(recorded_config, command.kind)
     for field in given.given():
         value = getattr(given, field)
         try:
-            same = command.build(dataclasses.replace(recorded, **{field: value})).to_dict() == stored.to_dict()
+            built = command.build(dataclasses.replace(recorded, **{field: value}), imports=stored is not None)
+            same = stored is None or built.to_dict() == stored.to_dict()
         except ConfigError:
             same = False
         if not same:
-            shown = getattr(recorded, field)
-            raise ConfigError(f"--{option_name(field, command)} {value} differs from the run being resumed ({shown})")
+            flag = f"--{option_name(field, command)}"
+            if isinstance(value, bool):  # a flag: named, never True or False
+                given_text = flag if value else flag.replace("--", "--no-", 1)
+                shown = f"recorded with{'' if getattr(recorded, field) else 'out'} {flag}"
+            else:
+                given_text, shown = f"{flag} {cut(str(value))}", cut(str(getattr(recorded, field)))
+            raise ConfigError(f"{given_text} differs from the run being resumed ({shown})")
 
 
 @dataclass(frozen=True)
@@ -429,9 +439,12 @@ def run_command(command: RunCommand, given: RunGiven, how: HowToRun) -> None:
         if how.resume_run:
             # A run with external bots is resumed only when they are named again (run.json alone
             # never makes wizard-sim import code); then the recorded configuration is checked.
-            check_named_bots(load_record(command.kind.command, out), given.policies, "cannot resume", f"--{command.policy_option}")
+            record = load_record(command.kind.command, out)
+            check_named_bots(record, given.policies, "cannot resume", f"--{command.policy_option}")
+            with contextlib.suppress(KeyError, TypeError, AttributeError):  # a malformed run.json: load_run says so
+                resumed_config(command, record["config"], given)  # before the run's modules are imported
             stored, _ = load_run(command.kind, out, given.policies)
-            resumed_config(command, stored, given)
+            resumed_config(command, stored.to_dict(), given, stored)
             with open_executor(how.engine, how.scheduler, how.workers) as executor, progress:
                 return resume(command.kind, out, executor=executor, policies=given.policies, **running)
         if given.policies is None and command.policies_example is not None:

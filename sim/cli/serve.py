@@ -5,7 +5,7 @@ import logging
 import os
 import socket
 import sys
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -23,8 +23,10 @@ def serve_command(
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on, 1..65535.")] = 8000,
     workers: Annotated[
-        int, typer.Option(help=f"Estimates computed at once, 1..{MAX_WORKERS} (default: the cores).")
-    ] = 0,
+        Optional[int],
+        typer.Option(help=f"Estimates computed at once, 1..{MAX_WORKERS} (default: the cores, at most {MAX_WORKERS}).",
+                     show_default=False),
+    ] = None,
     queue: Annotated[
         int, typer.Option(help=f"Estimates that may wait for a worker, 1..{MAX_QUEUE}; more get a 503.")
     ] = 16,
@@ -43,8 +45,9 @@ def serve_command(
     """
     if not 1 <= port <= 65535:
         fail(f"port must be 1..65535, got {port}")
-    workers = workers or min(MAX_WORKERS, os.cpu_count() or 1)
-    if not 1 <= workers <= MAX_WORKERS:
+    if workers is None:
+        workers = min(MAX_WORKERS, os.cpu_count() or 1)
+    elif not 1 <= workers <= MAX_WORKERS:
         fail(f"workers must be 1..{MAX_WORKERS}, got {workers}")
     if not 1 <= queue <= MAX_QUEUE:
         fail(f"queue must be 1..{MAX_QUEUE}, got {queue}")
@@ -53,6 +56,7 @@ def serve_command(
     import uvicorn  # the server's imports only for this command: they slow every other start
 
     from sim.serve.app import QuietCancellation, allowed_hosts, create_app
+    from sim.serve.http import server_config
     from sim.serve.jobs import EstimateQueue
 
     jobs = EstimateQueue(workers=workers, capacity=queue, budget=time_budget)
@@ -84,8 +88,7 @@ def serve_command(
             super().handle_exit(sig, frame)
 
     application = QuietCancellation(create_app(jobs, allowed_hosts(host)))
-    config = uvicorn.Config(application, host=host, port=port, log_level="warning", timeout_graceful_shutdown=1)
-    server = Server(config)
+    server = Server(server_config(application, host, port))
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL is in brackets
     print(f"wizard-sim: serving on http://{shown}:{port} (Ctrl-C stops)", file=sys.stderr, flush=True)
     try:

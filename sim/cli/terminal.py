@@ -16,6 +16,7 @@ import typer.core
 from rich.console import Console
 
 from sim.cli.messages import phrase
+from sim.config.errors import bounded
 from sim.config.policies import POLICY_FORMS  # noqa: F401  (the commands' option help imports it from here)
 
 console = Console()
@@ -25,8 +26,10 @@ if not console.is_terminal:  # pipes and files: wide enough that tables do not w
 
 def fail(problem: str | Exception, code: int = 2) -> None:
     """One line on stderr (an exception in the command line's words, sim.cli.messages) and
-    exit `code`: 2 for bad input, 1 for a failure at run time."""
-    print(f"wizard-sim: error: {phrase(problem) if isinstance(problem, Exception) else problem}", file=sys.stderr)
+    exit `code`: 2 for bad input, 1 for a failure at run time. Every error line of a command
+    is written here, bounded once (sim.config.errors.bounded: no input repeated whole)."""
+    text = phrase(problem) if isinstance(problem, Exception) else str(problem)
+    print(f"wizard-sim: error: {bounded(text)}", file=sys.stderr)
     raise typer.Exit(code=code)
 
 
@@ -57,9 +60,7 @@ class OneLineErrors(typer.core.TyperCommand):
             # click's UsageError (typer ships its own copy of click: matched by what it has)
             if getattr(error, "exit_code", None) != 2 or not hasattr(error, "format_message"):
                 raise
-            message = " ".join(error.format_message().split())
-            print(f"wizard-sim: error: {message}", file=sys.stderr)
-            raise typer.Exit(2) from None
+            fail(error.format_message())
 
 
 GRACE_SECONDS = 1.5  # after Ctrl-C, how long a command may take to stop by itself

@@ -22,7 +22,7 @@ from pathlib import Path
 from numba.core.dispatcher import Dispatcher
 
 from kernels.records import MAX_PARAMS
-from sim.config.errors import BotError, ConfigError
+from sim.config.errors import BotError, ConfigError, echo
 from sim.config.python_policy import PythonBot, error_text, is_python_policy, load_python_bot
 
 BOT_FUNCTIONS = ("bid", "choose_trump", "play")
@@ -38,15 +38,21 @@ class ExternalBot:
     parameters: tuple[tuple[str, float], ...]
 
 
+def check_bot_path(path: str) -> None:
+    """`module:Object` with Python names (checked before anything is imported)."""
+    module_name, _, object_name = path.partition(":")
+    if not module_name or not object_name:
+        raise ConfigError(f"external policy {echo(path)} must be module:Object")
+    if not all(part.isidentifier() for part in module_name.split(".")) or not object_name.isidentifier():
+        raise ConfigError(f"external policy {echo(path)} must be module:Object with Python names")
+
+
 def load_bot(path: str) -> ExternalBot | PythonBot:
     """Import `module:Object` (the current directory is importable, after the standard library
     and installed packages): a numba bot (its three jitted functions checked) or a Python
     policy (sim.config.python_policy)."""
+    check_bot_path(path)
     module_name, _, object_name = path.partition(":")
-    if not module_name or not object_name:
-        raise ConfigError(f"external policy {path!r} must be module:Object")
-    if not all(part.isidentifier() for part in module_name.split(".")) or not object_name.isidentifier():
-        raise ConfigError(f"external policy {path!r} must be module:Object with Python names")
     # The current directory is searched last: a file there never shadows the standard library
     # or an installed package (a `cmath.py` beside the user's data is not executed).
     cwd = str(Path.cwd())

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, N_CARDS, RANKS_PER_SUIT
-from sim.config.errors import ConfigError
+from sim.config.errors import ConfigError, echo
 
 SUIT_LETTERS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
@@ -37,7 +37,7 @@ def parse_suit(text: str) -> int:
     """Suit 0..3 of `S`, `spades` or `♠` (any case)."""
     suit = _SUIT_WORDS.get(str(text).strip().upper())
     if suit is None:
-        raise ConfigError(f"unknown trump suit {text!r}: use C, D, H, S (or clubs, diamonds, hearts, spades)")
+        raise ConfigError(f"unknown trump suit {echo(text)}: use C, D, H, S (or clubs, diamonds, hearts, spades)")
     return suit
 
 
@@ -48,12 +48,12 @@ def parse_card(token: str, wizard_index: int = 0, jester_index: int = 0) -> int:
         is_wizard = text in _WIZARD_WORDS
         index = wizard_index if is_wizard else jester_index
         if not 0 <= index < 4:
-            raise ConfigError(f"more than four {'Wizards' if is_wizard else 'Jesters'} at {token!r}")
+            raise ConfigError(f"more than four {'Wizards' if is_wizard else 'Jesters'} at {echo(token)}")
         return (FIRST_WIZARD if is_wizard else FIRST_JESTER) + index
     match = _SUITED.match(text)
     if match is None:
         raise ConfigError(
-            f"unknown card {token!r}: use rank then suit (AS, 10H, TD, JH), W for a Wizard, J for a Jester"
+            f"unknown card {echo(token)}: use rank then suit (AS, 10H, TD, JH), W for a Wizard, J for a Jester"
         )
     rank_text, suit_char = match.groups()
     rank = _RANK_TOKENS[rank_text] if rank_text in _RANK_TOKENS else int(rank_text)
@@ -77,7 +77,7 @@ def parse_cards(text: str | Iterable[str]) -> list[int]:
         elif card >= FIRST_JESTER:
             jesters += 1
         elif card in cards:
-            raise ConfigError(f"card {token!r} appears twice")
+            raise ConfigError(f"card {echo(token)} appears twice")
         cards.append(card)
     return cards
 

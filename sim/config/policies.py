@@ -14,8 +14,8 @@ import numpy as np
 
 from kernels.dispatch import BUILT_IN
 from kernels.records import MAX_PARAMS, MAX_PLAYERS
-from sim.config.errors import ConfigError
-from sim.config.bots import ExternalBot, external_ids, load_bot
+from sim.config.errors import ConfigError, cut, echo
+from sim.config.bots import ExternalBot, check_bot_path, external_ids, load_bot
 from sim.config.limits import MAX_BOT_PARAMETER, check_parameter
 from sim.config.python_policy import PythonBot, is_python_policy, load_python_bot
 
@@ -93,8 +93,10 @@ def parameter_text(value: float) -> str:
     return short if float(short) == value else repr(float(value))
 
 
-def _external_kind(path: str) -> PolicyKind:
+def _check_external_path(path: str) -> None:
+    """What `module:Object` must be, checked without importing it."""
     module_name, _, object_name = path.partition(":")
+    check_bot_path(path)
     # The labels of policy objects (policy_of_object) that no import can find again.
     if module_name == "__main__":
         raise ConfigError(
@@ -106,6 +108,10 @@ def _external_kind(path: str) -> PolicyKind:
             f"policy {path} is defined inside a function, which cannot be imported again"
             " (to resume a run, or on Dask workers): define it at the top level of a module"
         )
+
+
+def _external_kind(path: str) -> PolicyKind:
+    _check_external_path(path)
     bot = load_bot(path)
     if isinstance(bot, PythonBot):
         return _python_kind(bot)
@@ -159,36 +165,82 @@ def _openspiel_kind(bot: str) -> PolicyKind:
     return replace(kind, name=f"openspiel:{bot}", summary=f"OpenSpiel's {bot} (docs/openspiel.md)")
 
 
+def _split(text: str) -> tuple[str, str, str]:
+    """(name, object, arguments) of a policy text: `name[:arguments]`, `module:Object[:arguments]`
+    or `openspiel:bot[:arguments]` (object empty for a built-in policy)."""
+    name, _, arguments = text.strip().partition(":")
+    object_name, _, bot_arguments = arguments.partition(":")
+    if name in REGISTRY:
+        return name, "", arguments
+    if name == "openspiel" or (object_name and "=" not in object_name and "," not in object_name):
+        return name, object_name, bot_arguments
+    raise ConfigError(f"unknown policy {echo(name)}; known: {', '.join(REGISTRY)}, or module:Object for an external bot")
+
+
+def _given_values(name: str, arguments: str) -> dict[str, float]:
+    """The `key=value,...` of a policy text: each key once, each value a plain decimal number
+    (which keys the policy has is checked once it is known)."""
+    given: dict[str, float] = {}
+    for pair in arguments.split(",") if arguments else []:
+        key, equals, value = pair.partition("=")
+        key = key.strip()
+        if not equals or not key:
+            raise ConfigError(f"policy {echo(name)} has no parameter {echo(pair.strip())}: give key=value")
+        if key in given:
+            raise ConfigError(f"policy {echo(name)} sets its parameter {cut(key)} twice ({cut(arguments.strip())}): give it once")
+        # A plain decimal number: float() also reads 1_0 (as 10), inf and nan.
+        if not DECIMAL.fullmatch(value.strip()):
+            raise ConfigError(f"policy parameter {cut(key)} needs a number (a plain decimal such as 1.2), got {echo(value.strip())}")
+        given[key] = float(value)
+    return given
+
+
+def check_policy_text(item: object) -> str:
+    """What a policy text says that needs no import, checked: a built-in policy is parsed
+    whole; `module:Object` (or `openspiel:bot`) has valid names and `key=value` numbers, each
+    key once. Returns a key, the policy's label as far as the text tells it: two items with one
+    key are one policy. A command checks every policy text of its options with this before it
+    imports any module they name (parse_policy imports)."""
+    if isinstance(item, Policy):
+        return item.label
+    if not isinstance(item, str):  # a Python policy object: labelled by its class
+        cls = item if inspect.isclass(item) else type(item)
+        return f"{cls.__module__}:{cls.__qualname__}"
+    name, object_name, arguments = _split(item)
+    if not object_name:
+        return parse_policy(item).label
+    if name == "openspiel":
+        if object_name not in OPENSPIEL_BOTS:
+            raise ConfigError(f"unknown OpenSpiel policy openspiel:{cut(object_name)}; known: {', '.join(OPENSPIEL_BOTS)}")
+    else:
+        _check_external_path(f"{name}:{object_name}")
+    given = _given_values(f"{name}:{object_name}", arguments)
+    changed = ",".join(f"{key}={parameter_text(value)}" for key, value in sorted(given.items()))
+    return f"{name}:{object_name}" + (f":{changed}" if changed else "")
+
+
+def check_policy_texts(items: list) -> list[str]:
+    """check_policy_text of every item, in order: a mistake anywhere in a list is found before
+    any of its modules is imported."""
+    return [check_policy_text(item) for item in items]
+
+
 def parse_policy(text: str) -> Policy:
     """`heuristic`, `heuristic:aggression=1.1,crowding=0.2`, `openspiel:ismcts:simulations=50`,
-    or an external bot `mymodule:MyBot` / `mymodule:MyBot:key=value`."""
-    name, _, arguments = text.strip().partition(":")
-    kind = REGISTRY.get(name)
-    object_name, _, bot_arguments = arguments.partition(":")
-    if kind is None and name == "openspiel":
-        kind = _openspiel_kind(object_name)
-        arguments = bot_arguments
-    if kind is None and object_name and "=" not in object_name and "," not in object_name:
-        kind = _external_kind(f"{name}:{object_name}")
-        arguments = bot_arguments
-    if kind is None:
-        raise ConfigError(f"unknown policy {name!r}; known: {', '.join(REGISTRY)}, or module:Object for an external bot")
+    or an external bot `mymodule:MyBot` / `mymodule:MyBot:key=value` (imported)."""
+    name, object_name, arguments = _split(text)
+    given = _given_values(f"{name}:{object_name}" if object_name else name, arguments)  # before any import
+    if not object_name:
+        kind = REGISTRY[name]
+    else:
+        kind = _openspiel_kind(object_name) if name == "openspiel" else _external_kind(f"{name}:{object_name}")
+        name = kind.name
     values = dict(kind.parameters)
-    given: set[str] = set()
-    if arguments:
-        for pair in arguments.split(","):
-            key, equals, value = pair.partition("=")
-            key = key.strip()
-            if not equals or key not in values:
-                known = ", ".join(values) or "none"
-                raise ConfigError(f"policy {name!r} has no parameter {pair.strip()!r}; its parameters: {known}")
-            if key in given:
-                raise ConfigError(f"policy {name!r} sets its parameter {key} twice ({arguments.strip()}): give it once")
-            given.add(key)
-            # A plain decimal number: float() also reads 1_0 (as 10), inf and nan.
-            if not DECIMAL.fullmatch(value.strip()):
-                raise ConfigError(f"policy parameter {key} needs a number (a plain decimal such as 1.2), got {value.strip()!r}")
-            values[key] = float(value)
+    for key in given:
+        if key not in values:
+            known = ", ".join(values) or "none"
+            raise ConfigError(f"policy {echo(name)} has no parameter {echo(key + '=' + parameter_text(given[key]))}; its parameters: {known}")
+    values.update(given)
     for key in kind.counts:
         if not (values[key] >= 0 and values[key].is_integer()):
             raise ConfigError(f"policy parameter {key} must be a whole number >= 0, got {values[key]:g}")
@@ -232,14 +284,23 @@ def split_policy_list(text: str) -> list[str]:
     return [item.strip() for item in items]
 
 
-def parse_policies(text: str | list, players: int) -> list[Policy]:
-    """One policy for every seat, or a comma list with exactly one per seat; a list may hold
-    texts, Policy objects and Python policy objects (as_policy)."""
+def policy_list(text: str | list, players: int) -> list:
+    """One policy (text or object) per seat: `text` is one for every seat, or a comma list (or
+    a list) with exactly one per seat."""
     names = split_policy_list(text) if isinstance(text, str) else list(text)
     if len(names) == 1:
         names = names * players
     if len(names) != players:
         raise ConfigError(f"got {len(names)} policies for {players} players: give one, or one per seat")
+    return names
+
+
+def parse_policies(text: str | list, players: int) -> list[Policy]:
+    """One policy for every seat, or a comma list with exactly one per seat; a list may hold
+    texts, Policy objects and Python policy objects (as_policy). Every text is checked before
+    any module is imported."""
+    names = policy_list(text, players)
+    check_policy_texts(names)
     return [as_policy(name) for name in names]
 
 

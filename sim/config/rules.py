@@ -8,7 +8,7 @@ import numpy as np
 
 from kernels import records
 from kernels.cards import N_CARDS
-from sim.config.errors import ConfigError
+from sim.config.errors import ConfigError, echo
 
 BIDDING_MODES = {"open": records.BIDDING_OPEN, "hidden": records.BIDDING_HIDDEN, "delayed": records.BIDDING_DELAYED}
 EVEN_BIDS_MODES = {
@@ -35,11 +35,11 @@ def parse_rounds(text: str, players: int) -> tuple[int, ...]:
     for part in text.replace(" ", "").split(","):
         match = re.fullmatch(r"([0-9]{1,6})(?:-([0-9]{1,6}))?", part)
         if match is None:
-            raise ConfigError(f"bad round list {text!r}: use e.g. 7, 1-5 or 1,3,5")
+            raise ConfigError(f"bad round list {echo(text)}: use e.g. 7, 1-5 or 1,3,5")
         low = int(match.group(1))
         high = int(match.group(2) or low)
         if low > high:
-            raise ConfigError(f"bad round range {part!r}: the first size is larger than the second")
+            raise ConfigError(f"bad round range {echo(part)}: the first size is larger than the second")
         if not 1 <= low <= high <= max_round(players):
             size = low if low < 1 else high
             raise ConfigError(f"round size {size} is outside 1..{max_round(players)} for {players} players")
@@ -68,7 +68,7 @@ class Rules:
             raise ConfigError("rounds is empty: give at least one round size")
         for size in sizes:
             if not is_whole_number(size):
-                raise ConfigError(f"round sizes must be whole numbers, got {size!r}")
+                raise ConfigError(f"round sizes must be whole numbers, got {echo(size)}")
             if not 1 <= size <= largest:
                 raise ConfigError(f"round size {size} is outside 1..{largest} for {self.players} players")
         seen: set[int] = set()
@@ -78,9 +78,9 @@ class Rules:
             seen.add(size)
         object.__setattr__(self, "round_sizes", tuple(sorted(int(s) for s in sizes)))
         if self.bidding not in BIDDING_MODES:
-            raise ConfigError(f"bidding must be one of {', '.join(BIDDING_MODES)}, got {self.bidding!r}")
+            raise ConfigError(f"bidding must be one of {', '.join(BIDDING_MODES)}, got {echo(self.bidding)}")
         if self.even_bids not in EVEN_BIDS_MODES:
-            raise ConfigError(f"even_bids must be one of {', '.join(EVEN_BIDS_MODES)}, got {self.even_bids!r}")
+            raise ConfigError(f"even_bids must be one of {', '.join(EVEN_BIDS_MODES)}, got {echo(self.even_bids)}")
         if self.bidding != "open" and self.even_bids != "allowed":
             raise ConfigError(
                 f"even_bids={self.even_bids} needs a last bidder, which {self.bidding} bidding does not have"
@@ -88,11 +88,11 @@ class Rules:
         dealer = self.first_dealer
         if isinstance(dealer, str) and dealer != "draw":
             if not (dealer.isascii() and dealer.isdigit() and len(dealer) <= 6):
-                raise ConfigError(f"first_dealer must be 'draw' or a seat 0..{self.players - 1}, got {dealer!r}")
+                raise ConfigError(f"first_dealer must be 'draw' or a seat 0..{self.players - 1}, got {echo(dealer)}")
             dealer = int(dealer)
             object.__setattr__(self, "first_dealer", dealer)
         if dealer != "draw" and not is_whole_number(dealer):
-            raise ConfigError(f"first_dealer must be 'draw' or a seat 0..{self.players - 1}, got {dealer!r}")
+            raise ConfigError(f"first_dealer must be 'draw' or a seat 0..{self.players - 1}, got {echo(dealer)}")
         if dealer != "draw" and not 0 <= dealer < self.players:
             raise ConfigError(f"first_dealer seat {dealer} is outside 0..{self.players - 1}")
 

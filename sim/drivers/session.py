@@ -22,9 +22,9 @@ from kernels.cards import FIRST_JESTER, FIRST_WIZARD
 from kernels.observation import answer_of
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card, parse_suit
-from sim.config.errors import ConfigError
+from sim.config.errors import ConfigError, echo
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy, is_external, parse_policy, policy_arrays, split_policy_list
+from sim.config.policies import Policy, check_policy_texts, is_external, parse_policy, policy_arrays, split_policy_list
 from sim.config.python_policy import DELEGATE, Decisions
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
@@ -48,7 +48,7 @@ def builtin_policy(text: str) -> Policy:
     """A built-in policy (the card hint's); `module:Object` is refused before anything is
     imported."""
     if is_external(text) and ":" in text:
-        raise ConfigError(f"the hint policy must be a built-in policy (random, heuristic, mc), not {text.strip()!r}")
+        raise ConfigError(f"the hint policy must be a built-in policy (random, heuristic, mc), not {echo(text.strip())}")
     return parse_policy(text)
 
 
@@ -58,7 +58,7 @@ def opponent_policy(text: str) -> Policy:
     policy = parse_policy(text)
     if policy.kind.bot is not None:
         raise ConfigError(
-            f"wizard-sim play seats built-in and Python policies, not the numba bot {text.strip()!r}"
+            f"wizard-sim play seats built-in and Python policies, not the numba bot {echo(text.strip())}"
         )
     return policy
 
@@ -93,6 +93,7 @@ class PlayConfig:
         seat = check_count(seat, "seat", 0, players - 1)
         seed, game = check_seed(seed), check_count(game, "game", 0, MAX_GAMES - 1)
         names = opponent_names(opponents, players)
+        check_policy_texts(names)
         policies = [opponent_policy(name) for name in names]  # imports Python policies: after every other check
         policies.insert(seat, None)
         return cls(rules, seat, tuple(policies), seed, game)
@@ -183,7 +184,7 @@ class PlaySession:
             self.advance()
             legal = is_whole_number(action) and 0 <= action < N_ACTIONS and self.state.legal_action_mask()[action]
             if self.is_over() or not legal:
-                raise ConfigError(f"answer {index} ({action!r}) of the saved game is not a legal move of this game")
+                raise ConfigError(f"answer {index} ({echo(action)}) of the saved game is not a legal move of this game")
             self.answer(int(action))
         self._announce = not self.is_over()
 
@@ -310,7 +311,7 @@ class PlaySession:
         round_size = int(table["round_size"])
         text = text.strip()
         if not (text.isascii() and text.isdigit() and int(text) <= round_size):
-            raise ConfigError(f"bid a whole number 0..{round_size}, got {text!r}")
+            raise ConfigError(f"bid a whole number 0..{round_size}, got {echo(text)}")
         bid = int(text)
         action = ACTION_BID0 + bid
         if not self.state.legal_action_mask()[action]:
@@ -386,7 +387,7 @@ def read_save(path: str | Path) -> dict:
         raise ConfigError(f"{path} is not a wizard-sim play save file")
     if data.get("format_version") != SAVE_FORMAT_VERSION:
         version = data.get("format_version")
-        raise ConfigError(f"{path} has save format version {version!r}, expected {SAVE_FORMAT_VERSION}")
+        raise ConfigError(f"{path} has save format version {echo(version)}, expected {SAVE_FORMAT_VERSION}")
     return data
 
 

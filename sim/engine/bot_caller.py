@@ -9,25 +9,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels import observation as obs
 from kernels.game_state import MASK_DTYPE, OBSERVATION_DTYPE, Turns
 from kernels.records import DELEGATE, MAX_PLAYERS, NO_SEAT
-from sim.config.cards import SUIT_NAMES, format_card
-from sim.config.errors import BotError
+from sim.config.actions import ActionError, action_name, check_action, check_actions
+from sim.config.errors import BotError, echo
 from sim.config.policies import Policy
 from sim.config.python_policy import Decisions, PythonBot, callable_attribute, error_text
 from sim.engine.seating import Seating
-
-
-def action_name(action: int) -> str:
-    """`play AS`, `bid 2`, `trump hearts`."""
-    if not 0 <= action < obs.N_ACTIONS:
-        raise ValueError(f"action {action} is outside 0..{obs.N_ACTIONS - 1}")
-    if action < obs.ACTION_BID0:
-        return f"play {format_card(action - obs.ACTION_CARD0)}"
-    if action < obs.ACTION_SUIT0:
-        return f"bid {action - obs.ACTION_BID0}"
-    return f"trump {SUIT_NAMES[action - obs.ACTION_SUIT0]}"
 
 
 def new_turns(n: int) -> Turns:
@@ -82,12 +70,12 @@ class BotCaller:
         # it was given even if it writes into its copy (one line naming the seat and game).
         given = masks.copy()
         if self.bot.batched:
-            answers = self._call_batch(observations, given, context)
+            answers = self._call_batch(observations, given, context, masks)
         else:
             answers = np.empty(n, dtype=np.int64)
             for i in range(n):
                 answer = self._call((observations[i], given[i], context.row(i)), context.describe(i))
-                answers[i] = self._one_answer(answer, context, i)
+                answers[i] = self._one_answer(answer, context, i, masks)
         self.check(answers, masks, context)
         return answers
 
@@ -99,54 +87,56 @@ class BotCaller:
         except BaseException as error:
             raise BotError(f"policy {self.label} raised {error_text(error, self.bot.source)} ({where})") from None
 
-    def _call_batch(self, observations, masks, context) -> np.ndarray:
+    def _call_batch(self, observations, given, context, masks) -> np.ndarray:
         n = observations.shape[0]
         try:
-            answers = self._function(*((observations, masks, context) if self.bot.takes_context else (observations, masks)))
+            answers = self._function(*((observations, given, context) if self.bot.takes_context else (observations, given)))
         except KeyboardInterrupt:
             raise
         except BaseException as error:
             # Ask row by row for the first row that fails alone, to name its seat and game.
             for i in range(n):
                 one = slice(i, i + 1)
-                self._call((observations[one], masks[one], context.take(one)), context.describe(i))
+                self._call((observations[one], given[one], context.take(one)), context.describe(i))
             text = error_text(error, self.bot.source)
             raise BotError(f"policy {self.label} raised {text} (on a batch of {n} decisions; no row fails alone)") from None
         try:
-            array = np.asarray(answers)
-        except Exception:  # noqa: BLE001 - anything the bot returned that numpy cannot read
-            array = np.asarray(None)
-        if array.shape != (n,) or not (np.issubdtype(array.dtype, np.integer) or _whole_floats(array)):
+            return check_actions(answers, n, delegate=True)
+        except ActionError as error:
+            if error.index is not None:
+                raise self._not_an_action(error, context, error.index, masks) from None
+            array = answers if isinstance(answers, np.ndarray) else None
             raise BotError(
-                f"policy {self.label} returned {type(answers).__name__} of shape {getattr(array, 'shape', '?')} "
-                f"and dtype {getattr(array, 'dtype', '?')} for {n} decisions; act must return {n} integers "
-                f"(first: {context.describe(0)})"
-            )
-        return array.astype(np.int64)
+                f"policy {self.label} returned {type(answers).__name__}"
+                + (f" of shape {array.shape} and dtype {array.dtype}" if array is not None else "")
+                + f" for {n} decisions; act must return {n} integers (first: {context.describe(0)})"
+            ) from None
 
-    def _one_answer(self, answer, context: Decisions, i: int) -> int:
-        if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, (int, np.integer)):
+    def _one_answer(self, answer, context: Decisions, i: int, masks: np.ndarray) -> int:
+        try:
+            return check_action(answer, delegate=True)
+        except ActionError as error:
+            if error.index is not None:
+                raise self._not_an_action(error, context, i, masks) from None
             raise BotError(
-                f"policy {self.label} returned {answer!r} ({context.describe(i)}); act_one must return an integer action"
-            )
-        return int(answer)
+                f"policy {self.label} returned {echo(answer)} ({context.describe(i)}); act_one must return an integer action"
+            ) from None
+
+    def _not_an_action(self, error: ActionError, context: Decisions, i: int, masks: np.ndarray) -> BotError:
+        return BotError(
+            f"policy {self.label} chose {echo(error.value)} (not an action) ({context.describe(i)}); legal: {_legal_text(masks[i])}"
+        )
 
     def check(self, answers: np.ndarray, masks: np.ndarray, context: Decisions) -> None:
-        in_range = (answers >= 0) & (answers < masks.shape[1])
-        legal = in_range & masks[np.arange(answers.shape[0]), np.where(in_range, answers, 0)]
-        bad = ~(legal | (answers == DELEGATE))
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
+        """Each answer (an action or DELEGATE: check_actions) legal in its row's mask."""
+        legal = masks[np.arange(answers.shape[0]), np.maximum(answers, 0)] | (answers == DELEGATE)
+        if not legal.all():
+            i = int(np.flatnonzero(~legal)[0])
             value = int(answers[i])
-            name = action_name(value) if 0 <= value < obs.N_ACTIONS else "not an action"
             raise BotError(
-                f"policy {self.label} chose {value} ({name}) ({context.describe(i)}); "
+                f"policy {self.label} chose {value} ({action_name(value)}) ({context.describe(i)}); "
                 f"legal: {_legal_text(masks[i])}"
             )
-
-
-def _whole_floats(array: np.ndarray) -> bool:
-    return np.issubdtype(array.dtype, np.floating) and bool(np.all(np.isfinite(array))) and bool(np.all(array == np.round(array)))
 
 
 @dataclass

@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import os
 
+import numba
+
+from sim.config.errors import ConfigError
+from sim.config.limits import threads_variable_problem
+
 WAIT_POLICY = "OMP_WAIT_POLICY"
 _started = False
 
@@ -25,10 +30,15 @@ def prefer_passive_waiting() -> None:
 
 def start() -> None:
     """Prepare this process for the kernels, once: let numba's threads sleep between parallel
-    loops (before numba starts them). A stale compiled kernel needs no clearing here: numba's
-    cache stamps each kernel with the sources it contains (kernels/cache_stamps.py)."""
+    loops (before numba starts them). A thread count numba cannot start
+    (threads_variable_problem) is refused first: numba would crash the process. A stale
+    compiled kernel needs no clearing here: numba's cache stamps each kernel with the sources
+    it contains (kernels/cache_stamps.py)."""
     global _started
     if _started:
         return
+    problem = threads_variable_problem(numba.config.NUMBA_NUM_THREADS)
+    if problem is not None:
+        raise ConfigError(problem)
     prefer_passive_waiting()
     _started = True

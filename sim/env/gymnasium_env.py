@@ -7,8 +7,10 @@ import numpy as np
 
 from kernels import vector_env
 from kernels.records import MAX_PLAYERS
-from sim.config.errors import ConfigError
-from sim.config.rules import Rules
+from sim.config.actions import check_action
+from sim.config.errors import ConfigError, echo
+from sim.config.rules import Rules, is_whole_number
+from sim.config.seeds import check_seed
 from sim.env import spaces
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, action_name
 from sim.env.state_api import new_game_states
@@ -48,14 +50,14 @@ class WizardGymEnv(gymnasium.Env):
             players=players, rounds=rounds, bidding=bidding, even_bids=even_bids, first_dealer=first_dealer
         )
         if reward not in REWARD_MODES:
-            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, got {reward!r}")
+            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, got {echo(reward)}")
         if illegal_action not in ILLEGAL_ACTIONS:
-            raise ConfigError(f"illegal_action must be one of {', '.join(ILLEGAL_ACTIONS)}, got {illegal_action!r}")
-        if not isinstance(seat, int) or not 0 <= seat < players:
-            raise ConfigError(f"seat must be 0..{players - 1}, got {seat!r}")
+            raise ConfigError(f"illegal_action must be one of {', '.join(ILLEGAL_ACTIONS)}, got {echo(illegal_action)}")
+        if not is_whole_number(seat) or not 0 <= seat < players:
+            raise ConfigError(f"seat must be 0..{players - 1}, got {echo(seat)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.seat = seat
+            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}, got {echo(render_mode)}")
+        self.seat = int(seat)
         self.reward_mode = reward
         self.illegal_action = illegal_action
         self.render_mode = render_mode
@@ -72,9 +74,11 @@ class WizardGymEnv(gymnasium.Env):
         return {"observation": self._observation.copy(), "action_mask": self._mask.astype(np.int8)}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            seed = check_seed(seed)  # the kernels take it as an int64: checked before gymnasium seeds with it
         super().reset(seed=seed)
         if seed is not None:
-            self._run_seed, self._next_game = int(seed), 0
+            self._run_seed, self._next_game = seed, 0
         elif self._run_seed is None:
             self._run_seed = int(self.np_random.integers(2**63 - 1))
         self._storage["seed"] = self._run_seed
@@ -87,12 +91,13 @@ class WizardGymEnv(gymnasium.Env):
     def step(self, action):
         if self._over:
             raise RuntimeError("the game is over: call reset()")
-        action = int(action)
+        # Not an action of the space (60.5, "60", 85): refused in either mode, as every driver
+        # refuses it; "replace" is for an action of the space that is not legal now.
+        action = check_action(action)
         info: dict = {"illegal_action": False}
-        if not (0 <= action < N_ACTIONS and self._mask[action]):
+        if not self._mask[action]:
             if self.illegal_action == "raise":
-                name = action_name(action) if 0 <= action < N_ACTIONS else "out of range"
-                raise ValueError(f"illegal action {action} ({name}); legal: {np.flatnonzero(self._mask).tolist()}")
+                raise ValueError(f"illegal action {action} ({action_name(action)}); legal: {np.flatnonzero(self._mask).tolist()}")
             action = int(np.flatnonzero(self._mask)[0])
             info["illegal_action"] = True
         final_totals = np.zeros(MAX_PLAYERS, dtype=np.int64)

@@ -7,6 +7,7 @@ import numpy as np
 from kernels import observation as obs
 from kernels.cards import N_CARDS, N_SUITS
 from kernels.records import MAX_PLAYERS, MIN_PLAYERS, PHASE_BID, PHASE_PLAY, PHASE_TRUMP
+from sim.config.actions import action_name  # noqa: F401  (part of the environments' API)
 from sim.config.cards import SUIT_NAMES, cards_to_mask, format_card, format_hand
 
 ACTION_CARD0 = obs.ACTION_CARD0
@@ -24,16 +25,6 @@ BIDDING_NAMES = ("open", "hidden", "delayed")
 EVEN_BIDS_NAMES = ("allowed", "forbidden", "leader")
 LED_SUIT_NAMES = ("none",) + SUIT_NAMES + ("free",)
 TRUMP_NAMES = SUIT_NAMES + ("none",)
-
-def action_name(action: int) -> str:
-    """`play AS`, `bid 2`, `trump hearts`."""
-    if not 0 <= action < N_ACTIONS:
-        raise ValueError(f"action {action} is outside 0..{N_ACTIONS - 1}")
-    if action < ACTION_BID0:
-        return f"play {format_card(action - ACTION_CARD0)}"
-    if action < ACTION_SUIT0:
-        return f"bid {action - ACTION_BID0}"
-    return f"trump {SUIT_NAMES[action - ACTION_SUIT0]}"
 
 def field(vector: np.ndarray, name: str) -> np.ndarray:
     """The slice of an observation vector (or a batch [..., K]) holding field `name`."""

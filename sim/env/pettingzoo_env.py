@@ -4,8 +4,9 @@ from __future__ import annotations
 import numpy as np
 from pettingzoo import AECEnv
 
-from sim.config.errors import ConfigError
+from sim.config.errors import ConfigError, echo
 from sim.config.rules import Rules
+from sim.config.seeds import check_seed
 from sim.env import spaces
 from sim.env.state_api import WizardGame, WizardState
 from sim.env.vector import REWARD_MODES
@@ -41,9 +42,9 @@ class WizardAECEnv(AECEnv):
     ) -> None:
         super().__init__()
         if reward not in REWARD_MODES:
-            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, got {reward!r}")
+            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, got {echo(reward)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}, got {echo(render_mode)}")
         rules = Rules(players=players, rounds=rounds, bidding=bidding, even_bids=even_bids, first_dealer=first_dealer)
         self.game = WizardGame(rules)
         self.reward_mode = reward
@@ -64,7 +65,7 @@ class WizardAECEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self._seed, self._next_game = int(seed), 0
+            self._seed, self._next_game = check_seed(seed), 0
         elif self._seed is None:
             self._seed = entropy_seed()
         self.state_ = self.game.new_state(self._seed, self._next_game)
@@ -89,7 +90,7 @@ class WizardAECEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         rounds_before = len(self.state_.history)
-        self.state_.apply_action(int(action))
+        self.state_.apply_action(action)  # checked there, as every driver checks an action
         self.rewards = {a: 0.0 for a in self.agents}
         if self.reward_mode == "round" and len(self.state_.history) != rounds_before:
             scores = self.state_.history[-1]["scores"]

@@ -5,8 +5,10 @@ import numpy as np
 
 from kernels import game_state as kernel
 from kernels.records import DEALER_CHOOSES_TRUMP, MAX_PLAYERS, NO_SEAT, PHASE_PLAY
+from sim.config.actions import check_action
 from sim.config.cards import format_card, format_hand
-from sim.config.errors import ConfigError
+from sim.config.errors import ConfigError, echo
+from sim.config.limits import MAX_GAMES, check_count
 from sim.config.policies import Policy, parse_policies, policy_arrays
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
@@ -62,10 +64,9 @@ class WizardGame:
 
     def new_state(self, seed: int = 0, game_index: int = 0) -> WizardState:
         seed = check_seed(seed)
-        if not is_whole_number(game_index) or game_index < 0:
-            raise ConfigError(f"game_index must be an integer >= 0, got {game_index!r}")
+        game_index = check_count(game_index, "game_index", 0, MAX_GAMES)
         storage = new_game_states(self.rules, 1, seed)
-        kernel.start_single(storage, int(game_index))
+        kernel.start_single(storage, game_index)
         return WizardState(self, storage)
 
     def __repr__(self) -> str:
@@ -126,14 +127,13 @@ class WizardState:
         return np.flatnonzero(self.legal_action_mask()).tolist()
 
     def apply_action(self, action: int) -> None:
-        if not is_whole_number(action):
-            raise ValueError(f"an action is an integer 0..{N_ACTIONS - 1}, got {action!r}")
+        """Apply `action` (sim.config.actions.check_action: ActionError if it is not an action;
+        ValueError if the game is over or the action is not legal)."""
+        action = check_action(action)
         if self.is_terminal():
             raise ValueError(f"the game is over; action {action} cannot be applied")
-        if not 0 <= action < N_ACTIONS:
-            raise ValueError(f"action {action} is outside 0..{N_ACTIONS - 1}")
         rounds_before = int(self._storage["rounds_ended"][0])
-        status = kernel.apply_single(self._storage, int(action))
+        status = kernel.apply_single(self._storage, action)
         if status != kernel.APPLIED:
             legal = ", ".join(str(a) for a in self.legal_actions())
             raise ValueError(
@@ -156,7 +156,7 @@ class WizardState:
 
     def _observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
         if not (is_whole_number(seat) and 0 <= seat < self.game.num_players):
-            raise ValueError(f"seat must be 0..{self.game.num_players - 1}, got {seat!r}")
+            raise ValueError(f"seat must be 0..{self.game.num_players - 1}, got {echo(seat)}")
         observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
         mask = np.empty(N_ACTIONS, dtype=np.bool_)
         kernel.observe_single(self._storage, int(seat), observation, mask)

@@ -6,18 +6,21 @@ import numpy as np
 
 from kernels import vector_env
 from kernels.records import MAX_PLAYERS
-from sim.config.errors import ConfigError
+from sim.config.actions import check_actions
+from sim.config.errors import ConfigError, echo
+from sim.config.limits import MAX_GAMES, check_count
 from sim.config.policies import Policy
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, action_name
 from sim.env.state_api import new_game_states
-from sim.engine.threads import set_threads
+from sim.engine.threads import check_threads, set_threads
 
 # Below this many envs per thread a step runs on the calling thread: waking the thread pool
 # cost more than the step (B=1 on 2 threads measured 3 ms a step, 30 us serial).
 PARALLEL_MIN_ENVS_PER_THREAD = 32
 PARALLEL_CHUNK = 16  # envs a thread takes at a time
+MAX_ENVS = 2**18  # num_envs: a game's state is about 3.7 KB, its observation 3.4 KB
 
 REWARD_MODES = {"round": vector_env.REWARD_ROUND, "game": vector_env.REWARD_GAME, "win": vector_env.REWARD_WIN}
 
@@ -59,19 +62,18 @@ class VectorEnv:
     ) -> None:
         self.rules = rules if rules is not None else Rules()
         players = self.rules.players
-        if not is_whole_number(num_envs) or num_envs < 1:
-            raise ConfigError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        num_envs = check_count(num_envs, "num_envs", 1, MAX_ENVS)
         if is_whole_number(controlled_seats):
-            controlled_seats = (int(controlled_seats),)
-        controlled = tuple(int(s) for s in controlled_seats)
-        if not controlled or len(set(controlled)) != len(controlled) or not all(0 <= s < players for s in controlled):
-            raise ConfigError(f"controlled_seats must be distinct seats in 0..{players - 1}, got {controlled_seats!r}")
+            controlled_seats = (controlled_seats,)
+        seats = list(controlled_seats) if isinstance(controlled_seats, (tuple, list)) else []
+        if not seats or len(set(seats)) != len(seats) or not all(is_whole_number(s) and 0 <= s < players for s in seats):
+            raise ConfigError(f"controlled_seats must be distinct seats in 0..{players - 1}, got {echo(controlled_seats)}")
+        controlled = tuple(int(s) for s in seats)
         if reward not in REWARD_MODES:
-            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, got {reward!r}")
-        if not is_whole_number(first_game) or first_game < 0:
-            raise ConfigError(f"first_game must be an integer >= 0, got {first_game!r}")
-        if threads is not None and not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-            raise ConfigError(f"threads must be 1..{numba.config.NUMBA_NUM_THREADS}, got {threads}")
+            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, got {echo(reward)}")
+        first_game = check_count(first_game, "first_game", 0, MAX_GAMES)
+        if threads is not None:
+            check_threads(threads)
         self.num_envs = int(num_envs)
         self.controlled_seats = controlled
         self.opponents = opponents
@@ -87,6 +89,9 @@ class VectorEnv:
         )
         b = self.num_envs
         self._observations = np.zeros((b, OBSERVATION_SIZE), dtype=np.float32)
+        # The legal masks the kernels write and step() checks against, and the caller's copy of
+        # them (handed out, which a caller may write into without making an action legal).
+        self._legal = np.zeros((b, N_ACTIONS), dtype=np.bool_)
         self._masks = np.zeros((b, N_ACTIONS), dtype=np.bool_)
         self._seats = np.zeros(b, dtype=np.int64)
         self._games = np.zeros(b, dtype=np.int64)
@@ -101,6 +106,13 @@ class VectorEnv:
     def _out(self, array: np.ndarray) -> np.ndarray:
         return array.copy() if self.copy else array
 
+    def _masks_out(self) -> np.ndarray:
+        """The legal masks as the caller gets them: never the array step() checks against."""
+        if self.copy:
+            return self._legal.copy()
+        np.copyto(self._masks, self._legal)
+        return self._masks
+
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, dict]:
         """Start (again) game first_game + i in env i, of run `seed` (default: the current
         run, first the one given at construction)."""
@@ -110,36 +122,29 @@ class VectorEnv:
         game_ids = np.arange(self.first_game, self.first_game + self.num_envs, dtype=np.int64)
         parallel = self._parallel()
         kernel = vector_env.reset_envs if parallel else vector_env.reset_envs_serial
-        observed = vector_env.Observed(self._observations, self._masks, self._seats, self._games)
+        observed = vector_env.Observed(self._observations, self._legal, self._seats, self._games)
         self._call(kernel, parallel, self._states, game_ids, observed)
         self._started = True
         infos = {"seat": self._out(self._seats), "game": self._out(self._games)}
-        return self._out(self._observations), self._out(self._masks), infos
+        return self._out(self._observations), self._masks_out(), infos
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Apply actions[i] in env i (each must be legal: masks[i, actions[i]]); returns
         (observations, masks, rewards, terminations, truncations, infos)."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(
-                f"actions must be integers of shape ({self.num_envs},), got {actions.dtype} {actions.shape}"
-            )
-        actions = actions.astype(np.int64, copy=False)
-        in_range = (actions >= 0) & (actions < N_ACTIONS)
-        legal = in_range & self._masks[self._arange, np.where(in_range, actions, 0)]
+        actions = check_actions(actions, self.num_envs)  # as every driver checks an action
+        legal = self._legal[self._arange, actions]
         if not legal.all():
             env = int(np.flatnonzero(~legal)[0])
             action = int(actions[env])
-            name = action_name(action) if 0 <= action < N_ACTIONS else "out of range"
-            allowed = ", ".join(str(a) for a in np.flatnonzero(self._masks[env]))
+            allowed = ", ".join(str(a) for a in np.flatnonzero(self._legal[env]))
             seat = int(self._seats[env])
-            raise ValueError(f"illegal action {action} ({name}) in env {env} for seat {seat}; legal: {allowed}")
+            raise ValueError(f"illegal action {action} ({action_name(action)}) in env {env} for seat {seat}; legal: {allowed}")
         parallel = self._parallel()
         outputs = vector_env.Stepped(
             observations=self._observations,
-            masks=self._masks,
+            masks=self._legal,
             seats=self._seats,
             games=self._games,
             rewards=self._rewards,
@@ -156,7 +161,7 @@ class VectorEnv:
         }
         return (
             self._out(self._observations),
-            self._out(self._masks),
+            self._masks_out(),
             self._out(self._rewards),
             self._out(self._terminated),
             self._out(self._truncated),

@@ -19,9 +19,9 @@ from kernels.observation import N_ACTIONS, OBSERVATION_FIELDS, OBSERVATION_OFFSE
 from kernels.records import FIRST_DEALER_DRAW, MAX_PLAYERS, MIN_PLAYERS, PHASE_DEAL, PHASE_DONE
 from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
 from sim.config.cards import format_card, format_hand
-from sim.config.errors import ConfigError
-from sim.config.rules import Rules, parse_rounds
-from sim.env.layout import action_name
+from sim.config.actions import action_name, check_action
+from sim.config.errors import ConfigError, echo
+from sim.config.rules import Rules, is_whole_number, parse_rounds
 from sim.env.state_api import new_game_states
 
 SHORT_NAME = "python_wizard"
@@ -173,6 +173,11 @@ class WizardState(pyspiel.State):
         cards = mask_cards(int(chance_state.deal_outcomes(self._storage)))
         return [(card, 1.0 / len(cards)) for card in cards]
 
+    def apply_action(self, action: int) -> None:
+        """OpenSpiel's apply_action, the action checked first as every driver checks it
+        (sim.config.actions: the same inputs refused with the same error as the state API's)."""
+        super().apply_action(check_action(action))
+
     def _apply_action(self, action: int) -> None:
         if not self._dealer_drawn:
             if not 0 <= action < self.rules.players:
@@ -214,16 +219,31 @@ class WizardState(pyspiel.State):
         """A state with the same information state for `player_id` (the other seats' hands,
         and bids not shown to it, redrawn by kernels.chance_state.resample); the seed of our
         generator comes from `probability_sampler` (a callable returning a float in [0, 1))."""
-        seed = int(probability_sampler() * 2.0**53)
-        return self.resample(player_id, np.array([seed], dtype=np.uint64))
+        self._check_player(player_id)
+        sampled = probability_sampler()
+        if isinstance(sampled, (bool, np.bool_)) or not isinstance(sampled, (int, float, np.integer, np.floating)) \
+                or not 0 <= sampled < 1:
+            raise ValueError(f"probability_sampler must return a number in [0, 1), got {echo(sampled)}")
+        return self.resample(player_id, np.array([int(sampled * 2.0**53)], dtype=np.uint64))
 
     def resample(self, player: int, generator: np.ndarray) -> WizardState:
-        """resample_from_infostate with our generator (a one-element uint64 array, advanced)."""
+        """resample_from_infostate with our generator (a one-element uint64 array, advanced).
+        Both are checked here: the kernel indexes the seats by `player` and writes the generator."""
+        self._check_player(player)
+        if not (isinstance(generator, np.ndarray) and generator.dtype == np.uint64 and generator.shape == (1,)
+                and generator.flags.writeable):
+            shape = getattr(generator, "shape", None)
+            raise ValueError(f"generator must be a one-element uint64 array (written to), got {echo(generator)}"
+                             + (f" of {generator.dtype} and shape {shape}" if shape is not None else ""))
         state = self.clone()
         if self.is_chance_node() or self.is_terminal():
             return state  # between the deal's chance events the hands are the chance node's
         chance_state.resample(state._storage, int(player), generator)
         return state
+
+    def _check_player(self, player: object) -> None:
+        if not (is_whole_number(player) and 0 <= player < self.rules.players):
+            raise ValueError(f"player must be a seat 0..{self.rules.players - 1}, got {echo(player)}")
 
     def __str__(self) -> str:
         table = self._storage["workspace"]["table"][0]

@@ -22,7 +22,7 @@ from sim.config.errors import BotError, ConfigError
 from sim.config.limits import MAX_GAMES, check_count
 from sim.config.policies import Policy, parse_policies
 from sim.config.python_policy import DECISION_NAMES
-from sim.config.rules import Rules, is_whole_number
+from sim.config.rules import Rules
 from sim.config.seeds import check_seed
 from sim.engine.bot_engine import BOT_FUNCTION_OF_DECISION, function_place
 from sim.engine.calls import call_kernel, exception_text, in_slices
@@ -284,8 +284,7 @@ def run_round(
 def draw_first_dealer(seed: int, game: int, players: int) -> int:
     """The seat that deals first in game `game` of run `seed` (docs/rules.md §2, by the draw)."""
     Rules(players=players)
-    if not is_whole_number(game) or game < 0:
-        raise ConfigError(f"game must be an integer >= 0, got {game!r}")
+    game = check_count(game, "game", 0, MAX_GAMES)  # 2**70 went into the kernel (a numba typing error)
     scratch = np.zeros(1, dtype=records.SCRATCH_DTYPE)
     start()
     return int(_draw_first_dealer(check_seed(seed), game, players, scratch[0]))

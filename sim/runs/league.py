@@ -30,8 +30,8 @@ from typing import ClassVar
 import numpy as np
 import pyarrow as pa
 
-from sim.config.errors import ConfigError
-from sim.config.policies import Policy, as_policy, split_policy_list
+from sim.config.errors import ConfigError, cut
+from sim.config.policies import Policy, as_policy, check_policy_texts, split_policy_list
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
 from sim.runs.deals import (
@@ -87,13 +87,23 @@ PAIRS_SCHEMA = pa.schema(
 )
 
 
-def parse_league_policies(policies: str | list) -> tuple[Policy, ...]:
-    """The listed policies: a comma list or a list of texts, Policy and Python policy objects,
-    each listed once."""
+def league_policy_names(policies: str | list) -> list:
+    """The listed policies as given (texts, Policy and Python policy objects), checked as far
+    as no import is needed: their count, each text (check_policy_texts), each listed once."""
     names = split_policy_list(policies) if isinstance(policies, str) else list(policies)
     if not MIN_POLICIES <= len(names) <= MAX_POLICIES:
         raise ConfigError(f"a league takes {MIN_POLICIES}..{MAX_POLICIES} policies, got {len(names)}")
-    parsed = tuple(as_policy(name) for name in names)
+    keys = check_policy_texts(names)
+    for index, key in enumerate(keys):
+        if key in keys[:index]:
+            raise ConfigError(f"policy {cut(key)} is listed twice: list each policy of a league once")
+    return names
+
+
+def parse_league_policies(policies: str | list) -> tuple[Policy, ...]:
+    """The listed policies: a comma list or a list of texts, Policy and Python policy objects,
+    each listed once (by label too: a parameter given at its default names the same policy)."""
+    parsed = tuple(as_policy(name) for name in league_policy_names(policies))
     labels = [policy.label for policy in parsed]
     repeated = sorted({label for label in labels if labels.count(label) > 1})
     if repeated:
@@ -136,26 +146,35 @@ class LeagueConfig(RecordedConfig):
         log_plays: bool = False,
         sprt: Sprt | tuple | dict | None = None,
         mirrored: bool | None = None,
-    ) -> "LeagueConfig":
-        """mirrored=None: the default, mirror images wherever a table's differ from its rotations."""
+        imports: bool = True,
+    ) -> "LeagueConfig | None":
+        """mirrored=None: the default, mirror images wherever a table's differ from its rotations.
+        imports=False: only the checks that need no policy module imported (None)."""
         check_flags(log_plays=log_plays, mirrored=mirrored, optional=("mirrored",))
-        parsed = parse_league_policies(policies)
+        # Every check that needs no import first: the policies named may be modules whose
+        # import runs code (issue 61).
+        names = league_policy_names(policies)
+        sprt = Sprt.of(sprt)
+        if sprt is not None and chunk_deals is None:
+            chunk_deals = LOOK_DEALS  # the test looks after every chunk
+        # The size with the fewest games a deal can have (mirror images are decided below, by the labels).
+        deals, _ = check_run_size(rules, log_plays, deals, chunk_deals, rotations_per_deal(rules.players, True, bool(mirrored)))
+        needed = deals_to_seat_everyone(len(names), rules.players)
+        if deals < needed:
+            raise ConfigError(
+                f"a league of {len(names)} policies at {rules.players}-player tables needs at least {needed:,} deals"
+                f" for every policy to play (its design's first {needed:,} tables), got {deals:,}"
+            )
+        seed = draw_seed() if seed is None else check_seed(seed)
+        if not imports:
+            return None
+        parsed = parse_league_policies(names)
         if mirrored is None:
             labels = [policy.label for policy in parsed]
             tables = design_labels(league_design(len(parsed), rules.players), labels)
             mirrored = any(mirror_balances(table) for table in tables)
-        sprt = Sprt.of(sprt)
-        if sprt is not None and chunk_deals is None:
-            chunk_deals = LOOK_DEALS  # the test looks after every chunk
         rotations = rotations_per_deal(rules.players, True, mirrored)
         deals, chunk_deals = check_run_size(rules, log_plays, deals, chunk_deals, rotations)
-        needed = deals_to_seat_everyone(len(parsed), rules.players)
-        if deals < needed:
-            raise ConfigError(
-                f"a league of {len(parsed)} policies at {rules.players}-player tables needs at least {needed:,} deals"
-                f" for every policy to play (its design's first {needed:,} tables), got {deals:,}"
-            )
-        seed = draw_seed() if seed is None else check_seed(seed)
         return cls(rules, parsed, seed, deals, chunk_deals, log_plays, sprt, True if mirrored else None)
 
     @property

@@ -13,7 +13,7 @@ import dataclasses
 import functools
 from typing import Any, ClassVar
 
-from sim.config.errors import ConfigError
+from sim.config.errors import ConfigError, echo
 from sim.config.rules import Rules
 from sim.engine.seating import Seating
 from sim.runs.tables import table_names
@@ -25,7 +25,7 @@ def check_flags(*, optional: tuple[str, ...] = (), **flags: object) -> None:
     default decides)."""
     for name, flag in flags.items():
         if not isinstance(flag, bool) and not (name in optional and flag is None):
-            raise ConfigError(f"{name} must be true or false, got {flag!r}")
+            raise ConfigError(f"{name} must be true or false, got {echo(flag)}")
 
 
 class RecordedConfig:

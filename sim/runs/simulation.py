@@ -8,7 +8,7 @@ import numpy as np
 
 from sim.config.errors import ConfigError
 from sim.config.limits import MAX_CHUNK_BYTES, MAX_CHUNKS, MAX_GAMES, check_count
-from sim.config.policies import Policy, parse_policies
+from sim.config.policies import Policy, check_policy_texts, parse_policies, policy_list
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
 from sim.runs.executors import FinishedChunk, RunResult, run
@@ -79,10 +79,15 @@ class SimulationConfig(RecordedConfig):
         games: int,
         chunk_games: int | None = None,
         log_plays: bool = False,
-    ) -> "SimulationConfig":
+        imports: bool = True,
+    ) -> "SimulationConfig | None":
+        """imports=False: only the checks that need no policy module imported (None)."""
         check_flags(log_plays=log_plays)
         games, chunk_games = check_run_size(rules, log_plays, games, chunk_games)
         seed = draw_seed() if seed is None else check_seed(seed)
+        if not imports:
+            check_policy_texts(policy_list(policies, rules.players))
+            return None
         return cls(rules, tuple(parse_policies(policies, rules.players)), seed, games, chunk_games, log_plays)
 
     def compute_chunk(self, first: int, games: int, threads: int | None = None, batch: int | None = None) -> GameBatch:

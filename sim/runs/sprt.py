@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Protocol
 
-from sim.config.errors import ConfigError
+from sim.config.errors import ConfigError, echo
 
 MAX_POINTS = 10_000.0  # |LOW|, |HIGH| in points per game (a game's whole score stays far inside)
 ALPHA_RANGE = (1e-6, 0.5)  # alpha and beta: open interval
@@ -44,7 +44,7 @@ class Sprt:
         for name in ("low", "high", "alpha", "beta"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ConfigError(f"sprt {name} must be a finite number, got {value!r}")
+                raise ConfigError(f"sprt {name} must be a finite number, got {echo(value)}")
             object.__setattr__(self, name, float(value))
         for name in ("low", "high"):
             value = getattr(self, name)
@@ -68,7 +68,7 @@ class Sprt:
             return cls(value["low"], value["high"], value["alpha"], value["beta"])
         if isinstance(value, (tuple, list)) and len(value) == 2:
             return cls(*value)
-        raise ConfigError(f"sprt must be (LOW, HIGH) or an Sprt, got {value!r}")
+        raise ConfigError(f"sprt must be (LOW, HIGH) or an Sprt, got {echo(value)}")
 
     @classmethod
     def parse(cls, text: str, alpha: float | None, beta: float | None) -> "Sprt":
@@ -77,7 +77,7 @@ class Sprt:
         try:
             low, high = (float(part) for part in parts)
         except ValueError:
-            raise ConfigError(f"--sprt needs LOW,HIGH in points per game, e.g. 0,10; got {text!r}") from None
+            raise ConfigError(f"--sprt needs LOW,HIGH in points per game, e.g. 0,10; got {echo(text)}") from None
         return cls(low, high, 0.05 if alpha is None else alpha, 0.05 if beta is None else beta)
 
     def to_dict(self) -> dict:

@@ -32,7 +32,7 @@ import pyarrow as pa
 
 from kernels.seating import random_seatings
 from sim.config.errors import ConfigError
-from sim.config.policies import Policy, parse_policies, split_policy_list
+from sim.config.policies import Policy, check_policy_texts, parse_policies, split_policy_list
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
 from sim.engine.startup import start
@@ -117,25 +117,35 @@ class TournamentConfig(RecordedConfig):
         log_plays: bool = False,
         sprt: Sprt | tuple | dict | None = None,
         mirrored: bool | None = None,
-    ) -> "TournamentConfig":
+        imports: bool = True,
+    ) -> "TournamentConfig | None":
+        """imports=False: only the checks that need no policy module imported (None)."""
         names = split_policy_list(policies) if isinstance(policies, str) else list(policies)
         if len(names) != rules.players:
             raise ConfigError(f"got {len(names)} policies for {rules.players} players: list one per seat")
         check_flags(duplicate=duplicate, log_plays=log_plays, mirrored=mirrored, optional=("mirrored",))
         if mirrored and not duplicate:
             raise ConfigError("mirrored seatings need duplicate deals: drop --no-duplicate or --mirror")
+        # Every check that needs no import first: the policies named may be modules whose
+        # import runs code (issue 61). Texts with one key name one policy.
+        if len(set(check_policy_texts(names))) < 2:
+            raise ConfigError("a tournament needs at least two different policies")
+        sprt = Sprt.of(sprt)
+        if sprt is not None and chunk_deals is None:
+            chunk_deals = LOOK_DEALS  # the test looks after every chunk
+        # The size with the fewest games a deal can have (mirror images are decided below, by the labels).
+        check_run_size(rules, log_plays, deals, chunk_deals, rotations_per_deal(rules.players, duplicate, bool(mirrored)))
+        seed = draw_seed() if seed is None else check_seed(seed)
+        if not imports:
+            return None
         parsed = tuple(parse_policies(names, rules.players))
         labels = [policy.label for policy in parsed]
         if len(set(labels)) < 2:
             raise ConfigError("a tournament needs at least two different policies")
         if mirrored is None:  # the default: mirror images where they balance the neighbours
             mirrored = duplicate and mirror_balances(labels)
-        sprt = Sprt.of(sprt)
         rotations = rotations_per_deal(rules.players, duplicate, mirrored)
-        if sprt is not None and chunk_deals is None:
-            chunk_deals = LOOK_DEALS  # the test looks after every chunk
         deals, chunk_deals = check_run_size(rules, log_plays, deals, chunk_deals, rotations)
-        seed = draw_seed() if seed is None else check_seed(seed)
         return cls(rules, parsed, seed, deals, chunk_deals, duplicate, log_plays, sprt, True if mirrored else None)
 
     @property

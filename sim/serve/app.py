@@ -26,7 +26,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from sim.analysis.estimate import UNKNOWN_MODEL, CheckedRequest, EstimateRequest
-from sim.config.errors import BotError, ConfigError
+from sim.config.errors import BotError, ConfigError, bounded
 from sim.config.policies import REGISTRY, is_external, split_policy_list
 from sim.serve.jobs import Busy, Cancelled, EstimateQueue, Job
 from sim.storage.files import BadJSON, parse_json
@@ -109,7 +109,7 @@ def request_from_body(body: object) -> EstimateRequest:
 
 
 def error_response(message: str, status: int, field: str | None = None) -> JSONResponse:
-    return JSONResponse({"error": message, "field": field}, status_code=status)
+    return JSONResponse({"error": bounded(message), "field": field}, status_code=status)
 
 
 async def read_body(request: Request) -> bytes:
@@ -282,7 +282,7 @@ def create_app(jobs: EstimateQueue, hosts: Collection[str] | None = None) -> Sta
                         yield json.dumps({"progress": job.done, "samples": job.total or job.request.samples}) + "\n"
                 if job.future.exception() is not None:
                     message, code, field = outcome_error(job.future.exception())
-                    yield json.dumps({"error": message, "status": code, "field": field}) + "\n"
+                    yield json.dumps({"error": bounded(message), "status": code, "field": field}) + "\n"
                 else:
                     yield '{"result": ' + job.future.result() + "}\n"
             finally:  # the client went away (Starlette cancels the stream) or it ended: stop sampling

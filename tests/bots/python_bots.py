@@ -86,6 +86,25 @@ class WrongShape:
         return np.zeros((observations.shape[0], 2), dtype=np.int64)
 
 
+class HugeUnsigned:
+    """Answers 2**64 - 1 as uint64, which a conversion to int64 reads as -1 (DELEGATE)."""
+
+    def act(self, observations, masks):
+        return np.full(observations.shape[0], 2**64 - 1, dtype=np.uint64)
+
+
+class HugeUnsignedOne:
+    def act_one(self, observation, mask):
+        return np.uint64(2**64 - 1)
+
+
+class FloatAnswers:
+    """Answers legal actions as floats: a float is not an action."""
+
+    def act(self, observations, masks):
+        return masks.argmax(axis=1).astype(np.float64)
+
+
 class Illegal:
     """Always plays card 0 (the 2 of clubs), often not in its hand."""
 
