@@ -260,7 +260,7 @@ def test_cancelled_requests_and_ctrl_c_with_uploads_open_print_no_traceback():
         assert not re.search(r"Exception|Error", error), error
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_the_real_server_answers_what_is_not_http_in_json_and_logs_one_line_of_its_own():
     """Issue 61: two Host headers or Content-Length: -1 got uvicorn's text/plain 400 and its
     "WARNING: Invalid HTTP request received." on the terminal."""
