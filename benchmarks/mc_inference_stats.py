@@ -16,7 +16,7 @@ import time
 import numpy as np
 from numba import njit
 
-from kernels.batch import begin_game, deal_and_seed, new_workspace
+from kernels.game_loop import begin_game, deal_and_seed, new_workspace
 from kernels.search import mc
 from kernels.dispatch import decide
 from kernels.search.posterior import sample_deal

@@ -43,7 +43,8 @@ from numba import njit
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from kernels.batch import begin_game, deal_and_seed, new_workspace, read_bids  # noqa: E402
+from kernels.batch import read_bids  # noqa: E402
+from kernels.game_loop import begin_game, deal_and_seed, new_workspace  # noqa: E402
 from kernels.bits import lowest_bit, popcount  # noqa: E402
 from kernels.cards import N_CARDS  # noqa: E402
 from kernels.search import mc, pimc  # noqa: E402

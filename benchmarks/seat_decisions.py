@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from kernels.batch import begin_game, deal_and_seed, new_workspace
+from kernels.game_loop import begin_game, deal_and_seed, new_workspace
 from kernels.dispatch import decide
 from kernels.records import DECIDE_BID, DECIDE_CARD, SEAT_DTYPE, TABLE_DTYPE
 from kernels.round_state import NO_PLAY_LOG, begin_round, play_out

@@ -19,7 +19,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from kernels.batch import seat_listed
+from kernels.game_loop import seat_listed
 from kernels.game_state import advance, apply_caller_answer, next_round, report_turn, start_game
 from kernels.records import NO_SEAT
 from kernels.results import record_game, record_plays, record_round

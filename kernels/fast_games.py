@@ -1,6 +1,6 @@
 """Whole games whose seats all play built-in non-search policies (`random`, `heuristic`), on
-the fast path: kernels.batch's kernels with each round sequenced by kernels.sequencer instead
-of the decision step.
+the fast path: kernels.batch's kernels (on kernels.game_loop) with each round sequenced by
+kernels.sequencer instead of the decision step.
 
 Same arguments, results and failure report as kernels.batch.play_games / play_seated_games,
 bit for bit (tests/test_fast_path.py). sim.runs.games calls these when every policy of a
@@ -10,7 +10,7 @@ them (docs/architecture.md, "The fast path").
 """
 from numba import njit, prange
 
-from kernels.batch import deal_and_seed, games_block_with, seated_block_with
+from kernels.game_loop import deal_and_seed, games_block_with, seated_block_with
 from kernels.blocks import first_failure, n_blocks, new_failures
 from kernels.records import MAX_PLAYS_PER_ROUND
 from kernels.sequencer import play_rest

@@ -5,7 +5,7 @@ rollouts, `play` through the state API), the turns the batched ones exchange wit
 
 A GAME_STATE_DTYPE record holds one game: the engine's workspace (table, seats, generator,
 seated policies), the rules, the seed and game index, and the public card history of the
-round. It moves only through kernels.batch (begin_game, deal_and_seed) and the round core's
+round. It moves only through kernels.game_loop (begin_game, deal_and_seed) and the round core's
 decision step (kernels.round_state.next_decision / take_decision, which the batch's play_out
 loops), so a game played here is the game of the batch engine: the same first dealer, deals,
 fixed bids, play log and DECISIONS stream per round. Built-in policies seated at the seats
@@ -25,7 +25,8 @@ from numba import njit
 
 from kernels.bits import at
 from kernels.cards import N_CARDS
-from kernels.batch import begin_game, deal_and_seed, init_workspace, read_bids, seated_policies
+from kernels.batch import read_bids
+from kernels.game_loop import begin_game, deal_and_seed, init_workspace, seated_policies
 from kernels.observation import N_ACTIONS, OBSERVATION_SIZE, answer_of, encode_observation, flat_action, write_action_mask
 from kernels.dispatch import decide
 from kernels.records import (

@@ -27,6 +27,8 @@ def test_a_rule_contains_only_what_it_imports():
     graph = cache_stamps.kernel_graph()
     assert short(graph.contents("kernels.rules", "legal_bids")) == {"kernels", "cache_stamps", "bits", "cards", "records", "rng", "rules"}
     assert "search.pimc" not in short(graph.contents("kernels.round_state", "apply_bid"))
+    # the fast path's games reach no searching policy: a run of heuristic seats stays cached
+    assert not {"dispatch", "search.mc", "search.pimc"} & short(graph.contents("kernels.fast_games", "play_games"))
 
 
 def test_a_loop_contains_the_functions_passed_to_it():
@@ -61,6 +63,7 @@ def test_an_edit_changes_the_stamps_of_exactly_what_contains_it(tmp_path):
         "apply_bid": ("kernels.round_state", "apply_bid"),
         "play_out": ("kernels.round_state", "play_out"),
         "fast path": ("kernels.sequencer", "play_on"),
+        "fast games": ("kernels.fast_games", "play_games"),
         "pimc": ("kernels.search.pimc", "decide"),
         "dispatch": ("kernels.dispatch", "decide"),
         "sampled_choice": ("kernels.search.mc", "sampled_choice"),

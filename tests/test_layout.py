@@ -114,6 +114,7 @@ KERNEL_LAYERS = (
     ("kernels.rules",),  # one function per rule
     # the round as a state machine and its decision step; what a round leaves; a seat's view
     ("kernels.round_state", "kernels.results", "kernels.columns", "kernels.seating", "kernels.observation"),
+    ("kernels.game_loop",),  # a whole game's loop, given the function that plays a round: no policy
     # the policies below the posterior: they decide from the seat's own view, without search
     ("kernels.policies", "kernels.policies.ids", "kernels.policies.heuristic", "kernels.policies.random_policy"),
     ("kernels.sequencer",),  # the fast path: rounds of built-in non-search seats (the decision step's twin)

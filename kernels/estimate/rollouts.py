@@ -9,7 +9,7 @@ from collections import namedtuple
 
 from numba import njit, prange
 
-from kernels.batch import seated_policies
+from kernels.game_loop import seated_policies
 from kernels.blocks import NO_FAILURE, block_rows, first_failure, n_blocks, new_failures
 from kernels.estimate.situation import Sampling, deal_sample, new_estimate_memory, start_sample_round
 from kernels.dispatch import decide

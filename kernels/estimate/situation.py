@@ -12,7 +12,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from kernels.batch import new_workspace
+from kernels.game_loop import new_workspace
 from kernels.bits import lowest_bit
 from kernels.search.posterior import new_work, prepare, sample_deal
 from kernels.records import MAX_PLAYERS, SEAT_DTYPE, TABLE_DTYPE

@@ -4,7 +4,7 @@ At the end of a round every card has been played, so the public table shows ever
 whole dealt hand (table.played_by), the trump and every bid (shown at the end in every
 bidding mode). `read_round` scores each seat's bid there under five bid models and adds the
 log-likelihoods to table.bid_evidence[seat], which carries over from round to round like the
-score pad (kernels.batch.begin_game clears it):
+score pad (kernels.game_loop.begin_game clears it):
 
 - BID_MODEL_UNIFORM: any legal bid equally likely (a random bidder);
 - BID_MODEL_EXACT: the heuristic's bid from the seat's hand and view, exactly;

@@ -11,7 +11,8 @@ from kernels import records
 from kernels.cards import N_CARDS
 from kernels import batch as kernels_batch
 from kernels import fast_games
-from kernels.batch import new_workspace, replay_game
+from kernels.batch import replay_game
+from kernels.game_loop import new_workspace
 from kernels.blocks import NO_FAILURE
 from kernels.results import GameResults
 from kernels.round_state import IllegalAction, current_seat, legal_actions
