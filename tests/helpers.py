@@ -141,6 +141,22 @@ def invoke(*arguments):
     return CliRunner().invoke(app, [str(argument) for argument in arguments])
 
 
+def made_run(out, command: str, *arguments):
+    """`out` after the command line ran `command` with `arguments` into it, successfully."""
+    result = invoke(command, *arguments, "--out", out)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def copy_of(reference, tmp_path):
+    """A copy of the run directory `reference` at tmp_path/run (its links copied as links)."""
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(reference, out, symlinks=True)
+    return out
+
+
 def one_line(result, code: int, *words: str) -> None:
     """The command exited with `code` and said one `wizard-sim: error:` line naming `words`."""
     assert result.exit_code == code, (result.exit_code, result.output, result.exception)

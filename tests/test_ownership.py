@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 from pathlib import Path
 
 import pytest
-from helpers import invoke, one_line
+from helpers import copy_of, invoke, made_run, one_line
 
 from sim.config.errors import ConfigError
 from sim.config.rules import Rules, parse_rounds
@@ -27,24 +26,12 @@ LEAGUE = ["--policies", "heuristic,random,heuristic:aggression=1.2", "--players"
 
 @pytest.fixture(scope="module")
 def three_chunks(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("simulated") / "run"
-    result = invoke("simulate", *SMALL, "--games", "300", "--seed", "1", "--out", out)
-    assert result.exit_code == 0, result.output
-    return out
+    return made_run(tmp_path_factory.mktemp("simulated") / "run", "simulate", *SMALL, "--games", "300", "--seed", "1")
 
 
 @pytest.fixture(scope="module")
 def tournament_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("tournament") / "run"
-    result = invoke("tournament", *TOURNAMENT, "--out", out)
-    assert result.exit_code == 0, result.output
-    return out
-
-
-def copy_of(reference: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "run"
-    shutil.copytree(reference, out, symlinks=True)
-    return out
+    return made_run(tmp_path_factory.mktemp("tournament") / "run", "tournament", *TOURNAMENT)
 
 
 def drop_last_chunk(out: Path) -> None:

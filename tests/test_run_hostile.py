@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import invoke, one_line
+from helpers import copy_of, invoke, made_run, one_line
 
 import sim
 from sim.config.errors import ConfigError
@@ -41,16 +41,7 @@ def simulated(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def tournament_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("tournament") / "run"
-    result = invoke("tournament", *TOURNAMENT, "--out", out)
-    assert result.exit_code == 0, result.output
-    return out
-
-
-def copy_of(reference: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "run"
-    shutil.copytree(reference, out, symlinks=True)
-    return out
+    return made_run(tmp_path_factory.mktemp("tournament") / "run", "tournament", *TOURNAMENT)
 
 
 def same_size_edit(out: Path, line: int) -> None:
