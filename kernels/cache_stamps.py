@@ -64,6 +64,18 @@ def _with_packages(name: str) -> set[str]:
     return {".".join(parts[: length]) for length in range(1, len(parts) + 1)}
 
 
+def _statements(nodes: list[ast.stmt]):
+    """Every statement of `nodes` and of the blocks inside them (function bodies included),
+    without walking into expressions: imports are statements, and the graph is read in every
+    process."""
+    for node in nodes:
+        yield node
+        for block in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(node, block, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
+
+
 class _ModuleReading:
     """What one source file says: the kernel modules it imports, its top-level functions, and
     the local names that stand for kernel modules or their functions."""
@@ -74,7 +86,7 @@ class _ModuleReading:
         self.functions: dict[str, ast.FunctionDef] = {
             node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)
         }
-        for node in ast.walk(tree):
+        for node in _statements(tree.body):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.name.split(".")[0] == PACKAGE and alias.name in modules:
