@@ -20,6 +20,7 @@ from sim.cli.play import play_command
 from sim.cli.progress import GameProgress
 from sim.cli.report import report_command
 from sim.cli.serve import serve_command
+from sim.cli.train import train_command
 from sim.cli.verify import verify_command
 from sim.cli.terminal import POLICY_FORMS, CommandLine, OneLineErrors, console, fail, on_interrupt
 from sim.config.cards import SUIT_NAMES, format_card, format_hand
@@ -740,3 +741,4 @@ app.command("verify", cls=OneLineErrors)(verify_command)
 app.command("compare", cls=OneLineErrors)(compare_command)
 app.command("play", cls=OneLineErrors)(play_command)
 app.command("serve", cls=OneLineErrors)(serve_command)
+app.command("train", cls=OneLineErrors)(train_command)
