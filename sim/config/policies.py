@@ -13,12 +13,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from kernels.dispatch import BUILT_IN
+from kernels.policies import learned
 from kernels.records import MAX_PARAMS, MAX_PLAYERS
 from sim.config.errors import ConfigError, cut, echo
 from sim.config.bots import ExternalBot, check_bot_path, external_ids, load_bot
 from sim.config.limits import MAX_BOT_PARAMETER, check_parameter
+from sim.config.models import SHIPPED_MODEL, LearnedModel, load_model
 from sim.config.python_policy import PythonBot, is_python_policy, load_python_bot
 
+FIRST_MODEL_ID = 200  # ids of the learned policy's models in one run: 200, 201, ... (bots: 100, ...)
 DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")  # a policy parameter's value
 
 
@@ -33,6 +36,7 @@ class PolicyKind:
     ranges: tuple[tuple[str, tuple[float, float]], ...] = ()  # valid [low, high] per parameter
     python: PythonBot | None = None  # set for Python policies (module:Object with act/act_one)
     fallback: Policy | None = None  # a Python policy's FALLBACK, parsed once (when it is loaded)
+    model: LearnedModel | None = None  # set for the learned policy: its model, checked (sim.config.models)
 
     def range_of(self, key: str) -> tuple[float, float]:
         return dict(self.ranges).get(key, (-MAX_BOT_PARAMETER, MAX_BOT_PARAMETER))
@@ -51,9 +55,13 @@ REGISTRY: dict[str, PolicyKind] = {
     )
     for policy_id, module in BUILT_IN
 }
+# `learned[:model=DIR]`: the learned policy (kernels.policies.learned) with a model directory's
+# weights, the shipped model's when none is named (docs/learned.md).
+LEARNED = learned.NAME
 # The forms a policy takes, in the help of every option that names policies.
 POLICY_FORMS = (
-    f"a built-in policy ({', '.join(REGISTRY)}; parameters as name:key=value) or module:Object, "
+    f"a built-in policy ({', '.join(REGISTRY)}; parameters as name:key=value), learned or learned:model=DIR "
+    "(a model directory of wizard-sim train), or module:Object, "
     "a Python policy or a numba bot imported from the current directory or PYTHONPATH (docs/bots.md, docs/numba-bots.md)"
 )
 
@@ -79,9 +87,11 @@ class Policy:
         ]
         return self.kind.name + (":" + ",".join(changed) if changed else "")
 
-    def parameter_record(self) -> dict[str, float]:
+    def parameter_record(self) -> dict[str, float | str]:
         """Every parameter by name, the defaults included: what its label means in this
-        wizard-sim (run.json's policy_parameters)."""
+        wizard-sim (run.json's policy_parameters); a learned policy's model by its digest."""
+        if self.kind.model is not None:
+            return {"model_sha256": self.kind.model.digest}
         return {name: value for (name, _), value in zip(self.kind.parameters, self.params)}
 
 
@@ -170,11 +180,13 @@ def _split(text: str) -> tuple[str, str, str]:
     or `openspiel:bot[:arguments]` (object empty for a built-in policy)."""
     name, _, arguments = text.strip().partition(":")
     object_name, _, bot_arguments = arguments.partition(":")
-    if name in REGISTRY:
+    if name in REGISTRY or name == LEARNED:
         return name, "", arguments
     if name == "openspiel" or (object_name and "=" not in object_name and "," not in object_name):
         return name, object_name, bot_arguments
-    raise ConfigError(f"unknown policy {echo(name)}; known: {', '.join(REGISTRY)}, or module:Object for an external bot")
+    raise ConfigError(
+        f"unknown policy {echo(name)}; known: {', '.join(REGISTRY)}, {LEARNED}[:model=DIR], or module:Object for an external bot"
+    )
 
 
 def _given_values(name: str, arguments: str) -> dict[str, float]:
@@ -207,6 +219,9 @@ def check_policy_text(item: object) -> str:
         cls = item if inspect.isclass(item) else type(item)
         return f"{cls.__module__}:{cls.__qualname__}"
     name, object_name, arguments = _split(item)
+    if name == LEARNED:
+        directory = model_directory(arguments)
+        return LEARNED if directory is None else f"{LEARNED}:model={directory}"
     if not object_name:
         return parse_policy(item).label
     if name == "openspiel":
@@ -225,10 +240,31 @@ def check_policy_texts(items: list) -> list[str]:
     return [check_policy_text(item) for item in items]
 
 
+def model_directory(arguments: str) -> str | None:
+    """The DIR of `learned:model=DIR` (None: `learned`, the shipped model)."""
+    if not arguments.strip():
+        return None
+    key, equals, value = arguments.partition("=")
+    if key.strip() != "model" or not equals or not value.strip():
+        raise ConfigError(f"policy {LEARNED} takes one parameter, model=DIR (a model directory), got {echo(arguments.strip())}")
+    return value.strip()
+
+
+def learned_policy(arguments: str) -> Policy:
+    """`learned` (the shipped model) or `learned:model=DIR`, its model loaded and checked; the
+    label names the model's directory (absolute), the run records its digest."""
+    directory = model_directory(arguments)
+    model = load_model(SHIPPED_MODEL if directory is None else directory)
+    name = LEARNED if directory is None else f"{LEARNED}:model={model.directory}"
+    return Policy(PolicyKind(name, -1, (), learned.SUMMARY, model=model), ())
+
+
 def parse_policy(text: str) -> Policy:
     """`heuristic`, `heuristic:aggression=1.1,crowding=0.2`, `openspiel:ismcts:simulations=50`,
-    or an external bot `mymodule:MyBot` / `mymodule:MyBot:key=value` (imported)."""
+    `learned:model=DIR`, or an external bot `mymodule:MyBot` / `mymodule:MyBot:key=value` (imported)."""
     name, object_name, arguments = _split(text)
+    if name == LEARNED:
+        return learned_policy(arguments)
     given = _given_values(f"{name}:{object_name}" if object_name else name, arguments)  # before any import
     if not object_name:
         kind = REGISTRY[name]
@@ -261,7 +297,7 @@ def parameter_changes(first: dict, second: dict, first_name: str, second_name: s
 
 def is_external(label: str) -> bool:
     """Whether a policy label names an external bot (module:Object), without importing it."""
-    return label.strip().partition(":")[0] not in REGISTRY
+    return label.strip().partition(":")[0] not in (*REGISTRY, LEARNED)
 
 
 def bot_name(label: str) -> str | None:
@@ -314,6 +350,18 @@ def external_bots(policies: list[Policy]) -> list[ExternalBot]:
     return [policy.kind.bot for policy in policies if policy.kind.bot is not None]
 
 
+def learned_models(policies: list[Policy]) -> list[LearnedModel]:
+    """The distinct models of the learned policies among `policies`."""
+    seated = [fallback_of(policy) for policy in policies]  # a Python policy's fallback may be learned
+    return list({policy.kind.model.digest: policy.kind.model for policy in seated if policy.kind.model is not None}.values())
+
+
+def model_ids(models: list[LearnedModel]) -> dict[str, int]:
+    """Policy id of each distinct model (by digest) of a run: FIRST_MODEL_ID, ... in digest
+    order, so that every batch of the run (any seating) uses the same compiled engine."""
+    return {digest: FIRST_MODEL_ID + index for index, digest in enumerate(sorted({model.digest for model in models}))}
+
+
 def policy_arrays(policies: list[Policy]) -> tuple[np.ndarray, np.ndarray]:
     """The (policy id per seat, parameter row per seat) pair the kernels take; for a seating
     per game (kernels.seating), the same per listed policy (at least MAX_PLAYERS rows)."""
@@ -321,10 +369,16 @@ def policy_arrays(policies: list[Policy]) -> tuple[np.ndarray, np.ndarray]:
     ids = np.zeros(rows, dtype=np.int64)
     params = np.zeros((rows, MAX_PARAMS), dtype=np.float64)
     bot_ids = external_ids(external_bots(policies))
+    learned_ids = model_ids(learned_models(policies))
     for seat, policy in enumerate(policies):
         # A Python policy's seat is seated with its fallback, which plays the decisions the
         # bot does not take (and those it delegates) inside the kernels.
         policy = fallback_of(policy)
-        ids[seat] = bot_ids[policy.kind.name] if policy.kind.bot is not None else policy.kind.policy_id
+        if policy.kind.bot is not None:
+            ids[seat] = bot_ids[policy.kind.name]
+        elif policy.kind.model is not None:
+            ids[seat] = learned_ids[policy.kind.model.digest]
+        else:
+            ids[seat] = policy.kind.policy_id
         params[seat, : len(policy.params)] = policy.params
     return ids, params

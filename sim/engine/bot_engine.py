@@ -30,9 +30,12 @@ from numba.core.dispatcher import Dispatcher
 from numba.misc.appdirs import AppDirs
 
 from kernels import dispatch
+from kernels.policies import learned
 from kernels.policies.ids import POLICY_RANDOM
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.config.bots import BOT_FUNCTIONS, ExternalBot, external_ids
+from sim.config.models import LearnedModel
+from sim.config.policies import model_ids
 
 BOT_FUNCTION_OF_DECISION = {DECIDE_BID: "bid", DECIDE_TRUMP: "choose_trump", DECIDE_CARD: "play"}
 CACHE_DIR_VARIABLE = "WIZARD_SIM_CACHE_DIR"  # where compiled bot engines are kept
@@ -54,6 +57,22 @@ def _decide_with_bot(previous, bot: object, policy_id: int):
         if decision == DECIDE_TRUMP:
             return choose_trump(me, table, row, generator)
         return play(me, table, legal, row, generator)
+
+    return decide
+
+
+def _decide_with_model(previous, model: LearnedModel, policy_id: int):
+    """A dispatch that sends the seats of `policy_id` to the learned policy with `model`'s
+    weights (bound as constants of the compiled code), every other seat to `previous`."""
+    bid_w1, bid_b1, bid_w2, bid_b2, bid_w3, bid_b3, play_w1, play_b1, play_w2, play_b2, play_w3, play_b3 = model.weights
+
+    @njit(inline="always")
+    def decide(policies, decision, me, table, legal, generator):
+        policy_ids, _ = policies
+        if policy_ids[me.seat] != policy_id:
+            return previous(policies, decision, me, table, legal, generator)
+        weights = (bid_w1, bid_b1, bid_w2, bid_b2, bid_w3, bid_b3, play_w1, play_b1, play_w2, play_b2, play_w3, play_b3)
+        return learned.decide(decision, me, table, legal, weights)
 
     return decide
 
@@ -306,15 +325,16 @@ def _writable(directory: Path) -> bool:
     return True
 
 
-def engine_cache(bots: list[ExternalBot], built_in: tuple[int, ...]) -> EngineCache | None:
-    """The on-disk cache of the engine of `bots` beside the built-in policies `built_in` (None
-    if the cache directory is not writable: the engine is then compiled in every process, as
-    without a cache)."""
+def engine_cache(bots: list[ExternalBot], built_in: tuple[int, ...], models: tuple[str, ...] = ()) -> EngineCache | None:
+    """The on-disk cache of the engine of `bots` and the learned models of digests `models`
+    beside the built-in policies `built_in` (None if the cache directory is not writable: the
+    engine is then compiled in every process, as without a cache)."""
     directory = cache_directory()
     if not _writable(directory):
         return None
     kernel_files = sorted(str(path) for path in KERNELS.rglob("*.py"))
     identity, stamp = [f"built-in {list(built_in)}"], [f"numba {numba.__version__}", sys.version]
+    identity += [f"model {digest}" for digest in models]  # the weights are compiled in: a model is its digest
     stamp += [f"{path}:{_digest_of_file(path)}" for path in kernel_files]
     by_path = {bot.path: bot for bot in bots}
     for path, policy_id in external_ids(bots).items():
@@ -336,20 +356,26 @@ class _Engine:
 _ENGINES: dict[tuple, _Engine] = {}
 
 
-def engine_with_bots(bots: list[ExternalBot], entry: Dispatcher, built_in: tuple[int, ...]) -> Dispatcher:
-    """The kernel entry point `entry`, rebuilt so that each bot answers for its external id and
-    the built-in policies `built_in` (their ids: the run's other seats, and its Python
-    policies' fallbacks) for theirs. Compiled on the first call (tens of seconds) or loaded
-    from the on-disk cache of an earlier process with the same bots, policies and code
-    (engine_cache)."""
+def engine_with_bots(
+    bots: list[ExternalBot], entry: Dispatcher, built_in: tuple[int, ...], models: list[LearnedModel] = ()
+) -> Dispatcher:
+    """The kernel entry point `entry`, rebuilt so that each bot answers for its external id,
+    each learned model for its id (sim.config.policies.model_ids), and the built-in policies
+    `built_in` (their ids: the run's other seats, and its Python policies' fallbacks) for
+    theirs. Compiled on the first call (tens of seconds) or loaded from the on-disk cache of an
+    earlier process with the same bots, models, policies and code (engine_cache)."""
     ids = external_ids(bots)
     by_path = {bot.path: bot for bot in bots}
+    learned_ids = model_ids(list(models))
+    by_digest = {model.digest: model for model in models}
     built_in = tuple(sorted(set(built_in)))
-    key = (tuple(ids), built_in)
+    key = (tuple(ids), built_in, tuple(learned_ids))
     if key not in _ENGINES:
         decide = dispatch.decide_of(built_in or (POLICY_RANDOM,))  # bots alone: no other seat to reach
         for path, policy_id in ids.items():
             decide = _decide_with_bot(decide, by_path[path].bot, policy_id)
-        _ENGINES[key] = _Engine({dispatch.decide: decide}, {}, engine_cache(bots, built_in))
+        for digest, policy_id in learned_ids.items():
+            decide = _decide_with_model(decide, by_digest[digest], policy_id)
+        _ENGINES[key] = _Engine({dispatch.decide: decide}, {}, engine_cache(bots, built_in, tuple(learned_ids)))
     engine = _ENGINES[key]
     return rebind(entry, engine.replacements, engine.memo, engine.cache)

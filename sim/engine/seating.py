@@ -18,7 +18,8 @@ from numba.core.dispatcher import Dispatcher
 from kernels.records import MAX_PLAYERS
 from kernels.sequencer import FAST_POLICY_IDS
 from sim.config.bots import ExternalBot
-from sim.config.policies import Policy, as_policy, external_bots, fallback_of, policy_arrays
+from sim.config.models import LearnedModel
+from sim.config.policies import Policy, as_policy, external_bots, fallback_of, learned_models, policy_arrays
 from sim.engine.bot_engine import engine_with_bots
 
 
@@ -34,6 +35,7 @@ class Seating:
     bots: tuple[ExternalBot, ...]  # the numba bots among them (the engine is compiled with these)
     python: tuple[int, ...]  # the listed indices of the Python policies
     asked: np.ndarray  # int64 [same]: per listed policy, the DECIDE_* bits a Python policy is asked
+    models: tuple[LearnedModel, ...] = ()  # the learned policies' models (the engine is compiled with these too)
     _kernels: dict = field(default_factory=dict, repr=False)  # entry point -> compiled with the bots
 
     @classmethod
@@ -48,7 +50,7 @@ class Seating:
             if policy.kind.python is not None:
                 asked[index] = sum(1 << kind for kind in policy.kind.python.decisions)
         python = tuple(index for index, policy in enumerate(listed) if policy.kind.python is not None)
-        return cls(listed, ids, params, tuple(external_bots(list(listed))), python, asked)
+        return cls(listed, ids, params, tuple(external_bots(list(listed))), python, asked, tuple(learned_models(list(listed))))
 
     @property
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
@@ -65,13 +67,14 @@ class Seating:
         """Every policy `random` or `heuristic`, no bot: the games take the fast path
         (kernels.fast_games), which compiles no searching policy."""
         ids = self.ids[: len(self.policies)]
-        return not self.bots and all(int(policy_id) in FAST_POLICY_IDS for policy_id in ids)
+        return not self.bots and not self.models and all(int(policy_id) in FAST_POLICY_IDS for policy_id in ids)
 
     @property
     def built_in_ids(self) -> tuple[int, ...]:
         """The built-in policies the listed ones play inside the kernels (a numba bot's seats
         excepted; a Python policy's fallback included): what an engine with bots compiles in."""
-        return tuple(sorted({int(self.ids[index]) for index, policy in enumerate(self.policies) if policy.kind.bot is None}))
+        return tuple(sorted({int(self.ids[index]) for index, policy in enumerate(self.policies)
+                             if policy.kind.bot is None and fallback_of(policy).kind.model is None}))  # fmt: skip
 
     @property
     def labels(self) -> str:
@@ -83,11 +86,11 @@ class Seating:
         return [self.policies[int(index)] for index in indices]
 
     def kernel(self, entry: Dispatcher) -> Dispatcher:
-        """`entry`, compiled with this seating's numba bots (itself without bots): looked up
-        once per entry point, then reused by every call of the run."""
-        if not self.bots:
+        """`entry`, compiled with this seating's numba bots and learned models (itself without
+        either): looked up once per entry point, then reused by every call of the run."""
+        if not self.bots and not self.models:
             return entry
         compiled = self._kernels.get(entry)
         if compiled is None:
-            compiled = self._kernels[entry] = engine_with_bots(list(self.bots), entry, self.built_in_ids)
+            compiled = self._kernels[entry] = engine_with_bots(list(self.bots), entry, self.built_in_ids, list(self.models))
         return compiled

@@ -12,6 +12,7 @@ from sim.config.limits import MAX_GAMES, check_count
 from sim.config.policies import Policy, parse_policies, policy_arrays
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
+from sim.engine.seating import Seating
 from sim.engine.startup import start
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, SUIT_NAMES, action_name, decode_observation
 
@@ -20,9 +21,12 @@ TERMINAL_PLAYER = -4
 SUMMARY_FIELDS = {"hands": "hand", "bids": "bid", "tricks": "tricks", "scores": "score", "totals": "total"}  # current_player() of a finished game (OpenSpiel's kTerminalPlayerId)
 
 
-def policy_records(policies: str | list[str] | list[Policy], players: int) -> tuple[np.ndarray, np.ndarray]:
-    """(policy ids, parameter rows) of built-in policies for the kernels. External bots need
-    a recompiled engine (sim.external) and are not supported by the environments."""
+def env_seating(policies: str | list[str] | list[Policy] | Seating, players: int) -> Seating:
+    """The seating of an environment's seated policies: built-in ones and learned models
+    (whose weights the engine is compiled with, Seating.kernel). External bots and Python
+    policies are not supported by the environments."""
+    if isinstance(policies, Seating):
+        return policies
     if not (policies and isinstance(policies, list) and isinstance(policies[0], Policy)):
         policies = parse_policies(policies, players)
     if len(policies) != players:
@@ -30,7 +34,12 @@ def policy_records(policies: str | list[str] | list[Policy], players: int) -> tu
     for policy in policies:
         if policy.kind.bot is not None or policy.kind.python is not None:
             raise ConfigError(f"the environments run built-in policies only, not the external bot {policy.label}")
-    return policy_arrays(policies)
+    return Seating.of(policies)
+
+
+def policy_records(policies: str | list[str] | list[Policy] | Seating, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """(policy ids, parameter rows) of an environment's seated policies for the kernels."""
+    return env_seating(policies, players).arrays
 
 
 def new_game_states(
@@ -38,7 +47,7 @@ def new_game_states(
     count: int,
     seed: int,
     *,
-    policies: str | list[str] | list[Policy] = "random",
+    policies: str | list[str] | list[Policy] | Seating = "random",
     controlled: tuple[int, ...] | None = None,
     game_stride: int = 1,
 ) -> np.ndarray:
@@ -208,12 +217,15 @@ class WizardState:
         return "\n".join(lines)
 
 
-def policy_action(state: WizardState, policies: tuple[np.ndarray, np.ndarray]) -> int:
-    """The flat action that the built-in policies `policies` (ids, parameter rows: the
-    kernels' arrays, sim.config.policies.policy_arrays) seat at the player to act would choose
-    in `state`, asked as run_games asks it (kernels.game_state.policy_answer, on the round's
-    DECISIONS stream, which moves on: ask a clone to leave the game's stream as it is). Not
-    applied. For `play` (sim.drivers.session); not part of the state API."""
+def policy_action(state: WizardState, policies: tuple[np.ndarray, np.ndarray] | Seating) -> int:
+    """The flat action that the policies `policies` (ids, parameter rows: the kernels' arrays,
+    sim.config.policies.policy_arrays, of built-in policies; or a Seating, whose engine plays
+    its learned models too) seat at the player to act would choose in `state`, asked as
+    run_games asks it (kernels.game_state.policy_answer, on the round's DECISIONS stream, which
+    moves on: ask a clone to leave the game's stream as it is). Not applied. For `play`
+    (sim.drivers.session); not part of the state API."""
     if state.is_terminal():
         raise ValueError("the game is over; no policy acts")
+    if isinstance(policies, Seating):
+        return int(policies.kernel(kernel.policy_action_single)(state._storage, policies.arrays))
     return int(kernel.policy_action_single(state._storage, policies))

@@ -13,7 +13,7 @@ from sim.config.policies import Policy
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, action_name
-from sim.env.state_api import new_game_states
+from sim.env.state_api import env_seating, new_game_states
 from sim.engine.threads import check_threads, set_threads
 
 # Below this many envs per thread a step runs on the calling thread: waking the thread pool
@@ -84,8 +84,10 @@ class VectorEnv:
         self.first_game = int(first_game)
         self.num_actions = N_ACTIONS
         self.observation_size = OBSERVATION_SIZE
+        # The opponents' seating: its engine plays a learned model's seats (Seating.kernel).
+        self._seating = env_seating(opponents, players)
         self._states = new_game_states(
-            self.rules, self.num_envs, self.seed, policies=opponents, controlled=controlled, game_stride=self.num_envs
+            self.rules, self.num_envs, self.seed, policies=self._seating, controlled=controlled, game_stride=self.num_envs
         )
         b = self.num_envs
         self._observations = np.zeros((b, OBSERVATION_SIZE), dtype=np.float32)
@@ -177,6 +179,7 @@ class VectorEnv:
         return threads > 1 and self.num_envs >= PARALLEL_MIN_ENVS_PER_THREAD * threads
 
     def _call(self, kernel, parallel: bool, *arguments) -> None:
+        kernel = self._seating.kernel(kernel)
         if not parallel:
             kernel(*arguments)
             return

@@ -354,6 +354,11 @@ def check_parameters(config: ChunkedConfig, recorded: dict | None, where: str) -
         if not isinstance(then, dict):
             raise ConfigError(f"{where}: its run.json records no parameters for its policy {label}")
         changed = parameter_changes(then, today, "then", "now")
+        if "model_sha256" in today:
+            raise ConfigError(
+                f"{where}: its policy {label} was started with another model (SHA-256 {str(then.get('model_sha256'))[:12]}"
+                f" then, {today['model_sha256'][:12]} now): the model directory has changed; restore it, or start a new run"
+            )
         raise ConfigError(
             f"{where}: its policy {label} was started with other parameters ({changed}): its defaults have changed"
             " since; finish it with the wizard-sim that started it, or start a new run"

@@ -78,10 +78,11 @@ def is_count(value: object, low: int = 0) -> bool:
 
 
 def is_parameter_record(value: object) -> bool:
-    """Whether `value` has the form of run.json's policy_parameters: {label: {name: number}}."""
+    """Whether `value` has the form of run.json's policy_parameters: {label: {name: number}}
+    (a learned policy's: {label: {"model_sha256": text}})."""
     return isinstance(value, dict) and all(
         isinstance(parameters, dict)
-        and all(isinstance(number, (int, float)) and not isinstance(number, bool) for number in parameters.values())
+        and all(isinstance(number, (int, float, str)) and not isinstance(number, bool) for number in parameters.values())
         for parameters in value.values()
     )
 
@@ -145,7 +146,7 @@ def validate_record(record: object, where: str) -> dict:
     if not all(isinstance(value, str) for value in record["versions"].values()):
         raise bad("'versions' holds a value that is not text")
     if "policy_parameters" in record and not is_parameter_record(record["policy_parameters"]):
-        raise bad("'policy_parameters' is not an object of policy labels, each an object of numbers")
+        raise bad("'policy_parameters' is not an object of policy labels, each an object of numbers (or a model's digest)")
     chunks = record["chunks"]
     for key in ("count", "total", "games"):
         if not is_count(chunks.get(key), 1):
