@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # `sim` itself (sim/__init__.py) is the public API: it gathers from every layer, and no module
 # of the package imports it.
 LAYERS = (
-    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.drivers", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.config", "kernels",
+    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.learn", "sim.drivers", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.config", "kernels",
 )  # fmt: skip
 
 
@@ -116,7 +116,8 @@ KERNEL_LAYERS = (
     ("kernels.round_state", "kernels.results", "kernels.columns", "kernels.seating", "kernels.observation"),
     ("kernels.game_loop",),  # a whole game's loop, given the function that plays a round: no policy
     # the policies below the posterior: they decide from the seat's own view, without search
-    ("kernels.policies", "kernels.policies.ids", "kernels.policies.heuristic", "kernels.policies.random_policy"),
+    ("kernels.policies", "kernels.policies.ids", "kernels.policies.heuristic", "kernels.policies.random_policy",
+     "kernels.policies.learned"),
     ("kernels.sequencer",),  # the fast path: rounds of built-in non-search seats (the decision step's twin)
     # search: equivalent cards, the perfect-information solver, the face-up playout; the posterior
     # (it models seats by the heuristic); the policies that search (they sample with it)
@@ -130,7 +131,7 @@ KERNEL_LAYERS = (
     # drivers: estimate's rollouts, the Python-seat pool, the vector environment
     ("kernels.estimate.rollouts", "kernels.estimate.stepped", "kernels.estimate.proposals", "kernels.bot_pool",
      "kernels.chance_state",
-     "kernels.vector_env"),
+     "kernels.vector_env", "kernels.learn", "kernels.learn.games"),
 )  # fmt: skip
 KERNEL_LAYER = {name: index for index, names in enumerate(KERNEL_LAYERS) for name in names}
 
