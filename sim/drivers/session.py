@@ -24,7 +24,7 @@ from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card, parse_suit
 from sim.config.errors import ConfigError, echo
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy, check_policy_texts, is_external, parse_policy, policy_arrays, split_policy_list
+from sim.config.policies import Policy, check_policy_texts, is_external, parse_policy, split_policy_list
 from sim.config.python_policy import DELEGATE, Decisions
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
@@ -98,10 +98,10 @@ class PlayConfig:
         policies.insert(seat, None)
         return cls(rules, seat, tuple(policies), seed, game)
 
-    def kernel_policies(self, hint_policy: Policy) -> tuple[np.ndarray, np.ndarray]:
-        """The kernels' policy arrays, with `hint_policy` at the person's seat (it is asked
-        only for hints); a Python policy's seat holds its fallback."""
-        return policy_arrays([hint_policy if policy is None else policy for policy in self.opponents])
+    def kernel_policies(self, hint_policy: Policy) -> Seating:
+        """The seating of the policies, with `hint_policy` at the person's seat (it is asked
+        only for hints); a Python policy's seat plays its fallback inside the kernels."""
+        return Seating.of([hint_policy if policy is None else policy for policy in self.opponents])
 
     def label(self, seat: int) -> str:
         policy = self.opponents[seat]

@@ -13,7 +13,7 @@ from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env import spaces
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, action_name
-from sim.env.state_api import new_game_states
+from sim.env.state_api import environment_seating, new_game_states
 from sim.env.vector import REWARD_MODES
 
 ILLEGAL_ACTIONS = ("replace", "raise")
@@ -63,7 +63,8 @@ class WizardGymEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.observation_space = spaces.observation_space()
         self.action_space = spaces.action_space()
-        self._storage = new_game_states(self.rules, 1, 0, policies=opponents, controlled=(seat,))
+        self._seating = environment_seating(opponents, self.rules.players)  # the opponents' engine
+        self._storage = new_game_states(self.rules, 1, 0, policies=self._seating, controlled=(seat,))
         self._run_seed: int | None = None
         self._next_game = 0
         self._observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
@@ -84,7 +85,7 @@ class WizardGymEnv(gymnasium.Env):
         self._storage["seed"] = self._run_seed
         game = self._next_game
         self._next_game += 1
-        vector_env.reset_single(self._storage, game, self._observation, self._mask)
+        self._seating.kernel(vector_env.reset_single)(self._storage, game, self._observation, self._mask)
         self._over = False
         return self._observe(), {"seat": self.seat, "game": game}
 
@@ -101,7 +102,7 @@ class WizardGymEnv(gymnasium.Env):
             action = int(np.flatnonzero(self._mask)[0])
             info["illegal_action"] = True
         final_totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        _, reward, over, _ = vector_env.step_single(
+        _, reward, over, _ = self._seating.kernel(vector_env.step_single)(
             self._storage, action, REWARD_MODES[self.reward_mode], self._observation, self._mask, final_totals
         )
         self._over = bool(over)
