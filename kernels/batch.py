@@ -1,5 +1,6 @@
 """Entry points: one round, one game, and a parallel batch of games, on the decision step
-(the seated policies asked through kernels.dispatch); the game's loop is kernels.game_loop.
+(the seated policies asked through kernels.policy_calls, which an engine binds: sim.engine);
+the game's loop is kernels.game_loop.
 
 A game is a pure function of (seed, game index): the cards come from the DEAL and DRAW
 streams, every random decision from the round's DECISIONS stream (docs/randomness.md).
@@ -7,10 +8,8 @@ streams, every random decision from the round's DECISIONS stream (docs/randomnes
 from numba import njit, prange
 
 from kernels.blocks import first_failure, n_blocks, new_failures
-from kernels.dispatch import decide
 from kernels.game_loop import deal_and_seed, games_block_with, play_game, seated_block_with, seated_policies
-from kernels.search import pimc
-from kernels.search.bid_evidence import read_round
+from kernels.policy_calls import decide, round_finished
 from kernels.round_state import play_out
 from kernels.records import MAX_PLAYS_PER_ROUND
 
@@ -18,25 +17,15 @@ from kernels.records import MAX_PLAYS_PER_ROUND
 @njit(cache=True)
 def play_round(game_key, workspace, log_plays):
     """Deal, choose trump, bid, play and score one begun round on the workspace's table: its
-    scores are added to table.totals, what its bids say to table.bid_evidence (read_bids);
-    with log_plays, workspace.plays[:n*r] logs every card."""
+    scores are added to table.totals, and the seated policies are told it finished; with
+    log_plays, workspace.plays[:n*r] logs every card."""
     plays = workspace.plays[: MAX_PLAYS_PER_ROUND if log_plays else 0]
     deal_and_seed(game_key, workspace)
     table = workspace.table
     generator = workspace.scratch.generator
-    play_out(decide, seated_policies(workspace), table, workspace.seats, generator, workspace.fixed_bids, plays)
-    read_bids(workspace)
-
-
-@njit(cache=True)
-def read_bids(workspace):
-    """After a round has finished on the workspace's table: add what its bids say to the
-    table's bid evidence (kernels.search.bid_evidence) when a seated policy reads it. Every
-    round on the decision step ends here (play_round, kernels.game_state.apply_answer); the
-    fast path's twin plays no pimc seat, so it has none to keep (and reaches no search)."""
     policies = seated_policies(workspace)
-    if pimc.learns_bids(policies, workspace.table.n_players):
-        read_round(policies, workspace.table)
+    play_out(decide, policies, table, workspace.seats, generator, workspace.fixed_bids, plays)
+    round_finished(policies, table)
 
 
 @njit(cache=True)

@@ -1,12 +1,16 @@
-"""Policy ids and the one jitted dispatch that chooses a policy by id (`decide`, every
-built-in policy; `decide_of`, the same over the policies a run seats).
+"""The built-in policies' registry and the jitted dispatch that chooses a policy by id:
+`decide_of` and `round_finished_of`, over the policies an engine compiles in
+(sim.engine.policy_engine binds them to kernels.policy_calls' unbound calls), and `decide`,
+the reference over every built-in policy (the fast path's conformance tests hold their twin
+to it). No core kernel imports this module.
 
-Adding a built-in policy: write its module in this package (`decide`, and NAME, SUMMARY,
-PARAMETERS, optional COUNTS and RANGES: what sim.config.policies registers), then give it an
-id (kernels/policies/ids.py), a branch in `decide` and an entry in BUILT_IN here.
+Adding a built-in policy: write its module (`decide`, optionally `round_finished`, and NAME,
+SUMMARY, PARAMETERS, optional COUNTS and RANGES: what sim.config.policies registers), then give
+it an id (kernels/policies/ids.py), a branch in `decide` and an entry in BUILT_IN here.
 """
 from numba import njit
 
+from kernels import policy_calls
 from kernels.bits import at
 from kernels.policies import heuristic, random_policy
 from kernels.search import mc, pimc
@@ -42,7 +46,7 @@ DECIDE_TAKES_POLICIES = {POLICY_RANDOM: False, POLICY_HEURISTIC: False, POLICY_M
 
 def decide_of(policy_ids: tuple[int, ...]):
     """`decide` over the built-in policies `policy_ids` alone, for an engine compiled for the
-    policies a run seats (sim.engine.bot_engine): a policy not seated is not compiled in, so an
+    policies a run seats (sim.engine.policy_engine): a policy not seated is not compiled in, so an
     engine of heuristic seats and a bot reaches no search. Each seated policy decides exactly
     as in `decide`; a seat of any other id raises, loudly, instead of playing another policy.
     (Python: a factory of jitted closures, run once per engine, like blocks.parallel_and_serial.)"""
@@ -90,3 +94,22 @@ def _only(policy_id: int, module_decide):
         return call(decision, policies, me, table, legal, generator)
 
     return decide_only
+
+
+def round_finished_of(policy_ids: tuple[int, ...]):
+    """The `round_finished` hooks of the built-in policies `policy_ids` that have one, called
+    in turn (kernels.policy_calls.round_finished, which does nothing, if none has)."""
+    hooks = [module.round_finished for policy_id, module in BUILT_IN if policy_id in policy_ids and hasattr(module, "round_finished")]
+    chosen = policy_calls.round_finished
+    for hook in hooks:
+        chosen = _both(chosen, hook) if chosen is not policy_calls.round_finished else hook
+    return chosen
+
+
+def _both(first, then):
+    @njit(inline="always")
+    def both(policies, table):
+        first(policies, table)
+        then(policies, table)
+
+    return both

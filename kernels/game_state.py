@@ -9,7 +9,7 @@ round. It moves only through kernels.game_loop (begin_game, deal_and_seed) and t
 decision step (kernels.round_state.next_decision / take_decision, which the batch's play_out
 loops), so a game played here is the game of the batch engine: the same first dealer, deals,
 fixed bids, play log and DECISIONS stream per round. Built-in policies seated at the seats
-the caller does not control answer through kernels.dispatch.decide (policy_answer), drawing
+the caller does not control answer through kernels.policy_calls.decide (policy_answer), drawing
 the same random numbers as in run_games.
 
 The caller controls decision kinds per seat (`controlled[seat]`: bit DECIDE_* set when the
@@ -25,10 +25,9 @@ from numba import njit
 
 from kernels.bits import at
 from kernels.cards import N_CARDS
-from kernels.batch import read_bids
 from kernels.game_loop import begin_game, deal_and_seed, init_workspace, seated_policies
 from kernels.observation import N_ACTIONS, OBSERVATION_SIZE, answer_of, encode_observation, flat_action, write_action_mask
-from kernels.dispatch import decide
+from kernels.policy_calls import decide, round_finished
 from kernels.records import (
     DECIDE_BID,
     DECIDE_CARD,
@@ -180,7 +179,7 @@ def apply_answer(state, decision, answer):
     take_decision(table, workspace.seats, decision, answer, play_log(state))
     if table.phase != PHASE_DONE:
         return
-    read_bids(workspace)
+    round_finished(seated_policies(workspace), table)
     summarize_round(state)
     if not state.records:
         next_round(state)

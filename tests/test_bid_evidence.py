@@ -17,7 +17,7 @@ from kernels.round_state import bidder_at, bidding_view
 from kernels.search import bid_evidence as E
 from kernels.search import pimc
 from sim.config.rules import Rules
-from sim.env.state_api import new_game_states
+from sim.env.state_api import environment_seating, new_game_states
 
 LEARNED = "pimc:samples=2,play_samples=2,infer=3,mc_from=0"  # in every round (none played as mc)
 
@@ -27,13 +27,15 @@ def game_rounds(spec, seed=7, game=3, players=4, rounds=None):
     seated policy choosing: yields (storage, state, done) after every decision, done True
     when it finished a round (held at PHASE_DONE until the next one begins)."""
     rules = Rules(players=players) if rounds is None else Rules(players=players, rounds=rounds)
-    storage = new_game_states(rules, 1, seed, policies=spec)
+    seating = environment_seating(spec, players)
+    apply, act = seating.kernel(kernel.apply_single), seating.kernel(kernel.policy_action_single)
+    storage = new_game_states(rules, 1, seed, policies=seating)
     storage["records"] = 1  # a finished round waits at PHASE_DONE
     kernel.start_single(storage, game)
     state = storage.view(np.recarray)[0]
     policies = (state.workspace.policy_ids, state.workspace.params)
     while not state.over:
-        assert kernel.apply_single(storage, kernel.policy_action_single(storage, policies)) == kernel.APPLIED
+        assert apply(storage, act(storage, policies)) == kernel.APPLIED
         done = state.workspace.table.phase == st.PHASE_DONE
         yield storage, state, done
         if done:

@@ -1,4 +1,4 @@
-"""A numba bot's compiled engine is cached across processes (sim.engine.bot_engine.engine_cache):
+"""A numba bot's compiled engine is cached across processes (sim.engine.policy_engine.engine_cache):
 a second process loads it instead of compiling, an edited bot is compiled afresh, two bots of
 the same name in different places never share an entry, and an unwritable cache directory
 only turns the cache off."""
@@ -15,9 +15,9 @@ import numba
 import pytest
 
 from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC
-from sim.engine import bot_engine as external
+from sim.engine import policy_engine as external
 from sim.config.bots import BOT_FUNCTIONS, ExternalBot
-from sim.engine.bot_engine import cache_directory, engine_cache
+from sim.engine.policy_engine import cache_directory, engine_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 HEURISTIC = (POLICY_HEURISTIC,)
@@ -27,13 +27,13 @@ GREEDY = ROOT / "examples" / "greedy_bot.py"
 PLAY = """
 import json
 from kernels.batch import play_games
-from sim.engine.bot_engine import engine_with_bots
+from sim.engine.policy_engine import compiled_engine
 from sim.config.policies import external_bots
 from sim.config.rules import Rules
 from sim.runs.games import run_games
 
 batch = run_games(Rules(players=3, rounds=(2, 3)), "copied_bot:GreedyBot,random,random", seed=4, games=30)
-stats = engine_with_bots(external_bots(batch.policies), play_games, (0,)).stats  # the random seats
+stats = compiled_engine(play_games, (0,), external_bots(batch.policies)).stats  # beside the random seats
 print(json.dumps({"hits": sum(stats.cache_hits.values()), "misses": sum(stats.cache_misses.values()),
                   "bids": batch.seats["bid"][:, :, 0].tolist()}))
 """
@@ -55,7 +55,7 @@ def test_second_process_loads_the_engine_and_an_edit_recompiles_it(tmp_path):
 
     first = play_in_new_process(bots, cache)
     assert first["misses"] == 1 and first["hits"] == 0  # compiled, and saved
-    entries = sorted(path.name for path in (cache / "bot-engines").iterdir())
+    entries = sorted(path.name for path in (cache / "engines").iterdir())
     assert any(name.startswith("batch.play_games-") and name.endswith(".nbi") for name in entries)
 
     second = play_in_new_process(bots, cache)
@@ -70,7 +70,7 @@ def test_second_process_loads_the_engine_and_an_edit_recompiles_it(tmp_path):
     assert edited["misses"] == 1 and edited["hits"] == 0
     assert edited["bids"] != first["bids"]
     # The edit replaced the bot's entries instead of adding new ones.
-    assert sorted(path.name for path in (cache / "bot-engines").iterdir()) == entries
+    assert sorted(path.name for path in (cache / "engines").iterdir()) == entries
 
 
 def load_copy(directory: Path, module_name: str) -> ExternalBot:
@@ -104,9 +104,9 @@ def test_cache_names_and_stamps(tmp_path, monkeypatch):
 def test_cache_directory_and_unwritable_fallback(tmp_path, monkeypatch):
     monkeypatch.delenv(external.CACHE_DIR_VARIABLE, raising=False)
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "numba"))
-    assert cache_directory() == tmp_path / "numba" / "wizard-sim" / "bot-engines"
+    assert cache_directory() == tmp_path / "numba" / "wizard-sim" / "engines"
     monkeypatch.setenv(external.CACHE_DIR_VARIABLE, str(tmp_path / "mine"))
-    assert cache_directory() == tmp_path / "mine" / "bot-engines"
+    assert cache_directory() == tmp_path / "mine" / "engines"
     (tmp_path / "a file").write_text("")
     monkeypatch.setenv(external.CACHE_DIR_VARIABLE, str(tmp_path / "a file"))
     assert engine_cache([load_copy(tmp_path / "a", "copy_unwritable")], HEURISTIC) is None  # compiled, not cached

@@ -12,10 +12,10 @@ import sim
 import sim.env as env
 from helpers import mixed_policy
 from kernels import observation as kobs
-from kernels import round_state as R
 from kernels import records as st
-from kernels.dispatch import decide
-from sim.config.policies import parse_policies, policy_arrays
+from sim.config.policies import parse_policies
+from sim.engine.seating import Seating
+from sim.env.state_api import policy_action
 
 # ------------------------------------------------------------------------------ layout
 
@@ -47,25 +47,15 @@ def test_observation_layout_is_generated_from_the_field_list():
 # ------------------------------------------------------------------------------ state API
 
 
-def ask_builtin(state, policies):
-    """The flat action the built-in policy seated at the player to act chooses, asked with the
-    state's own records and the round's DECISIONS generator."""
-    table, seats, generator = state.records()
-    decision = state.decision()
-    seat = state.current_player()
-    legal = R.legal_actions(table, seats)
-    answer = decide(policies, decision, seats[seat], table, legal, generator)
-    return int(kobs.flat_action(decision, answer))
-
-
 def play_state_like_engine(rules, spec, seed, game):
-    """Play game `game` through the state API with the built-in policies' answers; returns
-    the round summaries and the cards in play order as (seat, card)."""
-    policies = policy_arrays(parse_policies(spec, rules.players))
+    """Play game `game` through the state API with the built-in policies' answers (asked as
+    run_games asks them: sim.env.state_api.policy_action, on the round's DECISIONS stream);
+    returns the round summaries and the cards in play order as (seat, card)."""
+    seating = Seating.of(parse_policies(spec, rules.players))
     state = env.WizardGame(rules).new_state(seed, game)
     plays = []
     while not state.is_terminal():
-        action = ask_builtin(state, policies)
+        action = policy_action(state, seating)
         if state.decision() == st.DECIDE_CARD:
             plays.append((state.current_player(), action))
         assert state.legal_action_mask()[action]

@@ -108,7 +108,7 @@ def search_functions_reached(policies: str) -> set[str]:
     """The functions of mc, pimc's decision, the solver and the face-up playout that the play_games
     engine of `policies` (with a numba bot) reaches: what it compiles in."""
     from kernels.batch import play_games
-    from sim.engine.bot_engine import reached_functions
+    from sim.engine.policy_engine import reached_functions
     from sim.engine.seating import Seating
 
     engine = Seating.of(parse_policies(policies, 4)).kernel(play_games)

@@ -12,6 +12,7 @@ from kernels import batch, fast_games
 from kernels.records import MAX_PLAYERS
 from sim.config.policies import as_policy, parse_policies, policy_arrays
 from sim.runs.games import builtin_only, empty_results
+from sim.engine.seating import Seating
 
 HEURISTIC_RANGES = {
     "aggression": (0.3, 2.5),
@@ -60,12 +61,13 @@ def play_both(rules, policies, seed, game_ids, log_plays, seatings=None):
     """(the decision step's results, the fast path's) for the same games."""
     record, sizes, arrays = rules.to_record(), rules.round_sizes_array(), policy_arrays(policies)
     outputs = []
+    seating = Seating.of(policies)
     for engine in (batch, fast_games):
         results = empty_results(rules, game_ids.shape[0], log_plays)
         if seatings is None:
-            failed = engine.play_games(seed, game_ids, record, sizes, arrays, results)
+            failed = seating.kernel(engine.play_games)(seed, game_ids, record, sizes, arrays, results)
         else:
-            failed = engine.play_seated_games(seed, game_ids, seatings, record, sizes, arrays, results)
+            failed = seating.kernel(engine.play_seated_games)(seed, game_ids, seatings, record, sizes, arrays, results)
         assert failed == -1
         outputs.append(results)
     return outputs
@@ -123,7 +125,7 @@ def test_a_handed_off_batch_plays_the_decision_steps_games():
     policies = parse_policies("mc:samples=2,play_samples=2,heuristic,random", 3)
     ran = sim.run_games(rules, policies, seed=5, games=3, log_plays=True)
     results = empty_results(rules, 3, True)
-    batch.play_games(5, np.arange(3, dtype=np.int64), rules.to_record(), rules.round_sizes_array(),
-                     policy_arrays(policies), results)  # fmt: skip
+    Seating.of(policies).kernel(batch.play_games)(5, np.arange(3, dtype=np.int64), rules.to_record(),
+                                                  rules.round_sizes_array(), policy_arrays(policies), results)  # fmt: skip
     for name, theirs in zip(results._fields, results):
         assert np.array_equal(getattr(ran, name), theirs), name

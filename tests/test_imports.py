@@ -67,7 +67,7 @@ def test_importing_every_module_writes_no_file_and_sets_no_variable(tmp_path):
     work.mkdir()
     environment = {key: value for key, value in os.environ.items() if key != "OMP_WAIT_POLICY"}
     environment.update(PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1", NUMBA_CACHE_DIR=str(numba_cache),
-                       WIZARD_SIM_CACHE_DIR=str(tmp_path / "bot-engines"))  # fmt: skip
+                       WIZARD_SIM_CACHE_DIR=str(tmp_path / "engines"))  # fmt: skip
     before = files(tmp_path)
     probe = subprocess.run([sys.executable, "-c", IMPORT_ALL, str(tree)], cwd=work, env=environment,
                            capture_output=True, text=True, timeout=300)  # fmt: skip

@@ -114,7 +114,8 @@ KERNEL_LAYERS = (
     ("kernels.rules",),  # one function per rule
     # the round as a state machine and its decision step; what a round leaves; a seat's view
     ("kernels.round_state", "kernels.results", "kernels.columns", "kernels.seating", "kernels.observation"),
-    ("kernels.game_loop",),  # a whole game's loop, given the function that plays a round: no policy
+    # a whole game's loop, given the function that plays a round; the policies' calls, unbound
+    ("kernels.game_loop", "kernels.policy_calls"),
     # the policies below the posterior: they decide from the seat's own view, without search
     ("kernels.policies", "kernels.policies.ids", "kernels.policies.heuristic", "kernels.policies.random_policy",
      "kernels.policies.learned"),
@@ -159,6 +160,44 @@ def test_search_sits_above_the_policies_and_below_the_dispatch():
     }
 
 
+# The core: the rules, the round's and the game's state machines, the loops and the drivers'
+# kernels. They ask the seated policies only through kernels.policy_calls, which an engine
+# binds to the policies a run seats (sim.engine.policy_engine). The fast path's twins
+# (kernels.sequencer, fast_games) are the random and heuristic policies' own loops, and
+# estimate's kernels and OpenSpiel's resampling (chance_state) sample with the posterior:
+# none of them is core.
+CORE = ("kernels.records", "kernels.rules", "kernels.round_state", "kernels.results", "kernels.observation",
+        "kernels.game_loop", "kernels.policy_calls", "kernels.batch", "kernels.game_state", "kernels.vector_env",
+        "kernels.bot_pool")  # fmt: skip
+POLICY_MODULES = {"kernels.dispatch"} | {
+    name for name in MODULES if name.startswith(("kernels.policies.", "kernels.search.")) and name != "kernels.policies.ids"
+}
+
+
+def import_closure(name: str) -> set[str]:
+    seen, pending = set(), [name]
+    while pending:
+        module = pending.pop()
+        if module not in seen:
+            seen.add(module)
+            pending += GRAPH.get(module, ())
+    return seen
+
+
+@pytest.mark.parametrize("name", CORE)
+def test_the_core_imports_no_policy(name):
+    reached = sorted(import_closure(name) & POLICY_MODULES)
+    assert not reached, f"{name} reaches policy modules {reached}: ask them through kernels.policy_calls"
+
+
+def test_the_policies_state_is_their_own():
+    """The core loops keep no policy's state: a round's end is one unbound call
+    (kernels.policy_calls.round_finished) that pimc binds to read the bids."""
+    for name in ("kernels.batch", "kernels.game_state"):
+        source = MODULES[name].read_text()
+        assert "round_finished(" in source and "pimc" not in source and "bid_evidence" not in source, name
+
+
 def test_the_engine_layer_alone_runs_kernels_for_the_layers_above():
     """sim.config is validation only (it never imports the engine, by the layers); the
     environments and analysis call kernels through sim.engine, not through sim.runs."""
@@ -167,7 +206,7 @@ def test_the_engine_layer_alone_runs_kernels_for_the_layers_above():
     for name in ("sim.analysis.estimate", "sim.drivers.estimate_rollouts", "sim.analysis.estimate_slices", "sim.env.vector"):
         assert "sim.runs.games" not in GRAPH[name]
     assert {name for name in MODULES if name.startswith("sim.engine.")} == {
-        f"sim.engine.{module}" for module in ("bot_caller", "bot_engine", "calls", "seating", "startup", "threads")
+        f"sim.engine.{module}" for module in ("bot_caller", "calls", "policy_engine", "seating", "startup", "threads")
     }
 
 
@@ -226,9 +265,9 @@ def test_the_batched_drivers_share_one_turn_core():
 def test_built_in_policies_are_asked_only_inside_the_kernels():
     """Every driver has a built-in policy answer through kernels.game_state.policy_answer (play
     too, through the state API's policy_action): no module of sim calls the dispatch itself.
-    sim.config.policies reads its table of policies; sim.engine.bot_engine recompiles it."""
+    sim.config.policies reads its table of policies; sim.engine.policy_engine binds it."""
     calling = sorted(name for name in GRAPH if name.startswith("sim") and "kernels.dispatch" in GRAPH[name])
-    assert calling == ["sim.config.policies", "sim.engine.bot_engine"]
+    assert calling == ["sim.config.policies", "sim.engine.policy_engine"]
     assert names_imported_from("sim.config.policies", "kernels.dispatch") == {"BUILT_IN"}
 
 

@@ -416,9 +416,11 @@ def test_a_run_parses_its_policies_once_and_looks_its_engine_up_once(tmp_path, m
     config = SimulationConfig.build(Rules(3, (1, 2)), "heuristic,random,heuristic:aggression=1.2", seed=5, games=23,
                                     chunk_games=7)  # fmt: skip
     assert len(parsed) == 6  # each text checked before any module is imported (issue 61), then parsed
-    # A stand-in numba bot, so that the engine is looked up: the lookup is counted and gives
-    # the built-in entry point (which plays these policies).
-    monkeypatch.setattr(sim.engine.seating, "engine_with_bots", lambda bots, entry, built_in: looked_up.append(entry) or entry)
+    # A stand-in numba bot, so that the decision step's engine is looked up (not the fast
+    # path's): the lookup is counted and gives the engine of the built-in policies seated.
+    real_engine = sim.engine.seating.compiled_engine
+    monkeypatch.setattr(sim.engine.seating, "compiled_engine",
+                        lambda entry, built_in, bots: looked_up.append(entry) or real_engine(entry, built_in, []))  # fmt: skip
     config.__dict__["seating"] = dataclasses.replace(config.seating, bots=(object(),))
     result = run_simulation(config, str(tmp_path / "run"), threads=1)
     assert result.units_computed == 23 and len(result.record["chunks"]["complete"]) == 4

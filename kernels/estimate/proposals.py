@@ -17,7 +17,7 @@ from kernels.blocks import NO_FAILURE, block_rows, first_failure, n_blocks, new_
 from kernels.cards import N_CARDS
 from kernels.estimate.situation import Sampling, deal_sample, new_estimate_memory, new_known_memory, prepare_known
 from kernels.observation import encode_observation, flat_action, write_action_mask
-from kernels.dispatch import decide
+from kernels.policy_calls import decide
 from kernels.search.posterior import new_work, sample_deal
 from kernels.records import DECIDE_BID, MAX_PLAYERS, NO_BID, SEAT_DTYPE, TABLE_DTYPE
 from kernels.rng import STREAM_PILOT, next_u64, seed_stream, uniform

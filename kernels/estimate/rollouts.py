@@ -12,7 +12,7 @@ from numba import njit, prange
 from kernels.game_loop import seated_policies
 from kernels.blocks import NO_FAILURE, block_rows, first_failure, n_blocks, new_failures
 from kernels.estimate.situation import Sampling, deal_sample, new_estimate_memory, start_sample_round
-from kernels.dispatch import decide
+from kernels.policy_calls import decide
 from kernels.rng import STREAM_DECISIONS, seed_stream
 from kernels.round_state import play_out
 

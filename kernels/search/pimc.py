@@ -26,7 +26,7 @@ from kernels.bits import at
 from kernels.cards import N_CARDS
 from kernels.policies import heuristic
 from kernels.search import faceup, mc
-from kernels.search.bid_evidence import WIDE_SPREADS, model_shares, seat_model_row
+from kernels.search.bid_evidence import WIDE_SPREADS, model_shares, read_round, seat_model_row
 from kernels.policies.ids import POLICY_MC, POLICY_PIMC
 from kernels.search.posterior import DEFAULT_TRUMP_MISS, OPPONENT_HEURISTIC, prepare
 from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_ROUND_SIZE, PHASE_PLAY
@@ -205,12 +205,21 @@ def robust_model(policies, me, table, model, learned):
 @njit(cache=True)
 def learns_bids(policies, n_players):
     """Whether a seat plays pimc with infer=3 to 6, which read table.bid_evidence (so the game
-    loops keep it up: kernels.batch.read_bids)."""
+    loops keep it up: round_finished)."""
     policy_ids, params = policies
     for seat in range(n_players):
         if policy_ids[seat] == POLICY_PIMC and params[seat, P_INFER] >= INFER_LEARNED:
             return True
     return False
+
+
+@njit(cache=True)
+def round_finished(policies, table):
+    """pimc's hook when a round has finished (kernels.policy_calls): add what its bids say to
+    the table's bid evidence when a seat reads it. Every round on the decision step ends
+    there; the fast path's twin seats no pimc, so it has none to keep."""
+    if learns_bids(policies, table.n_players):
+        read_round(policies, table)
 
 
 @njit(cache=True, inline="always")

@@ -99,9 +99,8 @@ class PlayConfig:
         return cls(rules, seat, tuple(policies), seed, game)
 
     def kernel_policies(self, hint_policy: Policy) -> Seating:
-        """The seating the kernels are asked with, `hint_policy` at the person's seat (it is
-        asked only for hints); a Python policy's seat holds its fallback, a learned policy's its
-        model (its engine: Seating.kernel)."""
+        """The seating of the policies, with `hint_policy` at the person's seat (it is asked
+        only for hints); a Python policy's seat plays its fallback inside the kernels."""
         return Seating.of([hint_policy if policy is None else policy for policy in self.opponents])
 
     def label(self, seat: int) -> str:

@@ -1,4 +1,4 @@
-"""Calling the kernels: with the engine compiled with a run's numba bots, in slices short
+"""Calling the kernels: with the engine compiled for a run's policies, in slices short
 enough that Ctrl-C is seen between two calls, and a policy's failure as one line."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from numba.core.errors import NumbaError
 from kernels.round_state import IllegalAction
 from sim.config.errors import BotError
 from sim.config.policies import Policy
-from sim.engine.bot_engine import compile_failure
+from sim.engine.policy_engine import compile_failure
 from sim.engine.seating import Seating
 from sim.engine.startup import start
 

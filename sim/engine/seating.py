@@ -5,7 +5,7 @@ A run configuration (sim.runs: simulate, tournament, league) validates its polic
 (sim.config.policies.parse_policies); `Seating.of` then derives everything the kernels and
 drivers need from them — the policy id and parameter row of every listed policy (a Python
 policy seated as its fallback), the numba bots, the Python policies and what they are asked,
-and the engine compiled with the bots — so that nothing below parses a policy again or looks
+and the engine compiled for them — so that nothing below parses a policy again or looks
 the compiled engine up per call.
 """
 from __future__ import annotations
@@ -20,14 +20,14 @@ from kernels.sequencer import FAST_POLICY_IDS
 from sim.config.bots import ExternalBot
 from sim.config.models import LearnedModel
 from sim.config.policies import Policy, as_policy, external_bots, fallback_of, learned_models, policy_arrays
-from sim.engine.bot_engine import engine_with_bots
+from sim.engine.policy_engine import compiled_engine
 
 
 @dataclass(frozen=True, eq=False)
 class Seating:
     """The listed policies of a run (a seating per game indexes them) and what the kernels
-    take of them. `kernel(entry)` is the entry point compiled with the bots, looked up once
-    per entry for the run."""
+    take of them. `kernel(entry)` is the entry point compiled for them, looked up once per
+    entry for the run."""
 
     policies: tuple[Policy, ...]  # the listed policies, as validated
     ids: np.ndarray  # int64 [max(MAX_PLAYERS, listed)]: the policy id of each (a Python policy's fallback's)
@@ -72,7 +72,8 @@ class Seating:
     @property
     def built_in_ids(self) -> tuple[int, ...]:
         """The built-in policies the listed ones play inside the kernels (a numba bot's seats
-        excepted; a Python policy's fallback included): what an engine with bots compiles in."""
+        excepted, and a learned model's; a Python policy's fallback included): what its engine
+        compiles in."""
         return tuple(sorted({int(self.ids[index]) for index, policy in enumerate(self.policies)
                              if policy.kind.bot is None and fallback_of(policy).kind.model is None}))  # fmt: skip
 
@@ -86,11 +87,10 @@ class Seating:
         return [self.policies[int(index)] for index in indices]
 
     def kernel(self, entry: Dispatcher) -> Dispatcher:
-        """`entry`, compiled with this seating's numba bots and learned models (itself without
-        either): looked up once per entry point, then reused by every call of the run."""
-        if not self.bots and not self.models:
-            return entry
+        """`entry`, compiled for this seating's policies, numba bots and learned models
+        (sim.engine.policy_engine): looked up once per entry point, then reused by every call of
+        the run."""
         compiled = self._kernels.get(entry)
         if compiled is None:
-            compiled = self._kernels[entry] = engine_with_bots(list(self.bots), entry, self.built_in_ids, list(self.models))
+            compiled = self._kernels[entry] = compiled_engine(entry, self.built_in_ids, list(self.bots), list(self.models))
         return compiled

@@ -13,7 +13,7 @@ from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env import spaces
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, action_name
-from sim.env.state_api import env_seating, new_game_states
+from sim.env.state_api import environment_seating, new_game_states
 from sim.env.vector import REWARD_MODES
 
 ILLEGAL_ACTIONS = ("replace", "raise")
@@ -63,7 +63,7 @@ class WizardGymEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.observation_space = spaces.observation_space()
         self.action_space = spaces.action_space()
-        self._seating = env_seating(opponents, self.rules.players)  # its engine plays a learned model's seats
+        self._seating = environment_seating(opponents, self.rules.players)  # the opponents' engine
         self._storage = new_game_states(self.rules, 1, 0, policies=self._seating, controlled=(seat,))
         self._run_seed: int | None = None
         self._next_game = 0

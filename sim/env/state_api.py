@@ -1,6 +1,8 @@
 """The state API (the OpenSpiel convention): one game, one decision at a time."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kernels import game_state as kernel
@@ -9,7 +11,7 @@ from sim.config.actions import check_action
 from sim.config.cards import format_card, format_hand
 from sim.config.errors import ConfigError, echo
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy, parse_policies, policy_arrays
+from sim.config.policies import Policy, parse_policies
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.engine.seating import Seating
@@ -21,10 +23,10 @@ TERMINAL_PLAYER = -4
 SUMMARY_FIELDS = {"hands": "hand", "bids": "bid", "tricks": "tricks", "scores": "score", "totals": "total"}  # current_player() of a finished game (OpenSpiel's kTerminalPlayerId)
 
 
-def env_seating(policies: str | list[str] | list[Policy] | Seating, players: int) -> Seating:
-    """The seating of an environment's seated policies: built-in ones and learned models
-    (whose weights the engine is compiled with, Seating.kernel). External bots and Python
-    policies are not supported by the environments."""
+def environment_seating(policies: str | list[str] | list[Policy] | Seating, players: int) -> Seating:
+    """The seating of an environment's built-in policies and learned models, whose engine its
+    kernels are called through (Seating.kernel). Numba bots and Python policies are not
+    supported by the environments."""
     if isinstance(policies, Seating):
         return policies
     if not (policies and isinstance(policies, list) and isinstance(policies[0], Policy)):
@@ -37,9 +39,11 @@ def env_seating(policies: str | list[str] | list[Policy] | Seating, players: int
     return Seating.of(policies)
 
 
-def policy_records(policies: str | list[str] | list[Policy] | Seating, players: int) -> tuple[np.ndarray, np.ndarray]:
-    """(policy ids, parameter rows) of an environment's seated policies for the kernels."""
-    return env_seating(policies, players).arrays
+@functools.lru_cache(maxsize=None)
+def caller_seating(players: int) -> Seating:
+    """The seating of a game whose caller plays every seat (the state API, OpenSpiel): its
+    engine compiles only the cheap policies, which no seat is left to."""
+    return environment_seating("random", players)
 
 
 def new_game_states(
@@ -51,12 +55,14 @@ def new_game_states(
     controlled: tuple[int, ...] | None = None,
     game_stride: int = 1,
 ) -> np.ndarray:
-    """`count` GAME_STATE_DTYPE records set up for `rules` (games not started yet)."""
+    """`count` GAME_STATE_DTYPE records set up for `rules` (games not started yet), with
+    `policies` seated (a seat the caller does not control is played by its policy: call the
+    kernels through environment_seating(policies).kernel)."""
     start()  # every environment's states are made here, before its first kernel
     flags = np.zeros(MAX_PLAYERS, dtype=np.int64)
     flags[list(range(rules.players) if controlled is None else controlled)] = kernel.ALL_DECISIONS
     states = np.zeros(count, dtype=kernel.GAME_STATE_DTYPE)
-    records = policy_records(policies, rules.players)
+    records = environment_seating(policies, rules.players).arrays
     kernel.init_states(states, rules.to_record(), records, seed, rules.round_sizes_array(), flags, game_stride)
     return states
 
@@ -70,11 +76,12 @@ class WizardGame:
         self.num_players = self.rules.players
         self.num_distinct_actions = N_ACTIONS
         self.observation_size = OBSERVATION_SIZE
+        self.seating = caller_seating(self.rules.players)
 
     def new_state(self, seed: int = 0, game_index: int = 0) -> WizardState:
         seed = check_seed(seed)
         game_index = check_count(game_index, "game_index", 0, MAX_GAMES)
-        storage = new_game_states(self.rules, 1, seed)
+        storage = new_game_states(self.rules, 1, seed, policies=self.seating)
         kernel.start_single(storage, game_index)
         return WizardState(self, storage)
 
@@ -101,7 +108,7 @@ class WizardState:
 
     def records(self) -> tuple[np.record, np.ndarray, np.ndarray]:
         """(public table record, seat records, the round's DECISIONS generator): views of the
-        state, as kernels.dispatch.decide takes them (pass seats[current_player()])."""
+        state, as a policy's decide takes them (pass seats[current_player()])."""
         workspace = self._storage["workspace"]
         return workspace["table"][0], workspace["seats"][0], workspace["scratch"]["generator"][0]
 
@@ -142,7 +149,7 @@ class WizardState:
         if self.is_terminal():
             raise ValueError(f"the game is over; action {action} cannot be applied")
         rounds_before = int(self._storage["rounds_ended"][0])
-        status = kernel.apply_single(self._storage, action)
+        status = self.game.seating.kernel(kernel.apply_single)(self._storage, action)
         if status != kernel.APPLIED:
             legal = ", ".join(str(a) for a in self.legal_actions())
             raise ValueError(
@@ -217,15 +224,12 @@ class WizardState:
         return "\n".join(lines)
 
 
-def policy_action(state: WizardState, policies: tuple[np.ndarray, np.ndarray] | Seating) -> int:
-    """The flat action that the policies `policies` (ids, parameter rows: the kernels' arrays,
-    sim.config.policies.policy_arrays, of built-in policies; or a Seating, whose engine plays
-    its learned models too) seat at the player to act would choose in `state`, asked as
-    run_games asks it (kernels.game_state.policy_answer, on the round's DECISIONS stream, which
-    moves on: ask a clone to leave the game's stream as it is). Not applied. For `play`
-    (sim.drivers.session); not part of the state API."""
+def policy_action(state: WizardState, seating: Seating) -> int:
+    """The flat action that the built-in policies of `seating` (one per seat; a Python
+    policy's seat plays its fallback) seat at the player to act would choose
+    in `state`, asked as run_games asks it (kernels.game_state.policy_answer, on the round's
+    DECISIONS stream, which moves on: ask a clone to leave the game's stream as it is). Not
+    applied. For `play` (sim.drivers.session); not part of the state API."""
     if state.is_terminal():
         raise ValueError("the game is over; no policy acts")
-    if isinstance(policies, Seating):
-        return int(policies.kernel(kernel.policy_action_single)(state._storage, policies.arrays))
-    return int(kernel.policy_action_single(state._storage, policies))
+    return int(seating.kernel(kernel.policy_action_single)(state._storage, seating.arrays))

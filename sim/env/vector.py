@@ -13,7 +13,7 @@ from sim.config.policies import Policy
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, action_name
-from sim.env.state_api import env_seating, new_game_states
+from sim.env.state_api import environment_seating, new_game_states
 from sim.engine.threads import check_threads, set_threads
 
 # Below this many envs per thread a step runs on the calling thread: waking the thread pool
@@ -84,8 +84,7 @@ class VectorEnv:
         self.first_game = int(first_game)
         self.num_actions = N_ACTIONS
         self.observation_size = OBSERVATION_SIZE
-        # The opponents' seating: its engine plays a learned model's seats (Seating.kernel).
-        self._seating = env_seating(opponents, players)
+        self._seating = environment_seating(opponents, self.rules.players)  # the opponents' engine
         self._states = new_game_states(
             self.rules, self.num_envs, self.seed, policies=self._seating, controlled=controlled, game_stride=self.num_envs
         )
@@ -123,7 +122,7 @@ class VectorEnv:
             self._states["seed"] = self.seed
         game_ids = np.arange(self.first_game, self.first_game + self.num_envs, dtype=np.int64)
         parallel = self._parallel()
-        kernel = vector_env.reset_envs if parallel else vector_env.reset_envs_serial
+        kernel = self._seating.kernel(vector_env.reset_envs if parallel else vector_env.reset_envs_serial)
         observed = vector_env.Observed(self._observations, self._legal, self._seats, self._games)
         self._call(kernel, parallel, self._states, game_ids, observed)
         self._started = True
@@ -154,7 +153,7 @@ class VectorEnv:
             final_totals=self._final_totals,
             status=self._status,
         )
-        kernel = vector_env.step_envs if parallel else vector_env.step_envs_serial
+        kernel = self._seating.kernel(vector_env.step_envs if parallel else vector_env.step_envs_serial)
         self._call(kernel, parallel, self._states, actions, REWARD_MODES[self.reward], outputs)
         infos = {
             "seat": self._out(self._seats),
@@ -179,7 +178,6 @@ class VectorEnv:
         return threads > 1 and self.num_envs >= PARALLEL_MIN_ENVS_PER_THREAD * threads
 
     def _call(self, kernel, parallel: bool, *arguments) -> None:
-        kernel = self._seating.kernel(kernel)
         if not parallel:
             kernel(*arguments)
             return

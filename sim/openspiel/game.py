@@ -22,7 +22,7 @@ from sim.config.cards import format_card, format_hand
 from sim.config.actions import action_name, check_action
 from sim.config.errors import ConfigError, echo
 from sim.config.rules import Rules, is_whole_number, parse_rounds
-from sim.env.state_api import new_game_states
+from sim.env.state_api import caller_seating, new_game_states
 
 SHORT_NAME = "python_wizard"
 DEFAULT_PARAMETERS = {
@@ -116,7 +116,7 @@ class WizardGame(pyspiel.Game):
         super().__init__(_GAME_TYPE, game_info(self.rules), canonical_parameters(self.rules, params))
         # Every new state (and every clone: OpenSpiel clones a Python state by a new initial
         # state and a deep copy of its attributes) starts from a copy of this record.
-        self.initial_storage = new_game_states(self.rules, 1, 0)
+        self.initial_storage = new_game_states(self.rules, 1, 0, policies=caller_seating(self.rules.players))
         self.initial_storage["records"] = 1  # a finished round waits at PHASE_DONE for end_round
         self.first_dealer = int(self.rules.to_record()["first_dealer"][0])
         if self.first_dealer != FIRST_DEALER_DRAW:
@@ -190,7 +190,7 @@ class WizardState(pyspiel.State):
                 raise ValueError(f"card {action} is not in the deck")
             return
         self._rewards = [0.0] * self.rules.players
-        if game_state.apply_single(self._storage, int(action)) != game_state.APPLIED:
+        if caller_seating(self.rules.players).kernel(game_state.apply_single)(self._storage, int(action)) != game_state.APPLIED:
             raise ValueError(f"illegal action {action} ({action_name(int(action))}) for seat {self.current_player()}")
         if self._storage["workspace"]["table"]["phase"][0] == PHASE_DONE:
             self._rounds_text = self._rounds_text + (finished_round_text(self._storage),)

@@ -25,7 +25,7 @@ from sim.config.policies import Policy, parse_policies
 from sim.config.python_policy import DECISION_NAMES
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed
-from sim.engine.bot_engine import BOT_FUNCTION_OF_DECISION, function_place
+from sim.engine.policy_engine import BOT_FUNCTION_OF_DECISION, function_place
 from sim.engine.calls import call_kernel, exception_text, in_slices
 from sim.engine.seating import Seating
 from sim.engine.startup import start

@@ -1,12 +1,21 @@
-"""The engine compiled with numba bots (sim.config.bots loads and checks them).
+"""The engine: the kernels' entry points compiled for the policies a run seats.
 
-The built-in engine is compiled once and cached; a run with external bots compiles a copy of
-the engine whose policy dispatch knows the bots and the built-in policies the run seats, and
-no other (kernels.dispatch.decide_of): an engine of heuristic seats and a bot compiles no
-search. The copy is made by rebinding: every jitted function that calls the dispatch,
-directly or through other jitted functions, is recompiled from its Python source with the
-new dispatch. The copies are cached on disk
-(engine_cache), so only the first process with a given set of bots pays the compile.
+The core kernels ask the seated policies through two unbound calls (kernels.policy_calls:
+`decide`, `round_finished`) and import no policy. An engine binds them: every jitted
+function that reaches them, directly or through other jitted functions, is recompiled from
+its Python source with the dispatch over the policies compiled in (`rebind`), which are
+
+- the built-in policies seated, with `random` and `heuristic` (every engine's: fallbacks
+  and the cheap opponents), and every built-in policy whose module a seated one imports
+  (pimc plays mc's rounds): `compiled_policies`. So an engine of heuristic seats compiles no
+  search, and one with pimc compiles pimc's closure and not another policy's;
+- the numba bots seated (sim.config.bots), each answering for its external id;
+- the learned models seated (sim.config.models), each answering for its id with its weights
+  bound as constants of the compiled code (`_decide_with_model`).
+
+The copies are cached on disk (engine_cache), stamped with the sources they can contain, so
+only the first process with a given set of policies pays the compile, and an edit of one
+policy's sources recompiles only the engines that seat it.
 """
 from __future__ import annotations
 
@@ -29,17 +38,20 @@ from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache,
 from numba.core.dispatcher import Dispatcher
 from numba.misc.appdirs import AppDirs
 
-from kernels import dispatch
+from kernels import dispatch, policy_calls
 from kernels.policies import learned
-from kernels.policies.ids import POLICY_RANDOM
+from kernels.cache_stamps import kernel_graph, module_name
+from kernels.policies.ids import POLICY_HEURISTIC, POLICY_RANDOM
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.config.bots import BOT_FUNCTIONS, ExternalBot, external_ids
 from sim.config.models import LearnedModel
 from sim.config.policies import model_ids
 
 BOT_FUNCTION_OF_DECISION = {DECIDE_BID: "bid", DECIDE_TRUMP: "choose_trump", DECIDE_CARD: "play"}
-CACHE_DIR_VARIABLE = "WIZARD_SIM_CACHE_DIR"  # where compiled bot engines are kept
+CACHE_DIR_VARIABLE = "WIZARD_SIM_CACHE_DIR"  # where compiled engines are kept
 KERNELS = Path(inspect.getfile(dispatch)).resolve().parent  # the kernels package
+# Compiled into every engine: the fallback of Python policies and the cheap opponents.
+ALWAYS_COMPILED = (POLICY_RANDOM, POLICY_HEURISTIC)
 
 
 def _decide_with_bot(previous, bot: object, policy_id: int):
@@ -128,14 +140,14 @@ def rebind(function: Dispatcher, replacements: dict, memo: dict, cache: EngineCa
 
 def cache_directory() -> Path:
     """$WIZARD_SIM_CACHE_DIR, else $NUMBA_CACHE_DIR/wizard-sim, else the user's cache
-    directory (~/.cache/wizard-sim on Linux); compiled bot engines go to its bot-engines/."""
+    directory (~/.cache/wizard-sim on Linux); compiled engines go to its engines/."""
     if os.environ.get(CACHE_DIR_VARIABLE):
         root = Path(os.environ[CACHE_DIR_VARIABLE])
     elif numba.config.CACHE_DIR:
         root = Path(numba.config.CACHE_DIR) / "wizard-sim"
     else:
         root = Path(AppDirs(appname="wizard-sim", appauthor=False).user_cache_dir)
-    return root.expanduser() / "bot-engines"
+    return root.expanduser() / "engines"
 
 
 @functools.lru_cache(maxsize=None)
@@ -299,8 +311,10 @@ class _EngineFunctionCache(FunctionCache):
 
 @dataclass(frozen=True)
 class EngineCache:
-    """The cache of one set of bots' engine: `name` tells the set apart from other sets (its
-    entries' file names), `stamp` whether an entry is up to date with the code."""
+    """The cache of one engine (a set of policies): `name` tells it apart from other sets and
+    other checkouts (its entries' file names), `stamp` says whether an entry is up to date
+    with the code of its policies; each entry adds the stamp of its own function's sources
+    (kernels.cache_stamps: the import closure of its module)."""
 
     directory: Path
     name: str
@@ -309,11 +323,22 @@ class EngineCache:
     def attach(self, rebound: Dispatcher, original: Dispatcher) -> None:
         """Cache `rebound`, the copy of `original`, here (as numba's enable_caching would)."""
         source = original.py_func
-        module = Path(inspect.getfile(source)).stem
+        path = inspect.getfile(source)
+        module = Path(path).stem
         identity = f"{module}.{source.__qualname__}-{source.__code__.co_firstlineno}".replace("<", "").replace(">", "")
         python = f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
-        locator = _EngineLocator(self.directory, self.stamp, original)
+        own = _function_stamp(path, source.__name__)
+        stamp = hashlib.sha256(f"{self.stamp}\n{own}".encode()).hexdigest()
+        locator = _EngineLocator(self.directory, stamp, original)
         rebound._cache = _EngineFunctionCache(rebound.py_func, locator, f"{identity}-{self.name}.{python}")
+
+
+def _function_stamp(path: str, function: str) -> str:
+    """The sources a kernel function's own code can contain (kernels.cache_stamps), or its
+    file's bytes for a function outside the package."""
+    if module_name(Path(path)) is not None:
+        return kernel_graph().digest(kernel_graph().contents(module_name(Path(path)), function))
+    return f"{path}:{_digest_of_file(path)}"
 
 
 def _writable(directory: Path) -> bool:
@@ -325,17 +350,36 @@ def _writable(directory: Path) -> bool:
     return True
 
 
+def compiled_policies(seated: tuple[int, ...]) -> tuple[int, ...]:
+    """The built-in policies an engine seating `seated` compiles in: those, ALWAYS_COMPILED,
+    and every built-in whose module a compiled one imports (its code is in the engine anyway),
+    so that the engines of a suite or a user's runs come in a few sizes."""
+    graph = kernel_graph()
+    modules = {policy_id: module.__name__ for policy_id, module in dispatch.BUILT_IN}
+    chosen = set(seated) | set(ALWAYS_COMPILED)
+    closure = set().union(*(graph.import_closure(modules[policy_id]) for policy_id in chosen))
+    return tuple(sorted(policy_id for policy_id, module in modules.items() if policy_id in chosen or module in closure))
+
+
 def engine_cache(bots: list[ExternalBot], built_in: tuple[int, ...], models: tuple[str, ...] = ()) -> EngineCache | None:
-    """The on-disk cache of the engine of `bots` and the learned models of digests `models`
+    """The on-disk cache of the engine of `bots` and of the learned models of digests `models`
     beside the built-in policies `built_in` (None if the cache directory is not writable: the
-    engine is then compiled in every process, as without a cache)."""
+    engine is then compiled in every process, as without a cache). Its stamp covers the
+    dispatch's own source, the import closure of the policies compiled in (the learned
+    policy's with a model), and the code the bots reach; its name, the models' digests (their
+    weights are compiled in)."""
     directory = cache_directory()
     if not _writable(directory):
         return None
-    kernel_files = sorted(str(path) for path in KERNELS.rglob("*.py"))
-    identity, stamp = [f"built-in {list(built_in)}"], [f"numba {numba.__version__}", sys.version]
-    identity += [f"model {digest}" for digest in models]  # the weights are compiled in: a model is its digest
-    stamp += [f"{path}:{_digest_of_file(path)}" for path in kernel_files]
+    graph = kernel_graph()
+    modules = dict(dispatch.BUILT_IN)
+    policy_sources = set().union(*(graph.import_closure(modules[policy_id].__name__) for policy_id in built_in))
+    if models:
+        policy_sources |= graph.import_closure(learned.__name__)
+    own = {dispatch.__name__, policy_calls.__name__}  # their own bytes: dispatch imports every policy
+    identity = [f"built-in {list(built_in)}", str(KERNELS)]  # one checkout's entries never replace another's
+    identity += [f"model {digest}" for digest in models]
+    stamp = [f"numba {numba.__version__}", sys.version, graph.digest(frozenset(policy_sources | own))]
     by_path = {bot.path: bot for bot in bots}
     for path, policy_id in external_ids(bots).items():
         files, values = reached_code([getattr(by_path[path].bot, name) for name in BOT_FUNCTIONS])
@@ -356,26 +400,29 @@ class _Engine:
 _ENGINES: dict[tuple, _Engine] = {}
 
 
-def engine_with_bots(
-    bots: list[ExternalBot], entry: Dispatcher, built_in: tuple[int, ...], models: list[LearnedModel] = ()
+def compiled_engine(
+    entry: Dispatcher, seated: tuple[int, ...], bots: list[ExternalBot] = (), models: list[LearnedModel] = ()
 ) -> Dispatcher:
-    """The kernel entry point `entry`, rebuilt so that each bot answers for its external id,
-    each learned model for its id (sim.config.policies.model_ids), and the built-in policies
-    `built_in` (their ids: the run's other seats, and its Python policies' fallbacks) for
-    theirs. Compiled on the first call (tens of seconds) or loaded from the on-disk cache of an
-    earlier process with the same bots, models, policies and code (engine_cache)."""
+    """The kernel entry point `entry`, compiled with the built-in policies `seated` (their ids:
+    the run's seats, and its Python policies' fallbacks; compiled_policies adds what they
+    need), the numba `bots`, each answering for its external id, and the learned `models`,
+    each for its id (sim.config.policies.model_ids). Compiled on the first call
+    (tens of seconds) or loaded from the on-disk cache of an earlier process with the same
+    policies and code (engine_cache)."""
+    bots = list(bots)
     ids = external_ids(bots)
     by_path = {bot.path: bot for bot in bots}
     learned_ids = model_ids(list(models))
     by_digest = {model.digest: model for model in models}
-    built_in = tuple(sorted(set(built_in)))
+    built_in = compiled_policies(tuple(int(policy_id) for policy_id in seated))
     key = (tuple(ids), built_in, tuple(learned_ids))
     if key not in _ENGINES:
-        decide = dispatch.decide_of(built_in or (POLICY_RANDOM,))  # bots alone: no other seat to reach
+        decide = dispatch.decide_of(built_in)
         for path, policy_id in ids.items():
             decide = _decide_with_bot(decide, by_path[path].bot, policy_id)
         for digest, policy_id in learned_ids.items():
             decide = _decide_with_model(decide, by_digest[digest], policy_id)
-        _ENGINES[key] = _Engine({dispatch.decide: decide}, {}, engine_cache(bots, built_in, tuple(learned_ids)))
+        replacements = {policy_calls.decide: decide, policy_calls.round_finished: dispatch.round_finished_of(built_in)}
+        _ENGINES[key] = _Engine(replacements, {}, engine_cache(bots, built_in, tuple(learned_ids)))
     engine = _ENGINES[key]
     return rebind(entry, engine.replacements, engine.memo, engine.cache)
