@@ -79,7 +79,7 @@ CONFIGS = [
 
 @pytest.mark.slow
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
-@pytest.mark.parametrize("spec", ["random", "heuristic", "mixed"])
+@pytest.mark.parametrize("spec", ["random", "heuristic", "mixed", "learned"])
 def test_state_api_with_builtin_decisions_reproduces_run_games(config, spec):
     rules = sim.Rules(**config)
     if spec == "mixed":

@@ -103,6 +103,36 @@ def test_the_command_line_refuses_a_bad_model_before_any_game(tmp_path):
 # --- the policy in the engine -----------------------------------------------------------------
 
 
+@pytest.mark.parametrize("players, bidding", [(3, "open"), (4, "hidden"), (6, "open")])
+def test_learned_decisions_do_not_read_other_hands(players, bidding):
+    """At every bid and card decision of a round, re-deal the other seats' hands (consistently
+    with the public state) and ask the learned policy again: the same answer."""
+    from test_information import policies_for, redeal, started_round
+    from helpers import play_round_asking
+
+    rules = sim.Rules(players=players, bidding=bidding)
+    weights = tuple(tiny_weights()[name] for name in learned.WEIGHT_NAMES)
+    rng = np.random.default_rng(players)
+    answers = set()
+    for game, size in enumerate((1, 4, 60 // players)):
+        storage, seats, _ = started_round(rules, policies_for("heuristic", players), 17, game, size, dealer=game % players)
+        table = storage[0]
+
+        def ask(decision, seat, legal):
+            answer = learned.decide(decision, seats[seat], table, legal, weights)
+            saved = seats.copy()
+            redeal(storage, seats, [other for other in range(players) if other != seat], rng)
+            assert learned.decide(decision, seats[seat], table, legal, weights) == answer
+            seats[:] = saved
+            answers.add((decision, answer))
+            return answer
+
+        play_round_asking(table, seats, ask)
+    assert len(answers) > 10  # the tiny model answers many ways: the check is not vacuous
+
+
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("players", [3, 4, 6])
 def test_learned_games_are_legal_and_the_same_on_any_threads_and_batch(model_dir, players):
@@ -233,3 +263,24 @@ def test_the_same_seed_gives_the_same_data_and_initial_weights():
     assert not np.array_equal(data_chunk(TrainOptions("unused", 6, 1.0), 0).features[:50], first.features[:50])
     weights, same = initial_weights(options), initial_weights(options)
     assert all((weights[name] == same[name]).all() for name in weights)
+
+
+@pytest.mark.slow
+def test_learned_plays_python_wizard_as_an_openspiel_bot(model_dir):
+    pyspiel = pytest.importorskip("pyspiel")
+    import sim.openspiel  # noqa: F401  (registers python_wizard)
+    from sim.openspiel.policy_bot import PolicyBot
+
+    game = pyspiel.load_game("python_wizard(players=4,rounds=3)")
+    bot = PolicyBot(game, f"learned:model={model_dir}")
+    rng = np.random.default_rng(1)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, chances = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(actions, p=chances)))
+            continue
+        action = bot.step(state)
+        assert action in state.legal_actions() and bot.step(state) == action  # asked again: the same answer
+        state.apply_action(action)
+    assert len(state.returns()) == 4
