@@ -32,15 +32,18 @@ def test_a_rule_contains_only_what_it_imports():
 
 
 def test_a_loop_contains_the_functions_passed_to_it():
-    """round_state.play_out is compiled with dispatch.decide (which reaches pimc) and with mc's
-    rollout policy; mc.sampled_choice with pimc's value functions; neither module imports them."""
+    """round_state.play_out is compiled with the core's unbound policy call (kernels.policy_calls,
+    which an engine binds: sim.engine.policy_engine) and with mc's rollout policy, so an edit of
+    pimc leaves it cached; mc.sampled_choice is compiled with pimc's value functions; neither
+    module imports them."""
     graph = cache_stamps.kernel_graph()
     assert "kernels.search.pimc" not in graph.import_closure("kernels.round_state")
-    assert {"dispatch", "search.mc", "search.pimc"} <= short(graph.contents("kernels.round_state", "play_out"))
+    assert {"policy_calls", "search.mc"} <= short(graph.contents("kernels.round_state", "play_out"))
+    assert not {"dispatch", "search.pimc"} & short(graph.contents("kernels.round_state", "play_out"))
     assert "kernels.search.pimc" not in graph.import_closure("kernels.search.mc")
     assert "search.pimc" in short(graph.contents("kernels.search.mc", "sampled_choice"))
     # passed on through a parameter: play_until hands its `decide` to decided
-    assert {"dispatch", "search.faceup"} <= short(graph.contents("kernels.round_state", "decided"))
+    assert {"policy_calls", "search.faceup"} <= short(graph.contents("kernels.round_state", "decided"))
 
 
 def scratch_package(tmp_path: Path) -> Path:
@@ -77,10 +80,39 @@ def test_an_edit_changes_the_stamps_of_exactly_what_contains_it(tmp_path):
     before = stamps()
     edit(tree / "kernels" / "search" / "pimc.py", '"""', '"""An edit. ')
     after_pimc = stamps()
-    assert {case for case in cases if after_pimc[case] != before[case]} == {"play_out", "pimc", "dispatch", "sampled_choice"}
+    assert {case for case in cases if after_pimc[case] != before[case]} == {"pimc", "dispatch", "sampled_choice"}
     edit(tree / "kernels" / "rules.py", '"""', '"""An edit. ')
     after_rules = stamps()
     assert all(after_rules[case] != after_pimc[case] for case in cases)
+
+
+def test_an_edit_of_pimc_changes_only_the_stamps_of_engines_that_seat_it(tmp_path, monkeypatch):
+    """An engine (sim.engine.policy_engine) is stamped with the import closure of the policies
+    compiled in: an edit of pimc leaves the engines of heuristic and of mc seats cached; an edit
+    of mc changes mc's engine and pimc's (pimc imports mc), and one of the rules every engine."""
+    from sim.engine import policy_engine
+    from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC, POLICY_PIMC
+
+    tree = scratch_package(tmp_path)
+    monkeypatch.setenv(policy_engine.CACHE_DIR_VARIABLE, str(tmp_path / "cache"))
+    engines = {name: policy_engine.compiled_policies(seated)
+               for name, seated in (("heuristic", (POLICY_HEURISTIC,)), ("mc", (POLICY_MC,)), ("pimc", (POLICY_PIMC,)))}
+    assert engines["heuristic"] == (0, 1) and engines["mc"] == (0, 1, 2) and engines["pimc"] == (0, 1, 2, 3)
+
+    def stamps() -> dict[str, str]:
+        graph = KernelGraph(tree)
+        monkeypatch.setattr(policy_engine, "kernel_graph", lambda: graph)
+        return {name: policy_engine.engine_cache([], built_in).stamp for name, built_in in engines.items()}
+
+    before = stamps()
+    edit(tree / "kernels" / "search" / "pimc.py", '"""', '"""An edit. ')
+    after_pimc = stamps()
+    assert {name for name in engines if after_pimc[name] != before[name]} == {"pimc"}
+    edit(tree / "kernels" / "search" / "mc.py", '"""', '"""An edit. ')
+    after_mc = stamps()
+    assert {name for name in engines if after_mc[name] != after_pimc[name]} == {"mc", "pimc"}
+    edit(tree / "kernels" / "rules.py", '"""', '"""An edit. ')
+    assert all(stamps()[name] != after_mc[name] for name in engines)
 
 
 PROBE = """
