@@ -284,3 +284,29 @@ def test_learned_plays_python_wizard_as_an_openspiel_bot(model_dir):
         assert action in state.legal_actions() and bot.step(state) == action  # asked again: the same answer
         state.apply_action(action)
     assert len(state.returns()) == 4
+
+
+@pytest.mark.processes
+def test_ctrl_c_stops_training_within_2_s_and_leaves_the_best_model(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "m"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sim.cli", "train", "--out", str(out), "--minutes", "5", "--seed", "2", "--bid-hidden", "8",
+         "--play-hidden", "8", "--eval-seconds", "2", "--eval-deals", "4", "--quiet"],
+        stderr=subprocess.PIPE, text=True, env={**os.environ},
+    )  # fmt: skip
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and process.poll() is None and not (out / CARD_FILE).exists():
+        time.sleep(0.1)
+    time.sleep(1.0)  # into the next data chunk or step
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert time.monotonic() - sent < 2.0 and process.returncode == 130, stderr
+    assert stderr.strip().splitlines() == [f"wizard-sim: interrupted; the best model so far stays in {out}; continue with --resume"]
+    assert load_model(out).card["training"]["steps"] > 0

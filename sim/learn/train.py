@@ -14,11 +14,13 @@ Training needs the optional extra `[learn]` (JAX and optax).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
-import sys
+import signal
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -35,6 +37,7 @@ from sim.config.models import CARD_FILE, MODEL_FORMAT, WEIGHTS_FILE, load_model,
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed
 from sim.config.version import __version__
+from sim.engine.calls import off_main_thread
 from sim.engine.threads import set_threads
 
 CHECKPOINT_FILE = "checkpoint.npz"  # beside the model: what --resume continues from
@@ -212,7 +215,8 @@ def data_chunk(options: TrainOptions, chunk: int) -> games.Samples:
     players = PLAYER_CYCLE[chunk % len(PLAYER_CYCLE)]
     episodes = np.arange(chunk * EPISODES_PER_CHUNK, (chunk + 1) * EPISODES_PER_CHUNK, dtype=np.int64)
     samples = games.new_samples(len(episodes))
-    games.teacher_rounds(options.seed, episodes, Rules(players=players).to_record(), teacher_row(options), samples)
+    # Off the main thread, so that Ctrl-C is seen at once (sim.engine.calls.off_main_thread).
+    off_main_thread(games.teacher_rounds, options.seed, episodes, Rules(players=players).to_record(), teacher_row(options), samples)
     kept = samples.kind >= 0
     return games.Samples(*(array[kept] for array in samples))
 
@@ -239,8 +243,8 @@ def evaluate(options: TrainOptions, weights: dict[str, np.ndarray]) -> tuple[flo
     deals = np.arange(options.eval_deals, dtype=np.int64)
     margins = np.zeros((len(deals), 4))
     arrays = tuple(np.ascontiguousarray(weights[name], dtype=np.float32) for name in learned.WEIGHT_NAMES)
-    games.duplicate_margins(options.seed + EVAL_SEED_OFFSET, deals, rules.to_record(), rules.round_sizes_array(),
-                            arrays, margins)  # fmt: skip
+    off_main_thread(games.duplicate_margins, options.seed + EVAL_SEED_OFFSET, deals, rules.to_record(),
+                    rules.round_sizes_array(), arrays, margins)  # fmt: skip
     per_deal = margins.mean(axis=1)
     half = 1.96 * per_deal.std(ddof=1) / np.sqrt(len(per_deal)) if len(per_deal) > 1 else float("nan")
     return float(per_deal.mean()), float(per_deal.mean() - half), float(per_deal.mean() + half)
@@ -303,6 +307,23 @@ def _checkpoint_bytes(params: dict, opt_state, state: TrainState, options: Train
     return arrays
 
 
+@contextlib.contextmanager
+def interrupt_deferred():
+    """Ctrl-C held back until the block is done (on the main thread): a directory is renamed
+    into place whole."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: received.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if received:
+            signal.raise_signal(signal.SIGINT)
+
+
 def write_directory(out: Path, best: dict[str, np.ndarray] | None, card: dict | None, checkpoint: dict[str, np.ndarray]) -> None:
     """Replace `out` by a directory holding the model (best weights and card; the previous
     model's files when `best` is None) and the checkpoint: built beside it, then renamed into
@@ -325,9 +346,10 @@ def write_directory(out: Path, best: dict[str, np.ndarray] | None, card: dict | 
     for path in building.iterdir():
         with open(path, "rb") as handle:
             os.fsync(handle.fileno())
-    if out.exists():
-        os.rename(out, previous)
-    os.rename(building, out)
+    with interrupt_deferred():
+        if out.exists():
+            os.rename(out, previous)
+        os.rename(building, out)
     shutil.rmtree(previous, ignore_errors=True)
 
 
