@@ -30,7 +30,7 @@ from kernels.records import (
     NO_BID,
     PHASE_PLAY,
 )
-from kernels.observation import relative_seat
+from kernels.observation import _offsets as field_offsets, relative_seat
 from kernels.rules import bid_position, round_score
 
 NAME = "learned"
@@ -65,16 +65,7 @@ FEATURE_FIELDS = (
 SEAT_HAS_BID, SEAT_BID_SHOWN, SEAT_BID, SEAT_TRICKS, SEAT_NEEDED, SEAT_OVER, SEAT_IN_TRICK, SEAT_VOIDS = range(8)
 
 
-def _offsets(fields) -> dict:
-    offsets, offset = {}, 0
-    for name, size, *_ in fields:
-        offsets[name] = offset
-        offset += size
-    offsets["end"] = offset
-    return offsets
-
-
-FEATURE_OFFSETS = _offsets(FEATURE_FIELDS)
+FEATURE_OFFSETS = field_offsets(FEATURE_FIELDS)
 FEATURE_COUNT = FEATURE_OFFSETS["end"]
 F_HAND = FEATURE_OFFSETS["hand"]
 F_SEEN = FEATURE_OFFSETS["seen"]
