@@ -235,8 +235,10 @@ def test_train_refuses_a_directory_in_use(tmp_path):
 
 @pytest.mark.slow
 def test_a_short_training_writes_a_model_that_loads_and_resumes(tmp_path):
-    from sim.learn.train import CHECKPOINT_FILE
+    from sim.learn.train import CHECKPOINT_FILE, TrainOptions, data_chunk, evaluate, initial_weights
 
+    warm = TrainOptions("unused", 3, 1.0, bid_hidden=8, play_hidden=8, eval_deals=4)
+    data_chunk(warm, 0), evaluate(warm, initial_weights(warm))  # compiled before the budget runs
     out = tmp_path / "m"
     options = ["--seed", 3, "--bid-hidden", 8, "--play-hidden", 8, "--eval-deals", 4, "--eval-seconds", 1, "--quiet"]
     result = invoke("train", "--out", out, "--minutes", 0.4, *options)
