@@ -254,6 +254,7 @@ def test_a_failing_bot_is_one_line_naming_it(tmp_path, policy, words):
         ("python_bots:BadParameters", ["python_bots:BadParameters.PARAMETERS must be ((name, default), ...)"]),
         ("python_bots:BadFallback", ["python_bots:BadFallback.FALLBACK: unknown policy 'no_such_policy'"]),
         ("python_bots:instance_with_parameters", ["has PARAMETERS but is an instance"]),
+        ("python_bots:TooManyParameters", ["python_bots:TooManyParameters has 25 parameters; at most 24"]),
         ("python_bots:WithParameters:speed=2", ["has no parameter 'speed=2'"]),
         ("python_bots:WithParameters:margin=2", ["policy parameter margin must be a finite number in [0, 1], got 2"]),
         ("no_such_module:Bot", ["cannot import policy module 'no_such_module'"]),
@@ -266,6 +267,20 @@ def test_a_malformed_bot_is_bad_input(tmp_path, policy, words):
     result = invoke("simulate", "--games", 5, "--players", 3, "--policy", policy, "--out", tmp_path / "run", "--quiet")
     one_line(result, 2, *words)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_parameter_row_holds_every_built_in_policy():
+    """kernels.records.MAX_PARAMS holds the parameters of every built-in policy, with room; a
+    built-in declaring more stops the registry with one line (bots: the case above)."""
+    import types
+
+    from kernels.records import MAX_PARAMS
+    from sim.config.policies import REGISTRY, _built_in_kind
+
+    assert MAX_PARAMS == 24 and max(len(kind.parameters) for kind in REGISTRY.values()) <= MAX_PARAMS
+    wide = types.SimpleNamespace(NAME="wide", SUMMARY="", PARAMETERS=tuple((f"p{k}", 0.0) for k in range(25)))
+    with pytest.raises(ImportError, match=r"^policy wide has 25 parameters; a row holds at most 24 \(kernels"):
+        _built_in_kind(9, wide)
 
 
 def test_a_module_that_fails_to_import_is_one_line_naming_it(tmp_path):

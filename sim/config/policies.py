@@ -38,10 +38,13 @@ class PolicyKind:
         return dict(self.ranges).get(key, (-MAX_BOT_PARAMETER, MAX_BOT_PARAMETER))
 
 
-# Built from the kernels' policy modules (kernels.dispatch.BUILT_IN), which carry their
-# name, summary, parameters and the parameters' valid ranges (docs/runs.md, Options).
-REGISTRY: dict[str, PolicyKind] = {
-    module.NAME: PolicyKind(
+def _built_in_kind(policy_id: int, module: object) -> PolicyKind:
+    """A built-in policy's kind from its kernel module, which carries its name, summary,
+    parameters and their valid ranges (docs/runs.md, Options)."""
+    if len(module.PARAMETERS) > MAX_PARAMS:
+        raise ImportError(f"policy {module.NAME} has {len(module.PARAMETERS)} parameters; a row holds at most "
+                          f"{MAX_PARAMS} (kernels.records.MAX_PARAMS)")  # fmt: skip
+    return PolicyKind(
         module.NAME,
         policy_id,
         module.PARAMETERS,
@@ -49,8 +52,9 @@ REGISTRY: dict[str, PolicyKind] = {
         counts=getattr(module, "COUNTS", ()),
         ranges=tuple(getattr(module, "RANGES", {}).items()),
     )
-    for policy_id, module in BUILT_IN
-}
+
+
+REGISTRY: dict[str, PolicyKind] = {module.NAME: _built_in_kind(policy_id, module) for policy_id, module in BUILT_IN}
 # The forms a policy takes, in the help of every option that names policies.
 POLICY_FORMS = (
     f"a built-in policy ({', '.join(REGISTRY)}; parameters as name:key=value) or module:Object, "
