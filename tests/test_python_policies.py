@@ -62,7 +62,8 @@ DELEGATING = {
         (3, "open", "leader", ["heuristic", "random", "heuristic:aggression=1.1"]),
         (4, "open", "leader", ["mc:samples=2,play_samples=2", "heuristic", "random", "heuristic"]),
         # pimc learning from finished rounds: the pool's stepped games keep its evidence as the batch does
-        (4, "open", "allowed", ["heuristic", "pimc:samples=2,play_samples=2,infer=3,mc_from=0", "random", "heuristic"]),
+        (4, "open", "allowed", ["heuristic", "pimc:samples=2,play_samples=2,ess_fallback=0,uniform_when_all_dealt=0,"
+                                "uniform_when_most_dealt=0,mc_from=0", "random", "heuristic"]),
     ],
 )
 def test_a_delegating_bot_plays_its_fallbacks_games(players, bidding, even_bids, seated):
