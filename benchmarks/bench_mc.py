@@ -6,7 +6,7 @@ one bid and one card decision.
     python benchmarks/bench_mc.py --policy mc:samples=8 --json
     python benchmarks/bench_mc.py --policy pimc --games 100
     # docs/pimc.md's figures: wizard-sim 0.1's pimc
-    python benchmarks/bench_mc.py --policy pimc:play_samples=96,infer=0,mc_from=0 --games 100
+    python benchmarks/bench_mc.py --policy pimc:play_samples=96,posterior=0,mc_from=0 --games 100
 
 A decision's cost is measured on one thread as the extra time of games whose seat 0 plays mc
 with only bidding (play_samples=0) or only card play (samples=0) sampled, over the same games

@@ -42,7 +42,8 @@ from sim.engine.startup import start  # noqa: E402
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 LARGEST = (f"pimc:samples={pimc.MAX_SAMPLES},play_samples={pimc.MAX_PLAY_SAMPLES},depth={pimc.MAX_DEPTH},"
-           f"infer={pimc.INFER_FALLBACK},playout={pimc.PLAYOUT_FACEUP},bidding={pimc.BIDDING_FACEUP},mc_from=0")  # fmt: skip
+           "uniform_when_all_dealt=0,uniform_when_most_dealt=0,"  # inference in every round
+           f"playout={pimc.PLAYOUT_FACEUP},bidding={pimc.BIDDING_FACEUP},mc_from=0")  # fmt: skip
 OPPONENTS = ("heuristic", "heuristic", "random")
 
 

@@ -5,7 +5,8 @@ made it, by round size.
     python benchmarks/pimc_bid_calibration.py                      # pimc at its defaults, 4 players
     python benchmarks/pimc_bid_calibration.py --games 100 --samples 64 --json
     # docs/pimc.md's table: wizard-sim 0.1's pimc
-    python benchmarks/pimc_bid_calibration.py --policy pimc:play_samples=96,infer=0,mc_from=0 --games 30 --samples 64
+    python benchmarks/pimc_bid_calibration.py --policy pimc:play_samples=96,posterior=0,mc_from=0 --games 30 \
+        --samples 64
 
 The bids are real: the pimc seat's (seat 0) bid in `--games` rounds of every round size at
 the table POLICY,OPPONENT,OPPONENT,OPPONENT (mc at its defaults unless --opponent says

@@ -4,7 +4,7 @@ sampling, playouts, solver and bookkeeping, for bids and cards, by round size.
     python benchmarks/profile_pimc.py                          # pimc at its defaults, 4 players
     python benchmarks/profile_pimc.py --policy pimc:depth=2 --games 20 --sizes 1,5,10,15 --json
     # docs/pimc.md's profiles: wizard-sim 0.1's pimc
-    python benchmarks/profile_pimc.py --policy pimc:play_samples=96,infer=0,mc_from=0 --games 10 --repeats 2
+    python benchmarks/profile_pimc.py --policy pimc:play_samples=96,posterior=0,mc_from=0 --games 10 --repeats 2
 
 The decisions are real: the pimc seat's (seat 0) bid and card decisions of `--games` rounds of
 every round size at the table POLICY,heuristic,heuristic,random (what bench_pimc.py and

@@ -5,7 +5,7 @@ the opponents' mean on the same games, and minus the first setting's per-deal me
 over deals, the same deals for every setting).
 
     python benchmarks/tune_pimc.py --deals 300 pimc pimc:depth=2 pimc:playout=1
-    python benchmarks/tune_pimc.py --deals 300 --opponent heuristic --json pimc pimc:infer=1
+    python benchmarks/tune_pimc.py --deals 300 --opponent heuristic --json pimc pimc:posterior=0
 
 How wizard-sim 0.1's defaults were chosen (docs/pimc.md, "Tuning"; tuning deals start at game
 1,000,000 of seed 26, apart from the published tournaments' deals). 0.2's defaults were

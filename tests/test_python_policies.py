@@ -62,7 +62,8 @@ DELEGATING = {
         (3, "open", "leader", ["heuristic", "random", "heuristic:aggression=1.1"]),
         (4, "open", "leader", ["mc:samples=2,play_samples=2", "heuristic", "random", "heuristic"]),
         # pimc learning from finished rounds: the pool's stepped games keep its evidence as the batch does
-        (4, "open", "allowed", ["heuristic", "pimc:samples=2,play_samples=2,infer=3,mc_from=0", "random", "heuristic"]),
+        (4, "open", "allowed", ["heuristic", "pimc:samples=2,play_samples=2,ess_fallback=0,uniform_when_all_dealt=0,"
+                                "uniform_when_most_dealt=0,mc_from=0", "random", "heuristic"]),
     ],
 )
 def test_a_delegating_bot_plays_its_fallbacks_games(players, bidding, even_bids, seated):
@@ -254,6 +255,7 @@ def test_a_failing_bot_is_one_line_naming_it(tmp_path, policy, words):
         ("python_bots:BadParameters", ["python_bots:BadParameters.PARAMETERS must be ((name, default), ...)"]),
         ("python_bots:BadFallback", ["python_bots:BadFallback.FALLBACK: unknown policy 'no_such_policy'"]),
         ("python_bots:instance_with_parameters", ["has PARAMETERS but is an instance"]),
+        ("python_bots:TooManyParameters", ["python_bots:TooManyParameters has 25 parameters; at most 24"]),
         ("python_bots:WithParameters:speed=2", ["has no parameter 'speed=2'"]),
         ("python_bots:WithParameters:margin=2", ["policy parameter margin must be a finite number in [0, 1], got 2"]),
         ("no_such_module:Bot", ["cannot import policy module 'no_such_module'"]),
@@ -266,6 +268,20 @@ def test_a_malformed_bot_is_bad_input(tmp_path, policy, words):
     result = invoke("simulate", "--games", 5, "--players", 3, "--policy", policy, "--out", tmp_path / "run", "--quiet")
     one_line(result, 2, *words)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_parameter_row_holds_every_built_in_policy():
+    """kernels.records.MAX_PARAMS holds the parameters of every built-in policy, with room; a
+    built-in declaring more stops the registry with one line (bots: the case above)."""
+    import types
+
+    from kernels.records import MAX_PARAMS
+    from sim.config.policies import REGISTRY, _built_in_kind
+
+    assert MAX_PARAMS == 24 and max(len(kind.parameters) for kind in REGISTRY.values()) <= MAX_PARAMS
+    wide = types.SimpleNamespace(NAME="wide", SUMMARY="", PARAMETERS=tuple((f"p{k}", 0.0) for k in range(25)))
+    with pytest.raises(ImportError, match=r"^policy wide has 25 parameters; a row holds at most 24 \(kernels"):
+        _built_in_kind(9, wide)
 
 
 def test_a_module_that_fails_to_import_is_one_line_naming_it(tmp_path):

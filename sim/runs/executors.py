@@ -354,8 +354,10 @@ def check_parameters(config: ChunkedConfig, recorded: dict | None, where: str) -
         if not isinstance(then, dict):
             raise ConfigError(f"{where}: its run.json records no parameters for its policy {label}")
         changed = parameter_changes(then, today, "then", "now")
+        # Other names: the policy's parameters were redefined (pimc's infer became switches).
+        what = "defaults" if then.keys() == today.keys() else "parameters"
         raise ConfigError(
-            f"{where}: its policy {label} was started with other parameters ({changed}): its defaults have changed"
+            f"{where}: its policy {label} was started with other parameters ({changed}): its {what} have changed"
             " since; finish it with the wizard-sim that started it, or start a new run"
         )
 

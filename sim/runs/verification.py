@@ -193,8 +193,9 @@ def moved_defaults(record: dict) -> tuple[str, ...]:
             continue
         if today != then:
             changed = parameter_changes(then, today, "then", "now")
+            what = "defaults" if then.keys() == today.keys() else "parameters"  # as check_parameters
             lines.append(
-                f"  policy {label} has other defaults in this wizard-sim ({changed}): its data are what it played then;"
+                f"  policy {label} has other {what} in this wizard-sim ({changed}): its data are what it played then;"
                 " --resume refuses the run"
             )
     return tuple(lines)
