@@ -18,11 +18,11 @@ import math
 
 import numpy as np
 
-import sim.runs.sprt
-from sim.runs.design import league_design
-from sim.runs.ratings import RatingSums, deal_stats
-from sim.runs.sprt import SequentialTest, Sprt
-from sim.runs.tournament import PairSums
+import sim.stats.sprt
+from sim.stats.design import league_design
+from sim.stats.pairs import PairSums
+from sim.stats.ratings import RatingSums, deal_stats
+from sim.stats.sprt import SequentialTest, Sprt
 
 
 def paired(mean: float, heavy: bool, look: int, generator: np.random.Generator):
@@ -67,11 +67,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replications", type=int, default=10_000)
     parser.add_argument("--look", type=int, default=64, help="deals between two looks (a run's chunk)")
-    parser.add_argument("--min-deals", type=int, default=sim.runs.sprt.MIN_DEALS, help="deals before the test may decide")
+    parser.add_argument("--min-deals", type=int, default=sim.stats.sprt.MIN_DEALS, help="deals before the test may decide")
     parser.add_argument("--only", choices=("paired", "league"), help="only these cases")
     parser.add_argument("--json", action="store_true")
     arguments = parser.parse_args()
-    sim.runs.sprt.MIN_DEALS = arguments.min_deals
+    sim.stats.sprt.MIN_DEALS = arguments.min_deals
     sprt = Sprt(0, 5)
     generator = np.random.default_rng(2024)
     cases = {

@@ -34,7 +34,7 @@ _EXPORTS = {
     "SimulationResult": "sim.runs.simulation",
     "resume": "sim.runs.simulation",
     "simulate": "sim.runs.simulation",
-    "Sprt": "sim.runs.sprt",
+    "Sprt": "sim.stats.sprt",
 }
 
 if TYPE_CHECKING:  # what the names are, for type checkers and editors
@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from sim.runs.games import GameBatch, draw_first_dealer, run_games, run_round
     from sim.runs.league import LeagueConfig, LeagueResult, league, resume_league
     from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
-    from sim.runs.sprt import Sprt
+    from sim.stats.sprt import Sprt
 
 
 def __getattr__(name: str) -> object:

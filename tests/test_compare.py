@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from sim.cli import app
 from sim.config.errors import ConfigError
 from sim.runs.comparison import compare_tournaments, per_deal_means
-from sim.runs.statistics import Z_95
+from sim.stats.sums import Z_95
 from helpers import move_heuristic_default
 
 runner = CliRunner()

@@ -1,6 +1,6 @@
 """The package layout of issues #13 and #36: `sim` is layered and its modules import only downward
 (command line -> server -> analysis -> drivers -> OpenSpiel -> environments -> runs -> storage ->
-engine -> configuration -> kernels), with no cycles.
+engine -> statistics -> configuration -> kernels), with no cycles.
 
 Imports are read from the source with `ast`, including those inside functions, so an import
 deferred to run time (to save start-up time, or to hide a cycle) counts like any other."""
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # `sim` itself (sim/__init__.py) is the public API: it gathers from every layer, and no module
 # of the package imports it.
 LAYERS = (
-    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.drivers", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.config", "kernels",
+    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.drivers", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.stats", "sim.config", "kernels",
 )  # fmt: skip
 
 
@@ -238,3 +238,23 @@ def test_each_thing_has_its_own_name():
     assert not [name for name in MODULES if name.rpartition(".")[2] == "python_seats"]
     assert {"kernels.bot_pool", "sim.runs.bot_games", "sim.engine.seating"} <= set(MODULES)
     assert "def python_seats(" not in MODULES["sim.config.policies"].read_text()
+
+
+# What a folder may import beyond itself, for the folders whose table row in
+# docs/architecture.md ("Folders") is narrower than the layers above allow.
+FOLDER_IMPORTS = {
+    # statistics compute from additive sums: no run machinery, storage, engine or kernels
+    "sim.stats": ("sim.config.errors",),
+}
+
+
+@pytest.mark.parametrize("folder", sorted(FOLDER_IMPORTS))
+def test_folders_import_only_what_their_row_allows(folder):
+    allowed = (folder, *FOLDER_IMPORTS[folder])
+    inside = [name for name in MODULES if name == folder or name.startswith(folder + ".")]
+    assert inside, f"{folder} holds no module"
+    outside = sorted(
+        f"{name} -> {target}" for name in inside for target in GRAPH[name]
+        if not any(target == prefix or target.startswith(prefix + ".") for prefix in allowed)
+    )
+    assert not outside, f"{folder} may import only {allowed}: {outside}"

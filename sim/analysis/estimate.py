@@ -54,7 +54,7 @@ from sim.analysis.estimate_slices import estimate_in_slices
 from sim.engine.seating import Seating
 from sim.engine.calls import call_kernel
 from sim.engine.threads import check_threads, set_threads
-from sim.runs.statistics import Z_95
+from sim.stats.sums import Z_95
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows every CLI start
     import pandas as pd

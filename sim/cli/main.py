@@ -34,7 +34,7 @@ from sim.runs.games import run_games
 from sim.runs.league import LeagueConfig, LeagueResult
 from sim.runs.bot_games import DEFAULT_BATCH, MAX_BATCH, check_batch
 from sim.runs.simulation import SimulationConfig, SimulationResult
-from sim.runs.sprt import LOOK_DEALS, Sprt, sprt_line
+from sim.stats.sprt import LOOK_DEALS, Sprt, sprt_line
 from sim.runs.tables import table_names
 from sim.runs.tournament import TournamentConfig, TournamentResult
 from sim.storage import RUN_FILE, RunError, local_path

@@ -1,7 +1,7 @@
 """`league`: rate any number of policies on duplicate deals, with intervals.
 
 K >= 2 listed policies (built-in, parameterised, numba or Python bots) and N players: deal d
-is played at table d mod T of a balanced design of T tables of N policies (sim.runs.design:
+is played at table d mod T of a balanced design of T tables of N policies (sim.stats.design:
 over every T deals each policy sits in each seat equally often and every pair meets nearly
 equally often), in all N seat rotations (sim.runs.deals): in rotation k seat s is held by the
 table's policy at position (s + k) mod N, dealt the same cards. The rotations keep each seat's
@@ -13,12 +13,12 @@ by default each rotation's mirror image is played too (rotation N + k: seat s ho
 Rows: game_id = deal_id * R + rotation, R = 2N mirrored or N, with deal_id, rotation and
 table_id columns (the design's tables, by id, are in run.json and summary.json under "design").
 
-Ratings (sim.runs.ratings): least squares over deal-and-table effects, in points per game
+Ratings (sim.stats.ratings): least squares over deal-and-table effects, in points per game
 relative to the pool's mean, with 95% intervals over deals; the pairwise table gives every
 difference of ratings with its interval, the deals the pair met at and their head-to-head
 difference there. The sums behind them are kept per chunk in the journal, so a resumed run
 reports the same figures. With --sprt the run stops after the first chunk where the SPRT on
-the first two listed policies' rating difference decides (sim.runs.sprt).
+the first two listed policies' rating difference decides (sim.stats.sprt).
 """
 from __future__ import annotations
 
@@ -43,16 +43,17 @@ from sim.runs.deals import (
     rotation_slots,
     seat_figures,
 )
-from sim.runs.design import MAX_POLICIES, MIN_POLICIES, deals_to_seat_everyone, league_design
 from sim.runs.executors import FinishedChunk, RunResult, resume, run
 from sim.runs.games import GameBatch
-from sim.runs.ratings import RatingSums, deal_stats
 from sim.runs.run_config import RecordedConfig, check_flags
 from sim.runs.simulation import check_run_size
-from sim.runs.sprt import LOOK_DEALS, SequentialTest, Sprt
-from sim.runs.statistics import Z_95, policy_figures
 from sim.runs.tables import batch_tables
-from sim.runs.tournament import rotations_per_deal, verdict
+from sim.runs.tournament import rotations_per_deal
+from sim.stats.design import MAX_POLICIES, MIN_POLICIES, deals_to_seat_everyone, league_design
+from sim.stats.pairs import significant, verdict
+from sim.stats.ratings import RatingSums, deal_stats
+from sim.stats.sprt import LOOK_DEALS, SequentialTest, Sprt
+from sim.stats.sums import Z_95, policy_figures
 from sim.storage import OUTPUT_FILES, SIZE_FIELDS, RunDirectory, RunError, config_metadata, write_json, write_parquet
 
 SUMMARY_FILE, RATINGS_FILE, PAIRS_FILE, RATINGS_PLOT, HEAD_TO_HEAD_PLOT = OUTPUT_FILES["league"]
@@ -241,7 +242,7 @@ def position_values(batch: GameBatch, mirrored: bool) -> np.ndarray:
 
 
 def chunk_stats(config: LeagueConfig, batch: GameBatch) -> dict:
-    """Additive sums for the summary: the ratings' (sim.runs.ratings.deal_stats) and per label."""
+    """Additive sums for the summary: the ratings' (sim.stats.ratings.deal_stats) and per label."""
     mirrored = bool(config.mirrored)
     table_ids = batch.table_ids[:: config.rotations].astype(np.int64)
     ratings = deal_stats(position_values(batch, mirrored), table_ids, config.design, len(config.labels))
@@ -299,7 +300,6 @@ def summarize_league(record: dict) -> tuple[list[dict], list[dict]]:
         difference, variance = fit.difference(a, b)
         half = Z_95 * math.sqrt(variance) if variance >= 0 else math.nan
         low, high = difference - half, difference + half
-        significant = bool(low > 0 or high < 0)
         met, head, head_low, head_high = sums.head_to_head(a, b)
         pairs.append(
             {
@@ -308,12 +308,12 @@ def summarize_league(record: dict) -> tuple[list[dict], list[dict]]:
                 "difference": difference,
                 "ci_low": low,
                 "ci_high": high,
-                "significant": significant,
+                "significant": significant(low, high),
                 "deals_met": met,
                 "head_to_head": head,
                 "head_to_head_ci_low": head_low,
                 "head_to_head_ci_high": head_high,
-                "verdict": verdict(label_a, label_b, difference, low, high, significant),
+                "verdict": verdict(label_a, label_b, difference, low, high),
             }
         )
     ratings.sort(key=lambda row: -row["rating"])

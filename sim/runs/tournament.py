@@ -18,12 +18,11 @@ deal d. Deals are independent, so the mean over deals of x[., P] and of the pair
 differences x[., A] - x[., B] have normal 95% intervals from their sums and sums of squares,
 which add up chunk by chunk (kept in the chunk journal, so a resumed run reports the same
 figures). With --sprt the run stops after the first chunk where the SPRT on the first two
-listed policies' difference decides (sim.runs.sprt).
+listed policies' difference decides (sim.stats.sprt).
 """
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -49,9 +48,10 @@ from sim.runs.executors import FinishedChunk, RunResult, resume, run
 from sim.runs.games import GameBatch
 from sim.runs.run_config import RecordedConfig, check_flags
 from sim.runs.simulation import check_run_size
-from sim.runs.sprt import LOOK_DEALS, SequentialTest, Sprt
-from sim.runs.statistics import normal_interval, policy_figures
 from sim.runs.tables import batch_tables
+from sim.stats.pairs import PairSums, significant, verdict
+from sim.stats.sprt import LOOK_DEALS, SequentialTest, Sprt
+from sim.stats.sums import normal_interval, policy_figures
 from sim.storage import SIZE_FIELDS, RunDirectory, RunError, config_metadata, write_json, write_parquet
 
 # summary.parquet: one row per policy (table "policies") and one per pair of policies (table
@@ -241,30 +241,6 @@ def chunk_stats(config: TournamentConfig, batch: GameBatch) -> dict:
     return stats
 
 
-class PairSums:
-    """The paired per-deal differences of a tournament's chunks, summed in chunk order (the
-    sums behind its SPRT)."""
-
-    def __init__(self) -> None:
-        self.deals = 0
-        self.sums: dict[str, list[float]] = {}
-
-    def add(self, stats: dict) -> None:
-        self.deals += stats["deals"]
-        for key, (total, squares) in stats["pairs"].items():
-            previous = self.sums.get(key, [0.0, 0.0])
-            self.sums[key] = [previous[0] + total, previous[1] + squares]
-
-    def difference(self, first: str, second: str) -> tuple[int, float, float]:
-        """(deals, mean paired difference, the variance of that mean)."""
-        n = self.deals
-        total, squares = self.sums.get(f"{first}\t{second}", [0.0, 0.0])
-        if n < 2:
-            return n, total / n if n else math.nan, math.nan
-        mean = total / n
-        return n, mean, max(squares - n * mean * mean, 0.0) / (n - 1) / n
-
-
 def sequential_test(config: dict) -> SequentialTest | None:
     """The SPRT of a tournament (its configuration as in run.json): the first two distinct
     policies listed, on their paired per-deal difference; None without --sprt."""
@@ -305,7 +281,6 @@ def summarize_tournament(record: dict) -> tuple[list[dict], list[dict]]:
         key = f"{label_a}\t{label_b}"
         total, squares = (sum(chunk["pairs"][key][k] for chunk in chunks) for k in (0, 1))
         mean, low, high = normal_interval(total, squares, deals)
-        significant = bool(low > 0 or high < 0)
         pairs.append(
             {
                 "policy_a": label_a,
@@ -313,22 +288,11 @@ def summarize_tournament(record: dict) -> tuple[list[dict], list[dict]]:
                 "difference": mean,
                 "ci_low": low,
                 "ci_high": high,
-                "significant": significant,
-                "verdict": verdict(label_a, label_b, mean, low, high, significant),
+                "significant": significant(low, high),
+                "verdict": verdict(label_a, label_b, mean, low, high),
             }
         )
     return policies, pairs
-
-
-def verdict(label_a: str, label_b: str, mean: float, low: float, high: float, significant: bool) -> str:
-    if not significant:
-        return (
-            f"no significant difference between {label_a} and {label_b}"
-            f" ({label_a} - {label_b}: {mean:+.1f} points per game, 95% CI {low:+.1f} to {high:+.1f})"
-        )
-    if mean > 0:
-        return f"{label_a} beats {label_b} by {mean:.1f} points per game (95% CI {low:.1f} to {high:.1f})"
-    return f"{label_b} beats {label_a} by {-mean:.1f} points per game (95% CI {-high:.1f} to {-low:.1f})"
 
 
 # -- running ----------------------------------------------------------------------------------
