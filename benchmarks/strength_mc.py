@@ -1,7 +1,7 @@
 """Duplicate comparison of policies on a 4-player table: every deal is played in the 4
 rotations of the seat list (seat s gets policy (s + k) mod 4 in rotation k), and in their
 mirror images where those seat the policies differently (a tournament's default,
-sim.runs.deals), so every policy plays every seat of the same deals; the deals depend only on
+sim.runs.table_engine), so every policy plays every seat of the same deals; the deals depend only on
 (seed, game id).
 
     python benchmarks/strength_mc.py --deals 2000                       # mc vs heuristic vs random

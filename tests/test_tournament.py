@@ -17,7 +17,7 @@ from sim.cli.progress import GameProgress
 from sim.config.rules import Rules
 from sim.runs.games import run_games
 from sim.runs.tables import rounds_table
-from sim.runs.deals import mirror_balances, rotation_slots
+from sim.runs.table_engine import mirror_balances, rotation_slots
 from sim.runs.tournament import TournamentConfig, deal_rows
 from sim.runs.tournament import tournament as run_tournament
 

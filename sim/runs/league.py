@@ -3,7 +3,7 @@
 K >= 2 listed policies (built-in, parameterised, numba or Python bots) and N players: deal d
 is played at table d mod T of a balanced design of T tables of N policies (sim.stats.design:
 over every T deals each policy sits in each seat equally often and every pair meets nearly
-equally often), in all N seat rotations (sim.runs.deals): in rotation k seat s is held by the
+equally often), in all N seat rotations (sim.runs.table_engine): in rotation k seat s is held by the
 table's policy at position (s + k) mod N, dealt the same cards. The rotations keep each seat's
 neighbours, and the design puts two policies next to each other always in the same order, so
 by default each rotation's mirror image is played too (rotation N + k: seat s holds position
@@ -34,7 +34,7 @@ from sim.config.errors import ConfigError, cut
 from sim.config.policies import Policy, as_policy, check_policy_texts, split_policy_list
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
-from sim.runs.deals import (
+from sim.runs.table_engine import (
     DealRows,
     duplicate_rows,
     label_seats,

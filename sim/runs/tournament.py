@@ -5,7 +5,7 @@ only on (seed, deal)) is played once per seat rotation. In rotation k seat s is 
 policy listed at (s + k) mod N, so every listed policy holds every seat's cards of every deal,
 cancelling the luck of the deal. The rotations keep each seat's neighbours, so their mirror
 images follow (rotation N + k: seat s plays (k - s) mod N) and each policy has every other one
-as often on its left as on its right (sim.runs.deals). That is the default wherever the mirror
+as often on its left as on its right (sim.runs.table_engine). That is the default wherever the mirror
 images seat the policies differently (not at A,H,H,H or A,H,B,H); --no-mirror drops them
 and --mirror asks for them at any table. Without duplicates
 each game is a fresh deal with a uniformly random seating (kernels/seating.py).
@@ -35,7 +35,7 @@ from sim.config.policies import Policy, check_policy_texts, parse_policies, spli
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
 from sim.engine.startup import start
-from sim.runs.deals import (
+from sim.runs.table_engine import (
     DealRows,
     duplicate_rows,
     label_seats,
@@ -93,7 +93,7 @@ class TournamentConfig(RecordedConfig):
     duplicate: bool = True
     log_plays: bool = False
     sprt: Sprt | None = None  # stop when the first listed policy's edge over the second is known
-    # True: the rotations and their mirror images (sim.runs.deals); None, not False, when off,
+    # True: the rotations and their mirror images (sim.runs.table_engine); None, not False, when off,
     # so that the runs without it keep their recorded configuration and fingerprint. (build's
     # mirrored=None asks for the default: mirrored where mirror_balances.)
     mirrored: bool | None = None
