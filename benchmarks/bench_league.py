@@ -31,7 +31,8 @@ from pathlib import Path
 
 from sim.config.rules import Rules
 from sim.runs.games import run_games
-from sim.runs.league import LeagueConfig, design_labels, league
+from sim.runs.league import LeagueConfig, league
+from sim.runs.table_engine import design_labels
 from sim.runs.tournament import TournamentConfig, tournament
 
 HEURISTICS = "heuristic,heuristic:aggression=1.1,heuristic:aggression=0.9,heuristic:crowding=0.3,heuristic:side_timing=6"
@@ -56,7 +57,8 @@ COUNT_CHILD = """
 import sys, tempfile
 from benchmarks.bench_league import play_league, play_tournaments, warm_up
 from sim.config.rules import Rules
-from sim.runs.league import LeagueConfig, design_labels
+from sim.runs.league import LeagueConfig
+from sim.runs.table_engine import design_labels
 side, players, policies, deals, chunk = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 rules = Rules(players=players)
 config = LeagueConfig.build(rules, policies, seed=1, deals=deals)

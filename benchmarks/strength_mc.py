@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from sim import Rules  # noqa: E402
 from sim.config.policies import parse_policy, split_policy_list  # noqa: E402
-from sim.runs.tournament import TournamentConfig, per_deal_scores, play_chunk  # noqa: E402
+from sim.runs.tournament import TournamentConfig, per_deal_scores  # noqa: E402
 
 Z_95 = 1.96
 
@@ -39,7 +39,7 @@ def per_deal_means(seats: list[str], seed: int, game_ids: np.ndarray, threads: i
     the duplicate tournament's own rotation and per-deal scores (sim.runs.tournament)."""
     first, deals = int(game_ids[0]), int(game_ids.shape[0])
     config = seatings_config(seats, seed, first + deals)
-    scores = per_deal_scores(config, play_chunk(config, first, deals, threads))
+    scores = per_deal_scores(config, config.compute_chunk(first, deals, threads))
     return {name: scores[:, config.labels.index(parse_policy(name).label)] for name in dict.fromkeys(seats)}
 
 

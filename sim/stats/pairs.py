@@ -44,3 +44,10 @@ def verdict(label_a: str, label_b: str, mean: float, low: float, high: float) ->
     if mean > 0:
         return f"{label_a} beats {label_b} by {mean:.1f} points per game (95% CI {low:.1f} to {high:.1f})"
     return f"{label_b} beats {label_a} by {-mean:.1f} points per game (95% CI {-high:.1f} to {-low:.1f})"
+
+
+def pair_row(label_a: str, label_b: str, mean: float, low: float, high: float, **more: object) -> dict:
+    """A pair's row of a summary: the difference, its interval and verdict (`more`: the
+    columns a league adds before the verdict)."""
+    return {"policy_a": label_a, "policy_b": label_b, "difference": mean, "ci_low": low, "ci_high": high,
+            "significant": significant(low, high), **more, "verdict": verdict(label_a, label_b, mean, low, high)}  # fmt: skip
