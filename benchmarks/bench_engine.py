@@ -1,7 +1,7 @@
 """Engine throughput: full 4-player games/s and card plays/s, and compile/start-up times.
 
-    python benchmarks/bench_engine.py            # table
-    python benchmarks/bench_engine.py --json     # one JSON object
+    python -m benchmarks.bench_engine            # table
+    python -m benchmarks.bench_engine --json     # one JSON object
 
 Throughput is measured on the warm (compiled) kernels; the cold and warm start-up times run a
 small simulation in a fresh interpreter with an empty and then a filled numba cache.
@@ -25,10 +25,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from sim import Rules, run_games  # noqa: E402
-from sim.engine.startup import start  # noqa: E402
+from sim import Rules, run_games
+from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 

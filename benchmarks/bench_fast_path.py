@@ -1,8 +1,8 @@
 """The fast path (kernels.fast_games) against the decision step it twins (kernels.batch), in
 one process, alternating.
 
-    python benchmarks/bench_fast_path.py                         # random and heuristic, 1 thread
-    python benchmarks/bench_fast_path.py --policy heuristic --games 20000 --pairs 8 --json
+    python -m benchmarks.bench_fast_path                         # random and heuristic, 1 thread
+    python -m benchmarks.bench_fast_path --policy heuristic --games 20000 --pairs 8 --json
 
 Full 4-player games of one policy at every seat. Each pair times the same games on the
 decision step, then on the fast path, into the same (reused) result arrays, so allocation and
@@ -14,16 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numba
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from sim.engine.startup import start  # noqa: E402
+from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 

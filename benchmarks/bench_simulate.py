@@ -1,9 +1,9 @@
 """End-to-end `simulate` throughput next to the kernel alone, and peak memory.
 
-    python benchmarks/bench_simulate.py                  # 200k random 4-player games
-    python benchmarks/bench_simulate.py --games 1000000 --json
-    python benchmarks/bench_simulate.py --encodings      # compare Parquet compressions
-    python benchmarks/bench_simulate.py --checksums      # the part checksums' share of simulate
+    python -m benchmarks.bench_simulate                  # 200k random 4-player games
+    python -m benchmarks.bench_simulate --games 1000000 --json
+    python -m benchmarks.bench_simulate --encodings      # compare Parquet compressions
+    python -m benchmarks.bench_simulate --checksums      # the part checksums' share of simulate
 
 Kernel-only plays the same chunks with run_games and drops them; end-to-end runs
 sim.runs.simulation.simulate into a temporary directory (in-process, kernels warm). The two

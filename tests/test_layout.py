@@ -258,3 +258,48 @@ def test_folders_import_only_what_their_row_allows(folder):
         if not any(target == prefix or target.startswith(prefix + ".") for prefix in allowed)
     )
     assert not outside, f"{folder} may import only {allowed}: {outside}"
+
+
+# The script folders (docs/architecture.md, "Folders"): packages run as `python -m FOLDER.NAME`
+# from the repository root, which import the project and the folders named here, never tests/,
+# and never edit sys.path to reach them.
+SCRIPT_FOLDERS = {
+    "benchmarks": ("sim", "kernels", "benchmarks"),
+    "experiments": ("sim", "kernels", "benchmarks", "experiments"),
+}
+PROJECT_NAMES = {"sim", "kernels", "benchmarks", "experiments", "tests", "examples", "results", "notebooks"}
+TEST_MODULES = {path.stem for path in (ROOT / "tests").glob("*.py")} | {"bots"}
+SCRIPTS = sorted(path for folder in SCRIPT_FOLDERS for path in (ROOT / folder).glob("*.py"))
+
+
+def top_level_imports(path: Path) -> set[str]:
+    """The first name of every absolute import in the file, anywhere in its source."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
+
+
+def edits_sys_path(path: Path) -> bool:
+    """Whether the file touches sys.path (sys.path.insert(...), sys.path = ...)."""
+    return any(
+        isinstance(node, ast.Attribute) and node.attr == "path" and isinstance(node.value, ast.Name) and node.value.id == "sys"
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+    )
+
+
+def test_the_script_folders_are_packages():
+    assert all((ROOT / folder / "__init__.py").exists() for folder in SCRIPT_FOLDERS)
+    assert len(SCRIPTS) > 20  # the walk found the scripts
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda path: path.relative_to(ROOT).as_posix())
+def test_scripts_import_the_project_and_no_tests(path):
+    folder = path.parent.name
+    project = top_level_imports(path) & (PROJECT_NAMES | TEST_MODULES)
+    outside = sorted(project - set(SCRIPT_FOLDERS[folder]))
+    assert not outside, f"{path.relative_to(ROOT)} may import only {SCRIPT_FOLDERS[folder]}, imports {outside}"
+    assert not edits_sys_path(path), f"{path.relative_to(ROOT)} edits sys.path: run it as python -m {folder}.{path.stem}"

@@ -1,8 +1,8 @@
 """The SPRT's error rates, measured on simulated sequences (docs/league.md, "Sequential stopping").
 
-    python benchmarks/sprt_error_rates.py                     # 10,000 runs per case
-    python benchmarks/sprt_error_rates.py --replications 2000 --json
-    python benchmarks/sprt_error_rates.py --look 1 --min-deals 2 --only paired --replications 1000   # why MIN_DEALS
+    python -m experiments.sprt_error_rates                     # 10,000 runs per case
+    python -m experiments.sprt_error_rates --replications 2000 --json
+    python -m experiments.sprt_error_rates --look 1 --min-deals 2 --only paired --replications 1000   # why MIN_DEALS
 
 Cases: a tournament's paired per-deal differences (normal, and heavy-tailed: Student t with 4
 degrees of freedom, sd 60 points) and a synthetic league (4 policies at 3 seats, a deal effect,

@@ -4,9 +4,9 @@ mirror images where those seat the policies differently (a tournament's default,
 sim.runs.table_engine), so every policy plays every seat of the same deals; the deals depend only on
 (seed, game id).
 
-    python benchmarks/strength_mc.py --deals 2000                       # mc vs heuristic vs random
-    python benchmarks/strength_mc.py --deals 2000 --seats mc:samples=8,heuristic,heuristic,random
-    python benchmarks/strength_mc.py --deals 2000 --json
+    python -m experiments.strength_mc --deals 2000                       # mc vs heuristic vs random
+    python -m experiments.strength_mc --deals 2000 --seats mc:samples=8,heuristic,heuristic,random
+    python -m experiments.strength_mc --deals 2000 --json
 
 Reports each policy's mean final total per game and, for each pair of policies, the mean
 per-deal difference with its paired 95% confidence interval (1.96 standard errors over deals).
@@ -15,17 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from sim import Rules  # noqa: E402
-from sim.config.policies import parse_policy, split_policy_list  # noqa: E402
-from sim.runs.tournament import TournamentConfig, per_deal_scores  # noqa: E402
+from sim import Rules, TournamentConfig
+from sim.config.policies import parse_policy, split_policy_list
+from sim.runs.tournament import per_deal_scores
 
 Z_95 = 1.96
 
