@@ -91,10 +91,19 @@ def parser(description: str, repeats: int = 3) -> argparse.ArgumentParser:
     return arguments
 
 
+def json_form(value: object) -> object:
+    """`value` with every Range in it as its dict."""
+    if isinstance(value, Range):
+        return value.to_dict()
+    if isinstance(value, dict):
+        return {key: json_form(item) for key, item in value.items()}
+    return value
+
+
 def report(figures: dict, lines: list[str], as_json: bool) -> None:
     """The bench's figures as one JSON object (ranges as their dicts), or its lines of text."""
     if as_json:
-        print(json.dumps({key: value.to_dict() if isinstance(value, Range) else value for key, value in figures.items()}))
+        print(json.dumps(json_form(figures)))
         return
     for line in lines:
         print(line)
