@@ -1,5 +1,7 @@
 """`league`: rate any number of policies on duplicate deals, with intervals.
 
+The table engine (sim.runs.table_engine) on a design of many tables.
+
 K >= 2 listed policies (built-in, parameterised, numba or Python bots) and N players: deal d
 is played at table d mod T of a balanced design of T tables of N policies (sim.stats.design:
 over every T deals each policy sits in each seat equally often and every pair meets nearly

@@ -1,5 +1,7 @@
 """`tournament`: compare policies on duplicate deals, with paired confidence intervals.
 
+The table engine's (sim.runs.table_engine) single-table case: its one table is the listed order.
+
 Duplicate format (default): every deal (all the cards of every round of a game, which depend
 only on (seed, deal)) is played once per seat rotation. In rotation k seat s is played by the
 policy listed at (s + k) mod N, so every listed policy holds every seat's cards of every deal,
