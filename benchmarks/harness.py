@@ -58,16 +58,18 @@ def rate(work: Callable[[], object], units: float) -> float:
     return units / (time.perf_counter() - start)
 
 
-def measure(side: Rate, repeats: int, warmup: int = 1) -> Range:
-    """`warmup` calls whose figures are dropped (compiling, caches), then `repeats` measured."""
+def measure(side: Rate, repeats: int, warmup: int = 1, digits: int = 0) -> Range:
+    """`warmup` calls whose figures are dropped (compiling, caches), then `repeats` measured
+    (`digits`: decimals their JSON form keeps)."""
     for _ in range(warmup):
         side()
-    return Range(tuple(side() for _ in range(repeats)))
+    return Range(tuple(side() for _ in range(repeats)), digits)
 
 
-def alternate(a: Rate, b: Rate, pairs: int, warmup: int = 1) -> tuple[Range, Range, Range]:
+def alternate(a: Rate, b: Rate, pairs: int, warmup: int = 1, digits: int = 0) -> tuple[Range, Range, Range]:
     """A and B in `pairs` alternating pairs (A first, then B first, ...) after `warmup` calls of
-    each: their ranges and the range of the ratios A / B, pair by pair."""
+    each: their ranges (`digits`: decimals their JSON form keeps) and the range of the ratios
+    A / B, pair by pair."""
     for _ in range(warmup):
         a(), b()
     a_samples, b_samples = [], []
@@ -79,7 +81,7 @@ def alternate(a: Rate, b: Rate, pairs: int, warmup: int = 1) -> tuple[Range, Ran
             b_samples.append(b())
             a_samples.append(a())
     ratios = tuple(mine / theirs for mine, theirs in zip(a_samples, b_samples))
-    return Range(tuple(a_samples)), Range(tuple(b_samples)), Range(ratios, digits=3)
+    return Range(tuple(a_samples), digits), Range(tuple(b_samples), digits), Range(ratios, digits=3)
 
 
 def parser(description: str, repeats: int = 3) -> argparse.ArgumentParser:
