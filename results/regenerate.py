@@ -50,10 +50,9 @@ from kernels.search.pimc import former_infer
 from sim.analysis.report import accuracy_tables
 from sim.config.policies import parameter_text, parse_policy
 from sim.config.rules import Rules
+from sim import LeagueConfig, SimulationConfig, TournamentConfig, league, resume_tournament, simulate, tournament
 from sim.runs.comparison import compare_tournaments
-from sim.runs.league import LeagueConfig, league
-from sim.runs.simulation import SimulationConfig, simulate
-from sim.runs.tournament import TournamentConfig, resume_tournament, summarize_tournament, tournament
+from sim.runs.tournament import summarize_tournament
 from sim.runs.verification import verify_run
 from sim.storage import read_run
 
@@ -846,7 +845,7 @@ forced, so whether the card takes the trick depends on the cards alone), pooled 
 P(make 1) for the hand and bids shown (trump card 5H, {calibration_result['samples']:,} samples, seed
 {calibration_result['estimate_seed']}) with inference (the default) and with `infer=False` (uniform deals).
 z = (estimate - self-play) / sqrt(p(1-p)/games + SE(estimate)²), p the estimate. Generated {calibration_result['generated']} by
-`python benchmarks/bench_estimate.py --calibration`'s code.
+`python -m benchmarks.bench_estimate --calibration`'s code.
 
 {markdown_table(cal)}
 

@@ -24,7 +24,7 @@ from sim.runs.games import run_games
 from sim import env
 from sim.runs import bot_games
 from sim.runs.bot_games import finished_rows, pipeline_parts
-from sim.runs.tournament import TournamentConfig, play_chunk
+from sim.runs.tournament import TournamentConfig
 from sim.storage import read_run
 
 ARRAYS = ("rounds", "seats", "games", "plays")
@@ -92,8 +92,8 @@ def test_tournament_chunks_with_a_delegating_bot(duplicate):
     with_bot = ["python_bots:DelegatingHeuristic", "random", "python_bots:DelegatingAggressive", "random"]
     built_in = TournamentConfig.build(rules, listed, seed=8, deals=7, duplicate=duplicate, log_plays=True)
     with_bots = TournamentConfig.build(rules, with_bot, seed=8, deals=7, duplicate=duplicate, log_plays=True)
-    expected = play_chunk(built_in, 3, 4)
-    played = play_chunk(with_bots, 3, 4, batch=5)
+    expected = built_in.compute_chunk(3, 4)
+    played = with_bots.compute_chunk(3, 4, batch=5)
     assert_same_games(played, expected)
     for name in ("game_ids", "seating", "deal_ids", "rotations"):
         assert (getattr(played, name) == getattr(expected, name)).all(), name

@@ -473,7 +473,7 @@ class RunOptions:
 
 
 class StopTest(Protocol):
-    """A rule that may end a run before its last chunk (sim.runs.sprt.SequentialTest): fed
+    """A rule that may end a run before its last chunk (sim.stats.sprt.SequentialTest): fed
     each chunk's statistics in chunk order, it says after each whether the run stops there."""
 
     def add(self, stats: dict) -> bool: ...

@@ -26,43 +26,39 @@ the rounds of fewer than K cards and those of K or more apart. Every round is me
 the rounds of `mc_from` cards or more (7 at pimc's defaults), which seat 0 plays as mc
 without inference; with mc_from=0 it decides on the samples measured in every round.
 
-    python benchmarks/pimc_inference_stats.py --games 100 --seed 2600
+    python -m experiments.pimc_inference_stats --games 100 --seed 2600
     # docs/pimc.md's figures: wizard-sim 0.1's pimc at the inference tournament's table
     POSTERIOR_ALONE=robust=0,learn_bids=0,ess_fallback=0,uniform_when_all_dealt=0,uniform_when_most_dealt=0
     T=pimc:play_samples=96,$POSTERIOR_ALONE,mc_from=0,pimc:play_samples=96,posterior=0,mc_from=0,heuristic,heuristic
-    python benchmarks/pimc_inference_stats.py --games 100 --continuations 0 --policies $T
-    python benchmarks/pimc_inference_stats.py --games 20 --infer 3 --split 12 --policies pimc,heuristic,heuristic,random
+    python -m experiments.pimc_inference_stats --games 100 --continuations 0 --policies $T
+    python -m experiments.pimc_inference_stats --games 20 --infer 3 --split 12 --policies pimc,heuristic,heuristic,random
 """
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 from numba import njit
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from kernels.batch import read_bids  # noqa: E402
-from kernels.game_loop import begin_game, deal_and_seed, new_workspace  # noqa: E402
-from kernels.bits import lowest_bit, popcount  # noqa: E402
-from kernels.cards import N_CARDS  # noqa: E402
-from kernels.search import mc, pimc  # noqa: E402
-from kernels.dispatch import decide  # noqa: E402
-from kernels.search.posterior import OPPONENT_HEURISTIC, acceptance, sample_hands  # noqa: E402
-from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTYPE, SEAT_DTYPE, TABLE_DTYPE  # noqa: E402
-from kernels.rng import seed_stream  # noqa: E402
-from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative  # noqa: E402
-from kernels.policies import heuristic  # noqa: E402
-from kernels.round_state import apply_action, apply_card, begin_round, play_out, restart_bidding  # noqa: E402
-from kernels.rules import round_score  # noqa: E402
-from kernels.search import solver  # noqa: E402
-from kernels.rules import dealer_of_round, unseen_cards  # noqa: E402
-from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
-from sim.config.rules import Rules  # noqa: E402
-from sim.engine.startup import start  # noqa: E402
+from kernels.batch import read_bids
+from kernels.game_loop import begin_game, deal_and_seed, new_workspace
+from kernels.bits import lowest_bit, popcount
+from kernels.cards import N_CARDS
+from kernels.search import mc, pimc
+from kernels.dispatch import decide
+from kernels.search.posterior import OPPONENT_HEURISTIC, acceptance, sample_hands
+from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTYPE, SEAT_DTYPE, TABLE_DTYPE
+from kernels.rng import seed_stream
+from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative
+from kernels.policies import heuristic
+from kernels.round_state import apply_action, apply_card, begin_round, play_out, restart_bidding
+from kernels.rules import round_score
+from kernels.search import solver
+from kernels.rules import dealer_of_round, unseen_cards
+from sim.config.policies import parse_policies, policy_arrays
+from sim.config.rules import Rules
+from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
