@@ -1,9 +1,9 @@
 """`simulate` throughput on a local Dask cluster next to the local engine, and the first task's
 cost on a fresh worker (kernels loaded from the numba cache, or compiled with --cold).
 
-    python benchmarks/bench_dask.py                        # 200k random 4-player games, 2 workers
-    python benchmarks/bench_dask.py --chunk-games 10000    # more, smaller tasks
-    python benchmarks/bench_dask.py --cold --json          # also time workers with an empty cache
+    python -m benchmarks.bench_dask                        # 200k random 4-player games, 2 workers
+    python -m benchmarks.bench_dask --chunk-games 10000    # more, smaller tasks
+    python -m benchmarks.bench_dask --cold --json          # also time workers with an empty cache
 
 The Dask run goes through the same path as `wizard-sim simulate --engine dask --workers N`:
 a LocalCluster of N one-thread worker processes sharing the cores, tasks writing their parts.

@@ -1,7 +1,7 @@
 """Engine throughput: full 4-player games/s and card plays/s, and compile/start-up times.
 
-    python benchmarks/bench_engine.py            # table
-    python benchmarks/bench_engine.py --json     # one JSON object
+    python -m benchmarks.bench_engine            # table
+    python -m benchmarks.bench_engine --json     # one JSON object
 
 Throughput is measured on the warm (compiled) kernels; the cold and warm start-up times run a
 small simulation in a fresh interpreter with an empty and then a filled numba cache.
@@ -13,8 +13,7 @@ figures cannot scale more than that.
 """
 from __future__ import annotations
 
-import argparse
-import json
+import itertools
 import os
 import subprocess
 import sys
@@ -25,10 +24,9 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from sim import Rules, run_games  # noqa: E402
-from sim.engine.startup import start  # noqa: E402
+from benchmarks.harness import Range, measure, parser, rate, report
+from sim import Rules, run_games
+from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
@@ -38,16 +36,15 @@ STARTUP_SNIPPET = (
 )
 
 
-def throughput(policy: str, games: int, threads: int, repeats: int) -> float:
-    """Best-of-`repeats` full 4-player games per second."""
+def throughput(policy: str, games: int, threads: int, repeats: int, warmup: int) -> Range:
+    """Full 4-player games per second: `repeats` runs after `warmup`, each of new deals."""
     rules = Rules(players=4)
-    run_games(rules, policy, seed=0, games=100, threads=threads)
-    best = 0.0
-    for repeat in range(repeats):
-        start = time.perf_counter()
-        run_games(rules, policy, seed=repeat + 1, games=games, threads=threads)
-        best = max(best, games / (time.perf_counter() - start))
-    return best
+    seeds = itertools.count()
+
+    def run() -> object:
+        return run_games(rules, policy, seed=next(seeds), games=games, threads=threads)
+
+    return measure(lambda: rate(run, games), repeats, warmup)
 
 
 @njit(parallel=True)
@@ -89,42 +86,38 @@ def startup_seconds(cache_dir: str) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=200_000, help="games per timed run (random)")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args()
+    arguments = parser(__doc__.splitlines()[0])
+    arguments.add_argument("--games", type=int, default=200_000, help="games per timed run (random; heuristic: half)")
+    args = arguments.parse_args()
 
     all_threads = numba.config.NUMBA_NUM_THREADS
     plays_per_game = 4 * sum(range(1, 16))
-    figures: dict[str, float] = {"threads": all_threads, "card_plays_per_game": plays_per_game}
+    figures: dict[str, object] = {"threads": all_threads, "card_plays_per_game": plays_per_game}
     figures["cpu_scaling_before"] = round(cpu_scaling(all_threads, args.repeats), 2)
     for policy, games in (("random", args.games), ("heuristic", args.games // 2)):
         for threads, suffix in ((1, "_1_thread"), (all_threads, "")):
-            rate = throughput(policy, games, threads, args.repeats)
-            figures[f"{policy}_games_per_s{suffix}"] = round(rate)
-            figures[f"{policy}_card_plays_per_s{suffix}"] = round(rate * plays_per_game)
+            games_per_s = throughput(policy, games, threads, args.repeats, args.warmup)
+            figures[f"{policy}_games_per_s{suffix}"] = games_per_s
+            figures[f"{policy}_card_plays_per_s{suffix}"] = round(games_per_s.median * plays_per_game)
     figures["cpu_scaling_after"] = round(cpu_scaling(all_threads, args.repeats), 2)
     with tempfile.TemporaryDirectory() as cache:
         figures["cold_start_s"] = round(startup_seconds(cache), 2)
         figures["warm_start_s"] = round(startup_seconds(cache), 2)
 
-    if args.json:
-        print(json.dumps(figures))
-        return
-    print(f"4 players, full games (15 rounds, {plays_per_game} card plays), {all_threads} threads")
+    lines = [f"4 players, full games (15 rounds, {plays_per_game} card plays), {all_threads} threads"]
     for policy in ("random", "heuristic"):
-        print(
-            f"{policy:>10}: {figures[f'{policy}_games_per_s']:>10,} games/s "
-            f"({figures[f'{policy}_card_plays_per_s'] / 1e6:.1f}M plays/s) all threads; "
-            f"{figures[f'{policy}_games_per_s_1_thread']:>10,} games/s on 1 thread"
+        lines.append(
+            f"{policy:>10}: {figures[f'{policy}_games_per_s'].text()} games/s "
+            f"({figures[f'{policy}_card_plays_per_s'] / 1e6:.1f}M plays/s at the median) all threads; "
+            f"{figures[f'{policy}_games_per_s_1_thread'].text()} games/s on 1 thread"
         )
-    print(
+    lines.append(
         f"machine: an arithmetic loop runs {figures['cpu_scaling_before']}x (before) and "
         f"{figures['cpu_scaling_after']}x (after) faster on {all_threads} threads than on 1 "
         f"(independent cores: {all_threads}x)"
     )
-    print(f"start-up of a small run: cold (empty cache) {figures['cold_start_s']} s, warm {figures['warm_start_s']} s")
+    lines.append(f"start-up of a small run: cold (empty cache) {figures['cold_start_s']} s, warm {figures['warm_start_s']} s")
+    report(figures, lines, args.json)
 
 
 if __name__ == "__main__":

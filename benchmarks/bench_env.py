@@ -1,7 +1,7 @@
 """Environment throughput: caller decisions per second through sim.env.VectorEnv.
 
-    python benchmarks/bench_env.py            # table
-    python benchmarks/bench_env.py --json     # one JSON object; decisions_per_s = B=4096, all threads
+    python -m benchmarks.bench_env            # table
+    python -m benchmarks.bench_env --json     # one JSON object; decisions_per_s = B=4096, all threads
 
 4 players; the caller controls seat 0 and picks a uniformly random legal action from the
 mask in numpy (included in the time: that is the caller's side of every step), `heuristic`
@@ -14,17 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numba
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from sim import Rules, run_games  # noqa: E402
-from sim.env import VectorEnv, WizardGame  # noqa: E402
+from sim import Rules, run_games
+from sim.env import VectorEnv, WizardGame
 
 RULES = Rules(players=4)
 DECISIONS_PER_SEAT = len(RULES.round_sizes) + sum(RULES.round_sizes)  # bids + cards (trump choices aside)

@@ -1,9 +1,9 @@
 """Bid estimation speed and calibration (docs/estimate.md, "Performance").
 
-    python benchmarks/bench_estimate.py                 # speed tables
-    python benchmarks/bench_estimate.py --json          # the same as one JSON object
-    python benchmarks/bench_estimate.py --calibration   # estimate vs 4M games of self-play
-    python benchmarks/bench_estimate.py --calibration --json
+    python -m benchmarks.bench_estimate                 # speed tables
+    python -m benchmarks.bench_estimate --json          # the same as one JSON object
+    python -m benchmarks.bench_estimate --calibration   # estimate vs 4M games of self-play
+    python -m benchmarks.bench_estimate --calibration --json
 
 Speed, three parts:
 
@@ -43,22 +43,18 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import sys
 import time
 
 import numba
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-import sim  # noqa: E402
-from kernels import observation as obs  # noqa: E402
-from sim.analysis.estimate import run_estimate  # noqa: E402
-from sim.config.cards import format_card, format_hand  # noqa: E402
-from sim.config.errors import ConfigError  # noqa: E402
-from sim.env import WizardGame  # noqa: E402
-from sim.engine.startup import start  # noqa: E402
+import sim
+from kernels import observation as obs
+from sim.analysis.estimate import run_estimate
+from sim.config.cards import format_card, format_hand
+from sim.config.errors import ConfigError
+from sim.env import WizardGame
+from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 

@@ -1,16 +1,16 @@
 """League throughput next to tournaments on the same tables.
 
-    python benchmarks/bench_league.py                        # 5 heuristic variants, 4 players, 20k deals, 3 rounds each
-    python benchmarks/bench_league.py --policies heuristic,random,mc:samples=4,play_samples=4 --deals 2000 --json
-    python benchmarks/bench_league.py --instructions --deals 2000   # instructions instead of time (valgrind)
+    python -m benchmarks.bench_league                        # 5 heuristic variants, 4 players, 20k deals, 3 rounds each
+    python -m benchmarks.bench_league --policies heuristic,random,mc:samples=4,play_samples=4 --deals 2000 --json
+    python -m benchmarks.bench_league --instructions --deals 2000   # instructions instead of time (valgrind)
 
 The league plays --deals deals at the T tables of its design (deal d at table d mod T); the
 comparison plays one tournament per table, each of --deals / T deals with that table's
 policies in table order: the same tables, the same number of games, in chunks of the same
 --chunk-deals (so that both pipeline computing and writing alike). Both write their default
 output (rounds + games, summaries, a league's charts) into a temporary directory, kernels
-warm; the two alternate --repeats times, each going first every other time, and every figure
-is reported (the machine is shared).
+warm; the two alternate in --repeats pairs after --warmup, each going first every other time
+(benchmarks.harness), and the figures are ranges (the machine is shared).
 
 --instructions counts instead of timing, the same whatever else the machine is doing: each
 side runs on one thread under valgrind's callgrind, in a process of its own that first warms
@@ -29,10 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from sim.config.rules import Rules
-from sim.runs.games import run_games
-from sim.runs.league import LeagueConfig, design_labels, league
-from sim.runs.tournament import TournamentConfig, tournament
+from benchmarks.harness import alternate, parser, report
+from sim import LeagueConfig, Rules, TournamentConfig, league, run_games, tournament
+from sim.runs.table_engine import design_labels
 
 HEURISTICS = "heuristic,heuristic:aggression=1.1,heuristic:aggression=0.9,heuristic:crowding=0.3,heuristic:side_timing=6"
 
@@ -55,8 +54,8 @@ def play_tournaments(rules: Rules, tables: list[list[str]], deals: int, chunk: i
 COUNT_CHILD = """
 import sys, tempfile
 from benchmarks.bench_league import play_league, play_tournaments, warm_up
-from sim.config.rules import Rules
-from sim.runs.league import LeagueConfig, design_labels
+from sim import LeagueConfig, Rules
+from sim.runs.table_engine import design_labels
 side, players, policies, deals, chunk = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 rules = Rules(players=players)
 config = LeagueConfig.build(rules, policies, seed=1, deals=deals)
@@ -115,52 +114,38 @@ def count_instructions(arguments: argparse.Namespace, deals: int, tables: int) -
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=20_000)
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--policies", default=HEURISTICS)
-    parser.add_argument("--chunk-deals", type=int, default=2_000, help="deals per chunk on both sides")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument("--instructions", action="store_true", help="count instructions (valgrind) instead of timing")
-    arguments = parser.parse_args()
-    rules = Rules(players=arguments.players)
-    config = LeagueConfig.build(rules, arguments.policies, seed=1, deals=arguments.deals)
+    arguments = parser(__doc__.splitlines()[0])
+    arguments.add_argument("--deals", type=int, default=20_000)
+    arguments.add_argument("--players", type=int, default=4)
+    arguments.add_argument("--policies", default=HEURISTICS)
+    arguments.add_argument("--chunk-deals", type=int, default=2_000, help="deals per chunk on both sides")
+    arguments.add_argument("--instructions", action="store_true", help="count instructions (valgrind) instead of timing")
+    options = arguments.parse_args()
+    rules = Rules(players=options.players)
+    config = LeagueConfig.build(rules, options.policies, seed=1, deals=options.deals)
     tables = design_labels(config.design, config.labels)
-    deals = arguments.deals - arguments.deals % len(tables)  # the same games on both sides
-    if arguments.instructions:
-        count_instructions(arguments, deals, len(tables))
+    deals = options.deals - options.deals % len(tables)  # the same games on both sides
+    if options.instructions:
+        count_instructions(options, deals, len(tables))
         return
     out = tempfile.mkdtemp(prefix="bench-league-")
-    leagues, tournaments = [], []
     try:
-        chunk = arguments.chunk_deals
-        warm_up(rules, arguments.policies, tables, chunk, out)
-        for repeat in range(arguments.repeats):  # which side goes first alternates
-            sides = [lambda: leagues.append(play_league(rules, arguments.policies, deals, chunk, f"{out}/league")),
-                     lambda: tournaments.append(play_tournaments(rules, tables, deals, chunk, f"{out}/tournaments"))]  # fmt: skip
-            for side in sides if repeat % 2 == 0 else sides[::-1]:
-                side()
+        chunk = options.chunk_deals
+        leagues, tournaments, ratio = alternate(
+            lambda: play_league(rules, options.policies, deals, chunk, f"{out}/league"),
+            lambda: play_tournaments(rules, tables, deals, chunk, f"{out}/tournaments"),
+            options.repeats, options.warmup,
+        )  # fmt: skip
     finally:
         shutil.rmtree(out)
-    ratios = [mine / theirs for mine, theirs in zip(leagues, tournaments)]
-    figures = {
-        "policies": arguments.policies,
-        "players": arguments.players,
-        "tables": len(tables),
-        "deals": deals,
-        "chunk_deals": arguments.chunk_deals,
-        "league_games_per_s": [round(value) for value in leagues],
-        "tournaments_games_per_s": [round(value) for value in tournaments],
-        "ratio": [round(value, 3) for value in ratios],
-    }
-    if arguments.json:
-        print(json.dumps(figures))
-        return
-    print(f"{len(tables)} tables of {arguments.players}, {deals:,} deals ({deals * arguments.players:,} games) each side:")
-    for league_rate, tournament_rate, ratio in zip(leagues, tournaments, ratios):
-        print(f"  league {league_rate:,.0f} games/s, tournaments {tournament_rate:,.0f} games/s ({ratio:.1%})")
-    print(f"  ratio {min(ratios):.1%} .. {max(ratios):.1%}, median {sorted(ratios)[len(ratios) // 2]:.1%}")
+    figures = {"policies": options.policies, "players": options.players, "tables": len(tables), "deals": deals,
+               "chunk_deals": options.chunk_deals, "league_games_per_s": leagues, "tournaments_games_per_s": tournaments,
+               "ratio": ratio}  # fmt: skip
+    report(figures, [
+        f"{len(tables)} tables of {options.players}, {deals:,} deals ({deals * options.players:,} games) each side:",
+        f"  league {leagues.text()} games/s, tournaments {tournaments.text()} games/s",
+        f"  ratio {ratio.text('.1%')}",
+    ], options.json)  # fmt: skip
 
 
 if __name__ == "__main__":

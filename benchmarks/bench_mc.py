@@ -2,11 +2,11 @@
 of full 4-player games with one such seat (POLICY,heuristic,heuristic,random) and the cost of
 one bid and one card decision.
 
-    python benchmarks/bench_mc.py                       # table, default mc settings
-    python benchmarks/bench_mc.py --policy mc:samples=8 --json
-    python benchmarks/bench_mc.py --policy pimc --games 100
+    python -m benchmarks.bench_mc                       # table, default mc settings
+    python -m benchmarks.bench_mc --policy mc:samples=8 --json
+    python -m benchmarks.bench_mc --policy pimc --games 100
     # docs/pimc.md's figures: wizard-sim 0.1's pimc
-    python benchmarks/bench_mc.py --policy pimc:play_samples=96,infer=0,mc_from=0 --games 100
+    python -m benchmarks.bench_mc --policy pimc:play_samples=96,posterior=0,mc_from=0 --games 100
 
 A decision's cost is measured on one thread as the extra time of games whose seat 0 plays mc
 with only bidding (play_samples=0) or only card play (samples=0) sampled, over the same games
@@ -23,16 +23,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numba
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from sim import Rules, run_games  # noqa: E402
-from sim.config.policies import parameter_text, parse_policy  # noqa: E402
+from sim import Rules, run_games
+from sim.config.policies import parameter_text, parse_policy
 
 OPPONENTS = ["heuristic", "heuristic", "random"]
 ROUND_SIZES = (1, 5, 10, 15)

@@ -1,7 +1,7 @@
 """The n-th set bit of a mask, BMI2's pdep against the portable loop, by the mask's set bits.
 
-    python benchmarks/bench_nth_set_bit.py
-    python benchmarks/bench_nth_set_bit.py --picks 3000000 --bits 5,15,40 --json
+    python -m benchmarks.bench_nth_set_bit
+    python -m benchmarks.bench_nth_set_bit --picks 3000000 --bits 5,15,40 --json
 
 Random play picks its card (and a random seat its bid) as the n-th set bit of the legal mask,
 and the posterior sampler draws each candidate hand card by card from the unseen cards
@@ -16,19 +16,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numpy as np
 from numba import njit
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from llvmlite import binding as llvm
 
-from llvmlite import binding as llvm  # noqa: E402
-
-from kernels.bits import FAST_PDEP, HAS_PDEP, nth_set_bit_by_loop, nth_set_bit_by_pdep, popcount  # noqa: E402
-from kernels.rng import below  # noqa: E402
+from kernels.bits import FAST_PDEP, HAS_PDEP, nth_set_bit_by_loop, nth_set_bit_by_pdep, popcount
+from kernels.rng import below
 
 
 @njit(cache=True)

@@ -1,8 +1,8 @@
 """pimc's time budget (docs/pimc.md, "Costs"): what one game costs at the defaults and at the
 largest allowed setting, and how long a run at that setting takes to stop after Ctrl-C.
 
-    python benchmarks/bench_pimc.py                     # all three measurements
-    python benchmarks/bench_pimc.py --games 40 --trials 5 --json
+    python -m benchmarks.bench_pimc                     # all three measurements
+    python -m benchmarks.bench_pimc --games 40 --trials 5 --json
 
 1. Ctrl-C: `wizard-sim simulate` at the largest allowed setting (LARGEST: every count at its
    cap, inference on (infer=4: every seat read, a decision taken again on uniform deals when
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import signal
 import subprocess
@@ -31,18 +30,17 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from kernels.search import pimc  # noqa: E402
-from sim import Rules, run_games  # noqa: E402
-from sim.config.policies import split_policy_list  # noqa: E402
-from sim.storage import JOURNAL_FILE  # noqa: E402
-from sim.engine.startup import start  # noqa: E402
+from kernels.search import pimc
+from sim import Rules, run_games
+from sim.config.policies import split_policy_list
+from sim.storage import JOURNAL_FILE
+from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 LARGEST = (f"pimc:samples={pimc.MAX_SAMPLES},play_samples={pimc.MAX_PLAY_SAMPLES},depth={pimc.MAX_DEPTH},"
-           f"infer={pimc.INFER_FALLBACK},playout={pimc.PLAYOUT_FACEUP},bidding={pimc.BIDDING_FACEUP},mc_from=0")  # fmt: skip
+           "uniform_when_all_dealt=0,uniform_when_most_dealt=0,"  # inference in every round
+           f"playout={pimc.PLAYOUT_FACEUP},bidding={pimc.BIDDING_FACEUP},mc_from=0")  # fmt: skip
 OPPONENTS = ("heuristic", "heuristic", "random")
 
 

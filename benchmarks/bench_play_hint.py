@@ -1,7 +1,7 @@
 """How long `wizard-sim play`'s bid hint takes (docs/play.md, "Hints").
 
-    python benchmarks/bench_play_hint.py                       # 20,000 samples
-    python benchmarks/bench_play_hint.py --samples 50000
+    python -m benchmarks.bench_play_hint                       # 20,000 samples
+    python -m benchmarks.bench_play_hint --samples 50000
 
 One game per opponent kind (heuristic, mc, random at every other seat) of 4 players, the
 person at seat 2 answering like the heuristic, rounds of 1, 5, 10 and 15 cards; at each of

@@ -2,9 +2,9 @@
 samples per second and acceptance, one thread, 4 players, heuristic opponents, for 1, 2 and
 3 earlier (visible) bids at round sizes 1, 5 and 10, exact and tolerant models.
 
-    python benchmarks/bench_posterior.py                 # table
-    python benchmarks/bench_posterior.py --json
-    python benchmarks/bench_posterior.py --methods fixed,haldane,rejection   # compare methods
+    python -m benchmarks.bench_posterior                 # table
+    python -m benchmarks.bench_posterior --json
+    python -m benchmarks.bench_posterior --methods fixed,haldane,rejection   # compare methods
 
 Each cell averages `--deals` real situations: a deal of the engine (game g of a fixed seed),
 the dealer's trump choice and the heuristic bids of the positions before the deciding seat.
@@ -22,23 +22,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numpy as np
 from numba import njit
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from kernels.search import posterior as P  # noqa: E402
-from kernels import round_state as R  # noqa: E402
-from kernels import rules as K  # noqa: E402
-from kernels import records as st  # noqa: E402
-from kernels.policies import heuristic  # noqa: E402
-from kernels.search.posterior import draw_cards  # noqa: E402
-from kernels.rng import STREAM_DECISIONS, seed_stream, uniform  # noqa: E402
-from sim.engine.startup import start  # noqa: E402
+from kernels.search import posterior as P
+from kernels import round_state as R
+from kernels import rules as K
+from kernels import records as st
+from kernels.policies import heuristic
+from kernels.search.posterior import draw_cards
+from kernels.rng import STREAM_DECISIONS, seed_stream, uniform
+from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 

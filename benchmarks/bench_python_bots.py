@@ -3,9 +3,9 @@ deciding every decision and three heuristic seats, in games/s per batch size (ga
 at once), next to the all-heuristic tournament on the same deals (heuristic:aggression=1.1
 where the numpy policy sits: a tournament compares two policies at least).
 
-    python benchmarks/bench_python_bots.py                          # 8,000 deals = 32,000 games, best of 3
-    python benchmarks/bench_python_bots.py --batches 256,4096 --deals 4000 --profile
-    python benchmarks/bench_python_bots.py --json
+    python -m benchmarks.bench_python_bots                          # 8,000 deals = 32,000 games, best of 3
+    python -m benchmarks.bench_python_bots --batches 256,4096 --deals 4000 --profile
+    python -m benchmarks.bench_python_bots --json
 
 Every figure is a whole tournament written to a temporary directory (rounds + games, kernels
 warm), like benchmarks/bench_tournament.py. --profile splits the Python seat's steps: the

@@ -1,9 +1,9 @@
 """What the one decision step costs: `random` games played by a loop that keeps the round in
 local variables, next to the engine and the bare prototype, measured side by side.
 
-    python benchmarks/bench_register_loop.py                  # table
-    python benchmarks/bench_register_loop.py --runs 3 --json
-    python benchmarks/bench_register_loop.py --bound          # what keeps it near the prototype
+    python -m benchmarks.bench_register_loop                  # table
+    python -m benchmarks.bench_register_loop --runs 3 --json
+    python -m benchmarks.bench_register_loop --bound          # what keeps it near the prototype
 
 The loop below is a yardstick, not a second engine: it plays 4-player `random` games with the
 engine's own rule helpers (kernels.rules: the follow masks, the trick powers, the led suit,
@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 from pathlib import Path
 
@@ -36,14 +34,12 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from bench_vs_prototype import BLOCK, DEFAULT_PROTOTYPE, load_prototype, prototype  # noqa: E402
-from kernels import records  # noqa: E402
-from kernels.bits import nth_set_bit, popcount  # noqa: E402
-from kernels.cards import N_CARDS, NO_CARD  # noqa: E402
-from kernels.rng import STREAM_DEAL, STREAM_DECISIONS, below_from_state, mix64  # noqa: E402
-from kernels.rules import (  # noqa: E402
+from benchmarks.bench_vs_prototype import BLOCK, DEFAULT_PROTOTYPE, load_prototype, prototype
+from kernels import records
+from kernels.bits import nth_set_bit, popcount
+from kernels.cards import N_CARDS, NO_CARD
+from kernels.rng import STREAM_DEAL, STREAM_DECISIONS, below_from_state, mix64
+from kernels.rules import (
     TRICK_POWERS,
     draw_first_dealer,
     legal_cards,
@@ -51,8 +47,8 @@ from kernels.rules import (  # noqa: E402
     round_score,
     trump_of_turned_card,
 )
-from sim import Rules, run_games  # noqa: E402
-from sim.engine.startup import start  # noqa: E402
+from sim import Rules, run_games
+from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 

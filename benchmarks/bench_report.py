@@ -1,8 +1,8 @@
 """`wizard-sim report` on a big dataset: rows/s and peak memory of the streamed tables.
 
-    python benchmarks/bench_report.py                      # 200,000 games = 12M rounds rows
-    python benchmarks/bench_report.py --games 50000 --json
-    python benchmarks/bench_report.py --many-parts 10000   # memory flat in the number of parts
+    python -m benchmarks.bench_report                      # 200,000 games = 12M rounds rows
+    python -m benchmarks.bench_report --games 50000 --json
+    python -m benchmarks.bench_report --many-parts 10000   # memory flat in the number of parts
 
 Writes a 4-player dataset (heuristic,random,random,random; one part file per --part-games
 games, pyarrow's default row groups) into a temporary directory, then measures in fresh
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -28,11 +27,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from sim import Rules, run_games  # noqa: E402
-from sim.runs.simulation import SimulationConfig, simulate  # noqa: E402
-from sim.runs.tables import games_table, rounds_table  # noqa: E402
+from sim import Rules, run_games
+from sim.runs.simulation import SimulationConfig, simulate
+from sim.runs.tables import games_table, rounds_table
 
 # Run in a fresh interpreter: imports, then reset the peak-RSS mark (Linux clear_refs 5: the
 # parent's pages copied by fork would otherwise count), then the work; prints the RSS after the

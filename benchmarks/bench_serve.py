@@ -2,11 +2,11 @@
 the HTTP API, and concurrent requests (issue #25: an answer within 3 s on 2 cores; 8 concurrent
 requests complete without error).
 
-A real server process on a free loopback port (the tests' tests/serving.py starts it), warm
+A real server process on a free loopback port (benchmarks/serving.py starts it, as for the server's tests), warm
 kernels. Requests are the page's: the unknown-opponents model (its default), seed 0.
 
-    python benchmarks/bench_serve.py                  # about a minute
-    python benchmarks/bench_serve.py --json
+    python -m benchmarks.bench_serve                  # about a minute
+    python -m benchmarks.bench_serve --json
 """
 from __future__ import annotations
 
@@ -14,16 +14,13 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from benchmarks.serving import running_server
 
-from serving import running_server  # noqa: E402
-
-from sim.analysis.estimate import UNKNOWN_MODEL  # noqa: E402
+from sim.analysis.estimate import UNKNOWN_MODEL
 
 PAGE = {"players": 4, "bidding": "open", "even_bids": "allowed", **UNKNOWN_MODEL,
         "seed": 0}  # fmt: skip

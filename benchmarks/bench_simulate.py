@@ -1,21 +1,20 @@
 """End-to-end `simulate` throughput next to the kernel alone, and peak memory.
 
-    python benchmarks/bench_simulate.py                  # 200k random 4-player games
-    python benchmarks/bench_simulate.py --games 1000000 --json
-    python benchmarks/bench_simulate.py --encodings      # compare Parquet compressions
-    python benchmarks/bench_simulate.py --checksums      # the part checksums' share of simulate
+    python -m benchmarks.bench_simulate                  # 200k random 4-player games
+    python -m benchmarks.bench_simulate --games 1000000 --json
+    python -m benchmarks.bench_simulate --encodings      # compare Parquet compressions
+    python -m benchmarks.bench_simulate --checksums      # the part checksums' share of simulate
 
 Kernel-only plays the same chunks with run_games and drops them; end-to-end runs
-sim.runs.simulation.simulate into a temporary directory (in-process, kernels warm). The two
-alternate `--repeats` times and the best of each is reported: on a shared machine, a single
-pair measured a minute apart can put the ratio anywhere between 45% and 66%. CPU time per game
-(every thread of the process, best of the repeats) moves much less with the machine's load
+sim.simulate into a temporary directory (in-process, kernels warm). After --warmup pairs, the
+two alternate in --repeats pairs (benchmarks.harness) and every figure is a range: on a shared
+machine, a single pair measured a minute apart can put the ratio anywhere between 45% and 66%.
+CPU time per game (every thread of the process, best of the repeats) moves much less with the machine's load
 than wall time; compare revisions by it when the machine is busy. Peak RSS comes from running
 the `wizard-sim simulate` command in a child process.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -28,9 +27,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.runs.games import run_games
-from sim.config.rules import Rules
-from sim.runs.simulation import SimulationConfig, simulate
+from benchmarks.harness import alternate, parser, report
+from sim import Rules, SimulationConfig, run_games, simulate
 from sim.runs.tables import batch_tables
 
 
@@ -187,61 +185,62 @@ def compare_encodings(games: int, repeats: int = 5) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200_000)
-    parser.add_argument("--policy", default="random")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--encodings", action="store_true", help="compare Parquet compressions and exit")
-    parser.add_argument("--checksums", action="store_true", help="the part checksums' share of simulate's CPU, and exit")
-    parser.add_argument("--no-rss", action="store_true", help="skip the peak-memory child runs")
-    parser.add_argument("--repeats", type=int, default=3, help="kernel / end-to-end pairs, alternating")
-    arguments = parser.parse_args()
-    if arguments.encodings:
-        compare_encodings(min(arguments.games, 50_000), arguments.repeats)
+    arguments = parser(__doc__.splitlines()[0])
+    arguments.add_argument("--games", type=int, default=200_000)
+    arguments.add_argument("--policy", default="random")
+    arguments.add_argument("--encodings", action="store_true", help="compare Parquet compressions and exit")
+    arguments.add_argument("--checksums", action="store_true", help="the part checksums' share of simulate's CPU, and exit")
+    arguments.add_argument("--no-rss", action="store_true", help="skip the peak-memory child runs")
+    options = arguments.parse_args()
+    if options.encodings:
+        compare_encodings(min(options.games, 50_000), options.repeats)
         return
-    if arguments.checksums:
-        print(json.dumps(checksum_cost(arguments.games, arguments.repeats)))
+    if options.checksums:
+        print(json.dumps(checksum_cost(options.games, options.repeats)))
         return
     rules = Rules(players=4)
-    run_games(rules, arguments.policy, seed=0, games=10, log_plays=True)  # load the kernels
-    figures: dict[str, object] = {"games": arguments.games, "policy": arguments.policy, "threads": os.cpu_count()}
+    figures: dict[str, object] = {"games": options.games, "policy": options.policy, "threads": os.cpu_count()}
+    lines = []
     for label, log_plays in (("default", False), ("log_plays", True)):
-        config = SimulationConfig.build(rules, arguments.policy, seed=1, games=arguments.games, log_plays=log_plays)
-        # Alternate the two so that both see the same moments of a noisy machine; best of each.
-        pairs = []
-        for _ in range(arguments.repeats):
-            pairs.append((*kernel_only(config), *end_to_end(config)))
-        kernel, kernel_cpu = min(pair[0] for pair in pairs), min(pair[1] for pair in pairs)
-        seconds, _, rows, size = min(pairs, key=lambda pair: pair[2])[2:]
-        cpu = min(pair[3] for pair in pairs)
+        config = SimulationConfig.build(rules, options.policy, seed=1, games=options.games, log_plays=log_plays)
+        cpu: dict[str, list[float]] = {"kernel": [], "end_to_end": []}
+        written: list[tuple[int, int]] = []
+
+        def kernel_rate() -> float:
+            seconds, cpu_seconds = kernel_only(config)
+            cpu["kernel"].append(cpu_seconds)
+            return options.games / seconds
+
+        def end_to_end_rate() -> float:
+            seconds, cpu_seconds, rows, size = end_to_end(config)
+            cpu["end_to_end"].append(cpu_seconds)
+            written.append((rows, size))
+            return options.games / seconds
+
+        # Alternated, so that both see the same moments of a noisy machine; ratio: simulate's share of the kernel's speed.
+        end, kernel, ratio = alternate(end_to_end_rate, kernel_rate, options.repeats, options.warmup)
+        rows, size = written[-1]
         figures[label] = {
             "chunk_games": config.chunk_games,
-            "kernel_games_per_s": round(arguments.games / kernel),
-            "end_to_end_games_per_s": round(arguments.games / seconds),
-            "end_to_end_rows_per_s": round(rows / seconds),
-            "ratio": round(kernel / seconds, 3),
-            "pair_ratios": [round(pair[0] / pair[2], 3) for pair in pairs],
-            # CPU time of every thread per game: steadier than wall time on a busy machine
-            "kernel_cpu_us_per_game": round(1e6 * kernel_cpu / arguments.games, 2),
-            "end_to_end_cpu_us_per_game": round(1e6 * cpu / arguments.games, 2),
+            "kernel_games_per_s": kernel,
+            "end_to_end_games_per_s": end,
+            "end_to_end_rows_per_s": round(rows / options.games * end.median),
+            "ratio": ratio,
+            # CPU time of every thread per game, the best of the measured runs: steadier than wall time on a busy machine
+            "kernel_cpu_us_per_game": round(1e6 * min(cpu["kernel"][-options.repeats:]) / options.games, 2),
+            "end_to_end_cpu_us_per_game": round(1e6 * min(cpu["end_to_end"][-options.repeats:]) / options.games, 2),
             "rows": rows,
             "bytes_per_row": round(size / rows, 2),
         }
-        if not arguments.no_rss:
-            rss, wall = peak_rss_mb(arguments.games, log_plays)
-            figures[label]["cli_peak_rss_mb"] = round(rss)
+        if not options.no_rss:
+            peak, wall = peak_rss_mb(options.games, log_plays)
+            figures[label]["cli_peak_rss_mb"] = round(peak)
             figures[label]["cli_wall_s"] = round(wall, 2)
-    if arguments.json:
-        print(json.dumps(figures))
-        return
-    for label in ("default", "log_plays"):
         entry = figures[label]
-        print(f"{label:9}: kernel {entry['kernel_games_per_s']:>9,} games/s | end-to-end "
-              f"{entry['end_to_end_games_per_s']:>9,} games/s ({entry['end_to_end_rows_per_s'] / 1e6:.1f}M rows/s) "
-              f"= {entry['ratio']:.0%} of kernel (pairs: {', '.join(f'{r:.0%}' for r in entry['pair_ratios'])}) | "
-              f"{entry['bytes_per_row']} bytes/row | CPU {entry['end_to_end_cpu_us_per_game']} us/game "
-              f"(kernel {entry['kernel_cpu_us_per_game']}) | "
-              f"CLI peak RSS {entry.get('cli_peak_rss_mb', '-')} MB")  # fmt: skip
+        lines.append(f"{label:9}: kernel {kernel.text()} games/s | end-to-end {end.text()} games/s = {ratio.text('.0%')}"
+                     f" of kernel | {entry['bytes_per_row']} bytes/row | CPU {entry['end_to_end_cpu_us_per_game']} us/game"
+                     f" (kernel {entry['kernel_cpu_us_per_game']}) | CLI peak RSS {entry.get('cli_peak_rss_mb', '-')} MB")  # fmt: skip
+    report(figures, lines, options.json)
 
 
 if __name__ == "__main__":

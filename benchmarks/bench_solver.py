@@ -1,8 +1,8 @@
 """Speed of the perfect-information solver (kernels/search/solver.py, docs/pimc.md): solves per
 second and cards tried per solve, by players and tricks left, on one thread.
 
-    python benchmarks/bench_solver.py                    # table
-    python benchmarks/bench_solver.py --positions 2000 --json
+    python -m benchmarks.bench_solver                    # table
+    python -m benchmarks.bench_solver --positions 2000 --json
 
 The positions are real: rounds of `heuristic` self-play (seed 0; round size tricks left + 3,
 or the largest round), taken at the start of the trick that leaves `tricks left` tricks to
@@ -17,22 +17,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numpy as np
 from numba import njit
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from kernels import records as st  # noqa: E402
-from kernels import round_state as R  # noqa: E402
-from kernels import rules as K  # noqa: E402
-from kernels.search import solver  # noqa: E402
-from kernels.bits import lowest_bit  # noqa: E402
-from sim import Rules, run_games  # noqa: E402
-from sim.engine.startup import start  # noqa: E402
+from kernels import records as st
+from kernels import round_state as R
+from kernels import rules as K
+from kernels.search import solver
+from kernels.bits import lowest_bit
+from sim import Rules, run_games
+from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 

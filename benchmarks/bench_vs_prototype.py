@@ -1,7 +1,7 @@
 """The engine next to the bare prototype (../shared/bench/proto_wizard.py), measured side by side.
 
-    python benchmarks/bench_vs_prototype.py                  # table
-    python benchmarks/bench_vs_prototype.py --runs 5 --json  # one JSON object
+    python -m benchmarks.bench_vs_prototype                  # table
+    python -m benchmarks.bench_vs_prototype --runs 5 --json  # one JSON object
 
 Full 4-player games (15 rounds): our `random` against the prototype's uniform random play
 (policy 0), our `heuristic` against the prototype's much simpler bot (policy 1), on 1 thread and
@@ -21,16 +21,13 @@ import argparse
 import importlib.util
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 import numba
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from sim import Rules, run_games  # noqa: E402
-from sim.engine.startup import start  # noqa: E402
+from sim import Rules, run_games
+from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 

@@ -1,7 +1,7 @@
 """A bounded load test of `wizard-sim serve`: sustained concurrent requests for minutes, on
 loopback only, that stops by itself (issue #40).
 
-A real server process on a free 127.0.0.1 port (tests/serving.py) with --workers and --queue;
+A real server process on a free 127.0.0.1 port (benchmarks/serving.py, as for the server's tests) with --workers and --queue;
 CLIENTS threads each post the page's estimate (random hands of 1 to 10 cards, the unknown-
 opponents model, SAMPLES samples) in a loop, through the stream API or the plain one, and
 drop every DROP-th stream early as the page does on an input change, until DURATION seconds
@@ -11,8 +11,8 @@ Every SAMPLE seconds the server's resident memory (/proc/PID/status VmRSS) and /
 other statuses, client errors; answer latencies; and whether the server printed anything but
 its start-up lines on stderr.
 
-    python benchmarks/load_serve.py                         # 3 minutes, 24 clients
-    python benchmarks/load_serve.py --duration 600 --clients 48 --json
+    python -m benchmarks.load_serve                         # 3 minutes, 24 clients
+    python -m benchmarks.load_serve --duration 600 --clients 48 --json
 """
 from __future__ import annotations
 
@@ -20,16 +20,13 @@ import argparse
 import json
 import random
 import statistics
-import sys
 import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from serving import running_server  # noqa: E402
+from benchmarks.serving import running_server
 
 MAX_DURATION = 1800.0
 MAX_REQUESTS = 200_000

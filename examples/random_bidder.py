@@ -3,11 +3,12 @@ trump and cards by its FALLBACK inside the engine (`DECISIONS = ("bid",)`, docs/
 
 Its "random" bid is a hash of the observation it is shown, so it is a pure function of what
 the seat sees and a run stays reproducible (no random state of its own). It separates a
-seat's bids from its play: pimc's learned inference (infer=3 to 6; 6 is the default) reads
+seat's bids from its play: pimc's learned inference (`learn_bids`, on by default) reads
 such a seat's bids as random, and its cards are the heuristic's, which is what pimc's
 playouts assume (docs/pimc.md, "Learned inference").
 
-    wizard-sim tournament --policies pimc:infer=3,heuristic,heuristic,examples.random_bidder:RandomBidder --games 1000 --out runs/probe
+    wizard-sim tournament --policies pimc:ess_fallback=0,uniform_when_all_dealt=0,uniform_when_most_dealt=0,heuristic,\
+        heuristic,examples.random_bidder:RandomBidder --games 1000 --out runs/probe
 """
 from __future__ import annotations
 

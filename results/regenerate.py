@@ -21,7 +21,9 @@ infer=3, 4 and 5, against 0.1's pimc at four inference tables; infer=5 also agai
 defaults and at equal time, and infer=6 at equal time, alone and with its large rounds played
 as mc: pimc's defaults since 0.2), fresh_deals.json (0.1's pimc, infer=6 and pimc at its
 defaults since 0.2, at the same tables on the deals of seed 4700). The pimc tables were played
-by wizard-sim 0.1 and name 0.1's settings by today's labels (former_pimc), which replay them.
+by wizard-sim 0.1 and name 0.1's settings by today's labels (former_pimc), which replay them;
+infer=K names pimc's former inference level K, each a set of switches today (docs/pimc.md,
+"Inference switches").
 The datasets behind them go to --runs (default results/runs/, not in git). Every figure
 records its seed and the package version that played it, and the README says them section by
 section. Writing into this directory also renders the figures the README and docs/*.md show in
@@ -44,14 +46,13 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 import sim
-from kernels.search.pimc import FORMER_DEFAULTS
+from kernels.search.pimc import former_infer
 from sim.analysis.report import accuracy_tables
 from sim.config.policies import parameter_text, parse_policy
 from sim.config.rules import Rules
+from sim import LeagueConfig, SimulationConfig, TournamentConfig, league, resume_tournament, simulate, tournament
 from sim.runs.comparison import compare_tournaments
-from sim.runs.league import LeagueConfig, league
-from sim.runs.simulation import SimulationConfig, simulate
-from sim.runs.tournament import TournamentConfig, resume_tournament, summarize_tournament, tournament
+from sim.runs.tournament import summarize_tournament
 from sim.runs.verification import verify_run
 from sim.storage import read_run
 
@@ -70,11 +71,18 @@ TOURNAMENT_POLICIES = "mc:samples=8,play_samples=4,heuristic,heuristic,random"
 INFERENCE_POLICIES = "mc:infer=1,heuristic,mc,heuristic"
 
 
-def former_pimc(**changes: float) -> str:
-    """The label today of pimc at wizard-sim 0.1's defaults (kernels.search.pimc.FORMER_DEFAULTS)
-    with `changes`: the pimc tables below were played before the defaults moved, and these
-    labels replay them bit for bit."""
-    parameters = {**dict(FORMER_DEFAULTS), **changes}
+# wizard-sim 0.1's pimc, as the changes of today's label: `pimc:play_samples=96,posterior=0,mc_from=0`
+# plays exactly as `pimc` did there (mc_from=0 leaves mc_samples and mc_play_samples unused).
+FORMER_DEFAULTS = {"play_samples": 96.0, "posterior": 0.0, "mc_from": 0.0}
+
+
+def former_pimc(infer: int | None = None, **changes: float) -> str:
+    """The label today of pimc at wizard-sim 0.1's defaults with `changes`, and with the
+    inference switches of the former level `infer` (docs/pimc.md, "Inference switches"): the
+    pimc tables below were played before the defaults moved and the levels became switches,
+    and these labels replay them bit for bit."""
+    switches = {} if infer is None else former_infer(float(infer))
+    parameters = {**FORMER_DEFAULTS, **switches, **changes}
     return parse_policy("pimc:" + ",".join(f"{key}={parameter_text(value)}" for key, value in parameters.items())).label
 
 
@@ -677,7 +685,7 @@ LEARNED_TITLES = {
 
 
 def learned_section(result: dict | None) -> str:
-    """The README's section on infer=3 to 6: the verdicts of each comparison, then each table."""
+    """The README's section on the former infer=3 to 6: the verdicts of each comparison, then each table."""
     if result is None:
         return ""
     rows = comparison_rows(result["comparisons"])
@@ -685,7 +693,8 @@ def learned_section(result: dict | None) -> str:
 
 {played(result, "learned")} pimc without inference is 0.1's pimc,
 `{FORMER_PIMC}`, and infer=K is 0.1's pimc with that inference, `{LEARNED}` for infer=3
-(pimc's defaults changed in 0.2: [docs/pimc.md](../docs/pimc.md), "Defaults"). infer=3 samples
+(pimc's defaults changed in 0.2: [docs/pimc.md](../docs/pimc.md), "Defaults"; infer=K names a
+former level, each a set of inference switches today: docs/pimc.md, "Inference switches"). infer=3 samples
 its deals from the posterior given the bids shown, each seat's bid read with a mixture of bid models (at random, the heuristic's bid,
 near the heuristic's estimate) weighed by that seat's bids in the game's finished rounds
 ([experiments/2026-12-04](../experiments/2026-12-04-pimc-robust-and-learned-inference.md), "Learned inference"). infer=4 is the same, except
@@ -836,7 +845,7 @@ forced, so whether the card takes the trick depends on the cards alone), pooled 
 P(make 1) for the hand and bids shown (trump card 5H, {calibration_result['samples']:,} samples, seed
 {calibration_result['estimate_seed']}) with inference (the default) and with `infer=False` (uniform deals).
 z = (estimate - self-play) / sqrt(p(1-p)/games + SE(estimate)²), p the estimate. Generated {calibration_result['generated']} by
-`python benchmarks/bench_estimate.py --calibration`'s code.
+`python -m benchmarks.bench_estimate --calibration`'s code.
 
 {markdown_table(cal)}
 

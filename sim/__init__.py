@@ -34,7 +34,11 @@ _EXPORTS = {
     "SimulationResult": "sim.runs.simulation",
     "resume": "sim.runs.simulation",
     "simulate": "sim.runs.simulation",
-    "Sprt": "sim.runs.sprt",
+    "Sprt": "sim.stats.sprt",
+    "TournamentConfig": "sim.runs.tournament",
+    "TournamentResult": "sim.runs.tournament",
+    "resume_tournament": "sim.runs.tournament",
+    "tournament": "sim.runs.tournament",
 }
 
 if TYPE_CHECKING:  # what the names are, for type checkers and editors
@@ -47,7 +51,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from sim.runs.games import GameBatch, draw_first_dealer, run_games, run_round
     from sim.runs.league import LeagueConfig, LeagueResult, league, resume_league
     from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate
-    from sim.runs.sprt import Sprt
+    from sim.runs.tournament import TournamentConfig, TournamentResult, resume_tournament, tournament
+    from sim.stats.sprt import Sprt
 
 
 def __getattr__(name: str) -> object:
@@ -77,6 +82,8 @@ __all__ = [
     "SimulationConfig",
     "SimulationResult",
     "Sprt",
+    "TournamentConfig",
+    "TournamentResult",
     "__version__",
     "draw_first_dealer",
     "estimate",
@@ -90,7 +97,9 @@ __all__ = [
     "run_games",
     "resume",
     "resume_league",
+    "resume_tournament",
     "run_estimate",
     "run_round",
     "simulate",
+    "tournament",
 ]

@@ -1,8 +1,8 @@
 """What a game's finished rounds say about how each seat bids (kernels.search.bid_evidence) and
-`pimc:infer=3`, which samples deals with the bid models weighed by it: the evidence is kept
+pimc's `learn_bids`, which samples deals with the bid models weighed by it: the evidence is kept
 only at the end of a round, from the public table alone; it equals the likelihoods computed
 here from the finished round's record; it tells a random bidder from the heuristic; before any
-round has ended infer=3 plays exactly as infer=2; and every driver keeps it alike."""
+round has ended learn_bids plays exactly as robust alone; and every driver keeps it alike."""
 import math
 
 import numpy as np
@@ -19,7 +19,8 @@ from kernels.search import pimc
 from sim.config.rules import Rules
 from sim.env.state_api import environment_seating, new_game_states
 
-LEARNED = "pimc:samples=2,play_samples=2,infer=3,mc_from=0"  # in every round (none played as mc)
+# The former infer=3 (the posterior, robust and learn_bids), in every round (none played as mc).
+LEARNED = "pimc:samples=2,play_samples=2,ess_fallback=0,uniform_when_all_dealt=0,uniform_when_most_dealt=0,mc_from=0"
 
 
 def game_rounds(spec, seed=7, game=3, players=4, rounds=None):
@@ -102,17 +103,19 @@ def test_a_game_starts_with_no_evidence():
 
 
 def test_no_evidence_is_kept_where_no_seat_reads_it():
-    """infer=0..2 and other policies leave it at zero (the cost is paid only for infer=3)."""
-    spec = "pimc:samples=2,play_samples=2,infer=2,heuristic,random,heuristic"
-    for _, state, done in game_rounds(spec, rounds=(3, 5)):
-        assert not np.array(state.workspace.table.bid_evidence).any()
+    """pimc without learn_bids, or with it but without the posterior or robust (where it has no
+    effect), and other policies leave it at zero (the cost is paid only where it is read)."""
+    for switches in ("learn_bids=0", "posterior=0", "robust=0"):
+        spec = f"pimc:samples=2,play_samples=2,{switches},heuristic,random,heuristic"
+        for _, state, done in game_rounds(spec, rounds=(3, 5)):
+            assert not np.array(state.workspace.table.bid_evidence).any(), switches
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_full_game_tells_a_random_bidder_from_the_heuristic(seed):
     """After the 15 rounds of a 4-player game the random seat's bids are read as uniform and
     the heuristic seat's as its exact bid; a pimc seat's as a wide model, not uniform."""
-    spec = f"{LEARNED},heuristic,pimc:samples=2,play_samples=2,infer=0,mc_from=0,random"
+    spec = f"{LEARNED},heuristic,pimc:samples=2,play_samples=2,posterior=0,mc_from=0,random"
     table = None
     for _, state, done in game_rounds(spec, seed=seed):
         table = state.workspace.table
@@ -124,16 +127,16 @@ def test_a_full_game_tells_a_random_bidder_from_the_heuristic(seed):
     assert uniform < 0.5 and wide > 0.99
 
 
-def test_no_evidence_gives_infer_2s_shares_to_the_bit():
+def test_no_evidence_gives_robusts_shares_to_the_bit():
     table = np.zeros(1, dtype=st.TABLE_DTYPE)[0]
     assert E.model_shares(table, 0) == (0.1, pimc.ROBUST_WIDE, pimc.ROBUST_WIDE_SPREAD)
 
 
-def test_infer_3_plays_as_infer_2_until_a_round_has_ended():
+def test_learn_bids_plays_as_robust_alone_until_a_round_has_ended():
     """Games of one round: the same games; games of several: not the same (the evidence is read)."""
     one_round = sim.Rules(players=4, rounds=(6,))
     others = "heuristic,mc:samples=2,play_samples=2,random"
-    robust = "pimc:samples=2,play_samples=2,infer=2,mc_from=0"
+    robust = f"{LEARNED},learn_bids=0"
     learned = sim.run_games(one_round, f"{LEARNED},{others}", seed=9, games=12, log_plays=True)
     assert_same_games(learned, sim.run_games(one_round, f"{robust},{others}", seed=9, games=12, log_plays=True))
     rounds = sim.Rules(players=4, rounds=(5, 6, 7, 8))
@@ -144,7 +147,7 @@ def test_infer_3_plays_as_infer_2_until_a_round_has_ended():
 
 def test_the_stepped_driver_keeps_the_evidence_as_the_batch_does():
     """The state API (kernels.game_state, every stepped driver's record) and the batch engine
-    play the same games with an infer=3 seat: the evidence is kept alike at every round's end."""
+    play the same games with a learn_bids seat: the evidence is kept alike at every round's end."""
     spec = f"{LEARNED},heuristic,random,heuristic"
     rules = sim.Rules(players=4, rounds=(2, 4, 7))
     batch = sim.run_games(rules, spec, seed=7, first_game=3, games=1, log_plays=True)

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from sim.cli import app
 from sim.config.errors import ConfigError
 from sim.runs.comparison import compare_tournaments, per_deal_means
-from sim.runs.statistics import Z_95
+from sim.stats.sums import Z_95
 from helpers import move_heuristic_default
 
 runner = CliRunner()
@@ -154,7 +154,7 @@ def simulated(out) -> str:
 
 
 def load_compare_by_round():
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "compare_by_round.py"
+    path = Path(__file__).resolve().parent.parent / "experiments" / "compare_by_round.py"
     spec = importlib.util.spec_from_file_location("compare_by_round", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -163,7 +163,7 @@ def load_compare_by_round():
 
 @pytest.mark.parametrize("pair", [("aggressive", "heuristic"), ("mirrored_b", "mirrored")])
 def test_the_split_by_round_adds_up_to_the_comparison(runs, pair):
-    """benchmarks/compare_by_round.py: a game's score is the sum of its round scores, so the
+    """experiments/compare_by_round.py: a game's score is the sum of its round scores, so the
     per-round mean differences add up to compare's difference, over the same deals."""
     table = load_compare_by_round().compared_rounds(*(Path(runs[name]) for name in pair))
     compared = compare_tournaments(runs[pair[0]], runs[pair[1]])

@@ -141,7 +141,7 @@ def test_readme_is_a_front_page():
     assert not re.search(r"\bload (average|about|under|[0-9])", readme), "no load averages"
 
 
-REPO_PATH = re.compile(r"`((?:kernels|sim|tests|benchmarks|examples|notebooks|results|docs)/[\w./-]*)`")
+REPO_PATH = re.compile(r"`((?:kernels|sim|tests|benchmarks|experiments|examples|notebooks|results|docs)/[\w./-]*)`")
 
 
 @pytest.mark.parametrize("page", [ROOT / "README.md", *pages()], ids=lambda page: page.relative_to(ROOT).as_posix())
@@ -156,6 +156,30 @@ def test_named_source_files_exist(page):
                       and not any(word in path for word in placeholders) and not (ROOT / path).exists()})
     assert not missing, f"{page.relative_to(ROOT)} names {missing}"
 
+
+
+SCRIPT_COMMAND = re.compile(r"python3? -m (benchmarks|experiments)\.(\w+)")
+SCRIPT_BY_PATH = re.compile(r"python3? (?:benchmarks|experiments)/\w+\.py")
+
+
+@pytest.mark.parametrize("page", [ROOT / "README.md", *pages()], ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_named_bench_and_experiment_commands_run(page):
+    """benchmarks/ and experiments/ are packages, their scripts run as modules from the
+    repository root (`python -m benchmarks.bench_engine`): a command a page names is one that
+    runs, by a module that exists."""
+    text = page.read_text(encoding="utf-8")
+    assert not SCRIPT_BY_PATH.findall(text), f"{page.relative_to(ROOT)}: run a script as python -m PACKAGE.NAME"
+    missing = sorted({f"{package}.{name}" for package, name in SCRIPT_COMMAND.findall(text)
+                      if name != "NAME" and not (ROOT / package / f"{name}.py").exists()})  # NAME: a placeholder
+    assert not missing, f"{page.relative_to(ROOT)} runs {missing}"
+
+
+def test_performance_names_benches_that_exist():
+    """docs/performance.md's command column names a bench by its module (`bench_engine
+    --games 200000`, run as python -m benchmarks.bench_engine)."""
+    named = set(re.findall(r"`(bench_\w+)", (DOCS / "performance.md").read_text(encoding="utf-8")))
+    assert named, "performance.md names no bench"
+    assert not sorted(name for name in named if not (ROOT / "benchmarks" / f"{name}.py").exists())
 
 
 @pytest.mark.parametrize("page", [*pages(), *notes()], ids=lambda page: page.relative_to(ROOT).as_posix())

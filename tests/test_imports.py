@@ -89,9 +89,9 @@ ENTRIES = {
     "vector_env": "from sim.env import VectorEnv; VectorEnv(num_envs=2, threads=1).reset()",
     "estimate": "from sim import estimate; estimate('AS KH 3C', players=3, trump='2D', samples=8, threads=1)",
     "seatings": (
-        "import numpy as np; from sim import Rules; from sim.runs.tournament import TournamentConfig, deal_rows; "
+        "import numpy as np; from sim import Rules; from sim.runs.tournament import TournamentConfig; "
         "config = TournamentConfig.build(Rules(players=3), 'random,heuristic,random', seed=1, deals=2, duplicate=False); "
-        "deal_rows(config, np.arange(2, dtype=np.int64))"
+        "config.deal_rows(np.arange(2, dtype=np.int64))"
     ),
 }
 # Counts the kernels numba has compiled or loaded from its cache when the engine starts.

@@ -34,7 +34,7 @@ def policies_for(spec, players):
 
 
 # The bid evidence of some finished earlier rounds (kernels.search.bid_evidence): log-likelihoods
-# per seat and bid model, unequal so that infer=3's shares differ from seat to seat.
+# per seat and bid model, unequal so that learn_bids's shares differ from seat to seat.
 EARLIER_EVIDENCE = -(np.arange(st.MAX_PLAYERS * st.N_BID_MODELS, dtype=float).reshape(st.MAX_PLAYERS, st.N_BID_MODELS) % 7)
 
 
@@ -42,7 +42,7 @@ def started_round(rules, policies, seed, game, r, dealer, totals=None):
     """A table after deal and trump (the engine's own steps), with the round's DECISIONS stream."""
     storage, seats = new_table(rules.to_record()[0])
     table = storage[0]
-    storage["bid_evidence"][0] = EARLIER_EVIDENCE  # public: what earlier rounds showed (pimc:infer=3 reads it)
+    storage["bid_evidence"][0] = EARLIER_EVIDENCE  # public: what earlier rounds showed (pimc's learn_bids reads it)
     if totals is not None:
         storage["totals"][0][: rules.players] = totals
     R.begin_round(table, seats, r, dealer)
@@ -168,18 +168,19 @@ def test_heuristic_draws_no_random_numbers():
 # (policy at seat 0 and at every other seat, players). With inference the others play the
 # heuristic: mc and pimc model only heuristic seats' bids. mc_from=0: pimc in every round (its
 # default plays the rounds of 7 cards on as mc, as the spec with mc_from=3 does from 3).
+UNIFORM_OFF = "uniform_when_all_dealt=0,uniform_when_most_dealt=0"  # inference in every round too
 SAMPLING_POLICIES = [
     ("mc:samples=3,play_samples=2,infer=0", 3),
     ("mc:samples=3,play_samples=2,infer=1", 4),
-    ("pimc:samples=2,play_samples=2,infer=0,depth=2,playout=1,bidding=0,mc_from=0", 3),
-    ("pimc:samples=2,play_samples=2,infer=2,depth=3,mc_from=0", 4),  # infer=1's table model, read robustly
-    ("pimc:samples=2,play_samples=2,infer=3,depth=2,mc_from=0", 4),  # infer=2 weighed by earlier rounds' evidence
-    ("pimc:samples=4,play_samples=4,infer=4,depth=2,mc_from=0", 4),  # infer=3, uniform deals when too few are effective
-    ("pimc:samples=4,play_samples=4,infer=5,depth=2,mc_from=0", 4),  # infer=4, uniform deals where every card is dealt
-    ("pimc:samples=4,play_samples=4,infer=6,depth=2,mc_from=0", 4),  # infer=5, uniform deals where 80% are dealt
-    ("pimc:samples=2,play_samples=2,infer=6,mc_from=3,mc_samples=2,mc_play_samples=3", 4),  # mc's rounds from 3 cards
-    ("pimc:samples=2,play_samples=2,mc_samples=2,mc_play_samples=3", 4),  # the defaults (infer=6, mc from 7 cards)
-    ("pimc:samples=2,play_samples=2,infer=0,depth=1,playout=1,mc_from=0", 5),
+    ("pimc:samples=2,play_samples=2,posterior=0,depth=2,playout=1,bidding=0,mc_from=0", 3),
+    (f"pimc:samples=2,play_samples=2,learn_bids=0,ess_fallback=0,{UNIFORM_OFF},depth=3,mc_from=0", 4),  # robust
+    (f"pimc:samples=2,play_samples=2,ess_fallback=0,{UNIFORM_OFF},depth=2,mc_from=0", 4),  # and learn_bids
+    (f"pimc:samples=4,play_samples=4,{UNIFORM_OFF},depth=2,mc_from=0", 4),  # and ess_fallback
+    ("pimc:samples=4,play_samples=4,uniform_when_most_dealt=0,depth=2,mc_from=0", 4),  # and uniform_when_all_dealt
+    ("pimc:samples=4,play_samples=4,depth=2,mc_from=0", 4),  # every switch: and uniform_when_most_dealt
+    ("pimc:samples=2,play_samples=2,mc_from=3,mc_samples=2,mc_play_samples=3", 4),  # mc's rounds from 3 cards
+    ("pimc:samples=2,play_samples=2,mc_samples=2,mc_play_samples=3", 4),  # the defaults (mc from 7 cards)
+    ("pimc:samples=2,play_samples=2,posterior=0,depth=1,playout=1,mc_from=0", 5),
 ]
 
 
@@ -203,7 +204,7 @@ def test_sampling_policy_decisions_unchanged_when_other_seats_change(spec, playe
     its own hand does change some answers. The rounds include the last, which deals every card
     (no trump card is turned up and no card is left unseen but the others' hands)."""
     rules = sim.Rules(players=players, bidding=bidding)
-    others = "" if "infer=0" in spec else ",heuristic" * (players - 1)
+    others = "" if "infer=0" in spec or "posterior=0" in spec else ",heuristic" * (players - 1)
     policies = policies_for(spec + others, players)
     rng = np.random.default_rng(players)
     checked = changed_by_own_hand = 0

@@ -1,6 +1,6 @@
 """The package layout of issues #13 and #36: `sim` is layered and its modules import only downward
 (command line -> server -> analysis -> drivers -> OpenSpiel -> environments -> runs -> storage ->
-engine -> configuration -> kernels), with no cycles.
+engine -> statistics -> configuration -> kernels), with no cycles.
 
 Imports are read from the source with `ast`, including those inside functions, so an import
 deferred to run time (to save start-up time, or to hide a cycle) counts like any other."""
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # `sim` itself (sim/__init__.py) is the public API: it gathers from every layer, and no module
 # of the package imports it.
 LAYERS = (
-    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.learn", "sim.drivers", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.config", "kernels",
+    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.learn", "sim.drivers", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.stats", "sim.config", "kernels",
 )  # fmt: skip
 
 
@@ -278,3 +278,68 @@ def test_each_thing_has_its_own_name():
     assert not [name for name in MODULES if name.rpartition(".")[2] == "python_seats"]
     assert {"kernels.bot_pool", "sim.runs.bot_games", "sim.engine.seating"} <= set(MODULES)
     assert "def python_seats(" not in MODULES["sim.config.policies"].read_text()
+
+
+# What a folder may import beyond itself, for the folders whose table row in
+# docs/architecture.md ("Folders") is narrower than the layers above allow.
+FOLDER_IMPORTS = {
+    # statistics compute from additive sums: no run machinery, storage, engine or kernels
+    "sim.stats": ("sim.config.errors",),
+}
+
+
+@pytest.mark.parametrize("folder", sorted(FOLDER_IMPORTS))
+def test_folders_import_only_what_their_row_allows(folder):
+    allowed = (folder, *FOLDER_IMPORTS[folder])
+    inside = [name for name in MODULES if name == folder or name.startswith(folder + ".")]
+    assert inside, f"{folder} holds no module"
+    outside = sorted(
+        f"{name} -> {target}" for name in inside for target in GRAPH[name]
+        if not any(target == prefix or target.startswith(prefix + ".") for prefix in allowed)
+    )
+    assert not outside, f"{folder} may import only {allowed}: {outside}"
+
+
+# The script folders (docs/architecture.md, "Folders"): packages run as `python -m FOLDER.NAME`
+# from the repository root, which import the project and the folders named here, never tests/,
+# and never edit sys.path to reach them.
+SCRIPT_FOLDERS = {
+    "benchmarks": ("sim", "kernels", "benchmarks"),
+    "experiments": ("sim", "kernels", "benchmarks", "experiments"),
+}
+PROJECT_NAMES = {"sim", "kernels", "benchmarks", "experiments", "tests", "examples", "results", "notebooks"}
+TEST_MODULES = {path.stem for path in (ROOT / "tests").glob("*.py")} | {"bots"}
+SCRIPTS = sorted(path for folder in SCRIPT_FOLDERS for path in (ROOT / folder).glob("*.py"))
+
+
+def top_level_imports(path: Path) -> set[str]:
+    """The first name of every absolute import in the file, anywhere in its source."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
+
+
+def edits_sys_path(path: Path) -> bool:
+    """Whether the file touches sys.path (sys.path.insert(...), sys.path = ...)."""
+    return any(
+        isinstance(node, ast.Attribute) and node.attr == "path" and isinstance(node.value, ast.Name) and node.value.id == "sys"
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+    )
+
+
+def test_the_script_folders_are_packages():
+    assert all((ROOT / folder / "__init__.py").exists() for folder in SCRIPT_FOLDERS)
+    assert len(SCRIPTS) > 20  # the walk found the scripts
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda path: path.relative_to(ROOT).as_posix())
+def test_scripts_import_the_project_and_no_tests(path):
+    folder = path.parent.name
+    project = top_level_imports(path) & (PROJECT_NAMES | TEST_MODULES)
+    outside = sorted(project - set(SCRIPT_FOLDERS[folder]))
+    assert not outside, f"{path.relative_to(ROOT)} may import only {SCRIPT_FOLDERS[folder]}, imports {outside}"
+    assert not edits_sys_path(path), f"{path.relative_to(ROOT)} edits sys.path: run it as python -m {folder}.{path.stem}"

@@ -21,10 +21,10 @@ from helpers import invoke, one_line
 
 import sim.storage.parts
 from sim.config.rules import Rules
-from sim.runs.design import design_balance, league_design
 from sim.runs.league import LeagueConfig, league
-from sim.runs.ratings import RatingSums, deal_stats
 from sim.runs.tournament import TournamentConfig, tournament
+from sim.stats.design import design_balance, league_design
+from sim.stats.ratings import RatingSums, deal_stats
 
 Z_95 = 1.959963984540054
 POLICIES = "heuristic,random,heuristic:aggression=1.3,heuristic:crowding=0.5,heuristic:side_timing=4"

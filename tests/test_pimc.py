@@ -20,7 +20,7 @@ from sim.config.policies import parse_policy
 # pimc at its defaults (inference, rounds of 7 cards on played as mc) with few samples.
 FAST_PIMC = "pimc:samples=2,play_samples=2,mc_samples=2,mc_play_samples=2"
 # Before wizard-sim 0.2's defaults: no inference, no round played as mc.
-FORMER = "infer=0,mc_from=0"
+FORMER = "posterior=0,mc_from=0"
 
 
 @pytest.mark.slow
@@ -33,7 +33,8 @@ def test_pimc_games_satisfy_the_invariants(players, variant):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("spec", [f"{FAST_PIMC},bidding=0,depth=1", f"{FAST_PIMC},playout=1,infer=1,bidding=2"])
+@pytest.mark.parametrize("spec", [f"{FAST_PIMC},bidding=0,depth=1",
+                                  f"{FAST_PIMC},playout=1,uniform_when_most_dealt=0,bidding=2"])
 def test_pimc_settings_satisfy_the_invariants_under_delayed_bidding(monkeypatch, spec):
     """Delayed bidding (bids hidden during play, estimated), mc's rollout bidding, the face-up
     playout and inference, through the same harness."""
@@ -69,11 +70,32 @@ def test_pimc_parameters_parse_with_defaults_and_ranges():
     assert policy.label == "pimc:depth=2" and parse_policy("pimc").label == "pimc"
     for bad in ("pimc:depth=0", f"pimc:depth={pimc.MAX_DEPTH + 1}", f"pimc:play_samples={pimc.MAX_PLAY_SAMPLES + 1}",
                 f"pimc:samples={pimc.MAX_SAMPLES + 1}",
-                "pimc:samples=1.5", "pimc:infer=7", "pimc:bidding=3", "pimc:playout=-1", "pimc:playout=3",
+                "pimc:samples=1.5", "pimc:robust=2", "pimc:posterior=0.5", "pimc:bidding=3", "pimc:playout=-1",
+                "pimc:playout=3",
                 "pimc:mc_from=-1", f"pimc:mc_from={st.MAX_ROUND_SIZE + 1}", "pimc:mc_from=2.5",
                 f"pimc:mc_play_samples={mc.MAX_SAMPLES + 1}", "pimc:mc_samples=-1"):  # fmt: skip
         with pytest.raises(ConfigError):
             parse_policy(bad)
+
+
+@pytest.mark.parametrize("level, now", [
+    (0, "pimc:play_samples=96,posterior=0,mc_from=0"),
+    (1, "pimc:play_samples=96,robust=0,learn_bids=0,ess_fallback=0,uniform_when_all_dealt=0,uniform_when_most_dealt=0,"
+        "mc_from=0"),
+    (3, "pimc:play_samples=96,ess_fallback=0,uniform_when_all_dealt=0,uniform_when_most_dealt=0,mc_from=0"),
+    (5, "pimc:play_samples=96,uniform_when_most_dealt=0,mc_from=0"),
+    (6, "pimc:play_samples=96,mc_from=0"),
+])  # fmt: skip
+def test_a_retired_infer_level_is_refused_with_its_switches(level, now):
+    """`infer` (0-6, each level the one before plus a rule) is refused in one line that names the
+    label of the same player: each rule up to the level on, the rest off (pimc.former_infer)."""
+    with pytest.raises(ConfigError) as refused:
+        parse_policy(f"pimc:play_samples=96,infer={level},mc_from=0")
+    assert str(refused.value) == (f"policy pimc no longer has the parameter infer (docs/pimc.md): "
+                                  f"pimc:play_samples=96,infer={level},mc_from=0 is now {now}")  # fmt: skip
+    assert parse_policy(now).label == now
+    with pytest.raises(ConfigError, match="infer=7 was never one of its values"):
+        parse_policy("pimc:infer=7")
 
 
 MIXED = f"{FAST_PIMC},heuristic,mc:samples=2,play_samples=2,pimc:samples=1,play_samples=3,depth=2,playout=1"
@@ -121,25 +143,25 @@ def test_pimc_tournament_on_the_command_line(tmp_path):
     assert FAST_PIMC in json.dumps(summary)
 
 
-def test_infer_4_takes_a_decision_again_on_uniform_deals_when_too_few_samples_are_effective():
+def test_ess_fallback_takes_a_decision_again_on_uniform_deals_when_too_few_samples_are_effective():
     """mc.too_few_effective's rule (Kish's effective sample size against ESS_FLOOR of the
-    samples); infer=4 falls back at some decisions of large rounds (not infer=3's games), and
-    its games do not depend on the threads."""
+    samples); ess_fallback falls back at some decisions of large rounds (not the games without
+    it), and its games do not depend on the threads."""
     from kernels.search import mc
 
     assert mc.too_few_effective(0.0, 0.0, 16, pimc.ESS_FLOOR)  # every sample given up
-    assert not mc.too_few_effective(0.0, 0.0, 16, 0.0)  # floor 0: never (mc, infer 1-3)
+    assert not mc.too_few_effective(0.0, 0.0, 16, 0.0)  # floor 0: never (mc, pimc without ess_fallback)
     assert mc.too_few_effective(2.0, 4.0, 16, pimc.ESS_FLOOR)  # one sample of weight 2: 1 effective
     assert mc.too_few_effective(4.0, 10.0, 16, pimc.ESS_FLOOR)  # weights 1 and 3: 1.6 effective
     assert not mc.too_few_effective(16.0, 16.0, 16, pimc.ESS_FLOOR)  # equal weights: 16
     assert not mc.too_few_effective(8.0, 8.0, 16, pimc.ESS_FLOOR)  # 8 of 16 kept, equal: 8, not fewer
     rules = sim.Rules(players=4, rounds=(12, 15))
     others = "heuristic,heuristic,random"
-    fallback = f"{inferring(4)},{others}"
+    fallback = f"{inferring(uniform_when_all_dealt=0, uniform_when_most_dealt=0)},{others}"
     games = sim.run_games(rules, fallback, seed=5, games=6, threads=1, log_plays=True)
     assert_same_games(games, sim.run_games(rules, fallback, seed=5, games=6, threads=2, log_plays=True))
-    learned = sim.run_games(rules, f"{inferring(3)},{others}", seed=5, games=6,
-                            log_plays=True)  # fmt: skip
+    without = inferring(ess_fallback=0, uniform_when_all_dealt=0, uniform_when_most_dealt=0)
+    learned = sim.run_games(rules, f"{without},{others}", seed=5, games=6, log_plays=True)
     assert not np.array_equal(games.plays, learned.plays)
 
 
@@ -163,25 +185,32 @@ def assert_rounds_play_as(players, first, policy, below, at):
         assert not np.array_equal(played.plays[:, plays], other.plays[:, plays]), "vacuous"
 
 
-def inferring(level):
-    """pimc with inference `level` in every round (none played as mc)."""
-    return f"pimc:samples=8,play_samples=24,infer={level},mc_from=0"
+def inferring(**switches: int) -> str:
+    """pimc in every round (none played as mc), its inference switches at their defaults (every
+    one on) except `switches`."""
+    return "pimc:samples=8,play_samples=24,mc_from=0" + "".join(f",{name}={value}" for name, value in switches.items())
 
 
-def test_infer_5_is_infer_4_except_in_a_round_dealing_every_card():
-    """infer=5 plays a round with cards left undealt exactly as infer=4, and a round dealing
-    every card exactly as infer=0 (uniform deals): the same bids, cards and tricks.
-    tests/test_information.py checks what infer=5 reads, the last round included."""
-    assert_rounds_play_as(4, 14, inferring(5), below=inferring(4), at=inferring(0))
+NO_UNIFORM_ROUNDS = {"uniform_when_all_dealt": 0, "uniform_when_most_dealt": 0}
+
+
+def test_uniform_when_all_dealt_plays_a_round_dealing_every_card_on_uniform_deals():
+    """uniform_when_all_dealt plays a round with cards left undealt exactly as without it, and a
+    round dealing every card exactly as posterior=0 (uniform deals): the same bids, cards and
+    tricks. tests/test_information.py checks what it reads, the last round included."""
+    assert_rounds_play_as(4, 14, inferring(uniform_when_most_dealt=0), below=inferring(**NO_UNIFORM_ROUNDS),
+                          at=inferring(posterior=0))  # fmt: skip
 
 
 @pytest.mark.parametrize("players, last_inferred", [(4, 11), (3, 15), (6, 7)])
-def test_infer_6_is_infer_5_except_where_most_cards_are_dealt(players, last_inferred):
-    """infer=6 plays a round dealing less than MOST_DEALT_SHARE of the deck exactly as infer=5
-    (4 players: rounds 1-11), and one dealing at least that share (rounds 12-15) exactly as
-    infer=0 (uniform deals). tests/test_information.py checks what infer=6 reads."""
+def test_uniform_when_most_dealt_plays_the_rounds_dealing_most_cards_on_uniform_deals(players, last_inferred):
+    """uniform_when_most_dealt, without uniform_when_all_dealt, plays a round dealing less than
+    MOST_DEALT_SHARE of the deck exactly as without it (4 players: rounds 1-11), and one dealing
+    at least that share (rounds 12-15, the one dealing every card among them) exactly as
+    posterior=0 (uniform deals). tests/test_information.py checks what it reads."""
     assert players * last_inferred < pimc.MOST_DEALT_SHARE * N_CARDS <= players * (last_inferred + 1)
-    assert_rounds_play_as(players, last_inferred, inferring(6), below=inferring(5), at=inferring(0))
+    assert_rounds_play_as(players, last_inferred, inferring(uniform_when_all_dealt=0),
+                          below=inferring(**NO_UNIFORM_ROUNDS), at=inferring(posterior=0))  # fmt: skip
 
 
 @pytest.mark.parametrize("players, mc_from", [(4, 7), (3, 12), (6, 4)])
@@ -189,8 +218,8 @@ def test_mc_from_plays_the_rounds_of_that_size_on_as_mc(players, mc_from):
     """pimc:mc_from=K plays a round smaller than K exactly as pimc, with its inference, and a
     round of K cards or more exactly as mc with mc_samples and mc_play_samples and no
     inference: the same bids, cards and tricks as an mc seat there."""
-    seat_0 = f"pimc:samples=8,play_samples=24,infer=6,mc_from={mc_from},mc_samples=6,mc_play_samples=12"
-    assert_rounds_play_as(players, mc_from - 1, seat_0, below=inferring(6), at="mc:samples=6,play_samples=12")
+    seat_0 = f"pimc:samples=8,play_samples=24,mc_from={mc_from},mc_samples=6,mc_play_samples=12"
+    assert_rounds_play_as(players, mc_from - 1, seat_0, below=inferring(), at="mc:samples=6,play_samples=12")
 
 
 def test_mc_from_1_is_mc_in_every_round():

@@ -24,7 +24,7 @@ from sim.runs.games import run_games
 from sim import env
 from sim.runs import bot_games
 from sim.runs.bot_games import finished_rows, pipeline_parts
-from sim.runs.tournament import TournamentConfig, play_chunk
+from sim.runs.tournament import TournamentConfig
 from sim.storage import read_run
 
 ARRAYS = ("rounds", "seats", "games", "plays")
@@ -62,7 +62,8 @@ DELEGATING = {
         (3, "open", "leader", ["heuristic", "random", "heuristic:aggression=1.1"]),
         (4, "open", "leader", ["mc:samples=2,play_samples=2", "heuristic", "random", "heuristic"]),
         # pimc learning from finished rounds: the pool's stepped games keep its evidence as the batch does
-        (4, "open", "allowed", ["heuristic", "pimc:samples=2,play_samples=2,infer=3,mc_from=0", "random", "heuristic"]),
+        (4, "open", "allowed", ["heuristic", "pimc:samples=2,play_samples=2,ess_fallback=0,uniform_when_all_dealt=0,"
+                                "uniform_when_most_dealt=0,mc_from=0", "random", "heuristic"]),
     ],
 )
 def test_a_delegating_bot_plays_its_fallbacks_games(players, bidding, even_bids, seated):
@@ -91,8 +92,8 @@ def test_tournament_chunks_with_a_delegating_bot(duplicate):
     with_bot = ["python_bots:DelegatingHeuristic", "random", "python_bots:DelegatingAggressive", "random"]
     built_in = TournamentConfig.build(rules, listed, seed=8, deals=7, duplicate=duplicate, log_plays=True)
     with_bots = TournamentConfig.build(rules, with_bot, seed=8, deals=7, duplicate=duplicate, log_plays=True)
-    expected = play_chunk(built_in, 3, 4)
-    played = play_chunk(with_bots, 3, 4, batch=5)
+    expected = built_in.compute_chunk(3, 4)
+    played = with_bots.compute_chunk(3, 4, batch=5)
     assert_same_games(played, expected)
     for name in ("game_ids", "seating", "deal_ids", "rotations"):
         assert (getattr(played, name) == getattr(expected, name)).all(), name
@@ -254,6 +255,7 @@ def test_a_failing_bot_is_one_line_naming_it(tmp_path, policy, words):
         ("python_bots:BadParameters", ["python_bots:BadParameters.PARAMETERS must be ((name, default), ...)"]),
         ("python_bots:BadFallback", ["python_bots:BadFallback.FALLBACK: unknown policy 'no_such_policy'"]),
         ("python_bots:instance_with_parameters", ["has PARAMETERS but is an instance"]),
+        ("python_bots:TooManyParameters", ["python_bots:TooManyParameters has 25 parameters; at most 24"]),
         ("python_bots:WithParameters:speed=2", ["has no parameter 'speed=2'"]),
         ("python_bots:WithParameters:margin=2", ["policy parameter margin must be a finite number in [0, 1], got 2"]),
         ("no_such_module:Bot", ["cannot import policy module 'no_such_module'"]),
@@ -266,6 +268,20 @@ def test_a_malformed_bot_is_bad_input(tmp_path, policy, words):
     result = invoke("simulate", "--games", 5, "--players", 3, "--policy", policy, "--out", tmp_path / "run", "--quiet")
     one_line(result, 2, *words)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_parameter_row_holds_every_built_in_policy():
+    """kernels.records.MAX_PARAMS holds the parameters of every built-in policy, with room; a
+    built-in declaring more stops the registry with one line (bots: the case above)."""
+    import types
+
+    from kernels.records import MAX_PARAMS
+    from sim.config.policies import REGISTRY, _built_in_kind
+
+    assert MAX_PARAMS == 24 and max(len(kind.parameters) for kind in REGISTRY.values()) <= MAX_PARAMS
+    wide = types.SimpleNamespace(NAME="wide", SUMMARY="", PARAMETERS=tuple((f"p{k}", 0.0) for k in range(25)))
+    with pytest.raises(ImportError, match=r"^policy wide has 25 parameters; a row holds at most 24 \(kernels"):
+        _built_in_kind(9, wide)
 
 
 def test_a_module_that_fails_to_import_is_one_line_naming_it(tmp_path):

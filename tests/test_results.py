@@ -38,8 +38,11 @@ def test_regenerate_quick(tmp_path):
     learned = json.loads((tmp_path / "learned_inference.json").read_text())
     # The pimc tables were played by wizard-sim 0.1: its settings by today's labels (pimc's
     # defaults moved in 0.2, docs/pimc.md "Defaults"); pimc at today's defaults is `pimc`.
-    former = "pimc:play_samples=96,infer=0,mc_from=0"
-    infer = {level: f"pimc:play_samples=96,infer={level},mc_from=0" for level in (3, 4, 5)}
+    # pimc's former infer levels are spelled as their switches (docs/pimc.md, "Inference switches").
+    former = "pimc:play_samples=96,posterior=0,mc_from=0"
+    infer = {3: "pimc:play_samples=96,ess_fallback=0,uniform_when_all_dealt=0,uniform_when_most_dealt=0,mc_from=0",
+             4: "pimc:play_samples=96,uniform_when_all_dealt=0,uniform_when_most_dealt=0,mc_from=0",
+             5: "pimc:play_samples=96,uniform_when_most_dealt=0,mc_from=0"}
     infer_6, infer_6_64 = "pimc:play_samples=96,mc_from=0", "pimc:mc_from=0"
     assert [(c["policy_a"], c["policy_b"]) for c in learned["comparisons"]] == (
         [(infer[3], former)] * 4 + [(infer[4], former)] * 3 + [(infer[4], infer[3])] * 3

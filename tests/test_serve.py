@@ -13,7 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
-from serving import running_server
+from benchmarks.serving import running_server
 from sim.analysis.estimate import EstimateRequest
 from sim.cli import app as cli
 from sim.serve import jobs as serve_jobs

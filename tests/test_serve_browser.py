@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from serving import running_server
+from benchmarks.serving import running_server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

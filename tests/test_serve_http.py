@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from serving import free_port
+from benchmarks.serving import free_port
 from sim.serve import http
 
 

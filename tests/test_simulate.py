@@ -24,6 +24,7 @@ from sim.config.errors import ConfigError
 from sim.runs.executors import ChunkJob, resume
 from sim.runs.simulation import SimulationConfig
 from sim.storage import read_config, read_run
+from sim.storage.record import fingerprint
 from sim.runs.games import run_games
 from sim.config.rules import Rules
 from sim.runs.tables import games_table, rounds_table
@@ -349,6 +350,39 @@ def test_a_run_is_not_resumed_or_computed_with_other_defaults(tmp_path, monkeypa
     assert verified.exit_code == 0 and "complete and sound" in verified.stdout, verified.output
     assert "policy heuristic has other defaults in this wizard-sim (aggression 1.0 then, 1.1 now)" in verified.stdout
     assert "heuristic:aggression=1.2 has" not in verified.stdout and "random has" not in verified.stdout
+
+
+def test_a_run_recorded_with_pimcs_former_parameters_is_not_resumed(tmp_path):
+    """pimc's `infer` levels became named switches (docs/pimc.md): a run whose run.json records
+    its pimc label with the former parameters refuses --resume in one line, and so does a run
+    whose label names infer, with the label that now plays as it."""
+    from kernels.search import pimc
+
+    out = tmp_path / "run"
+    label = "pimc:samples=0,play_samples=0"  # the heuristic's bids and cards: cheap games
+    assert simulate("--players", "3", "--games", "4", "--rounds", "1-2", "--policy", f"{label},heuristic,random",
+                    "--seed", "3", "--out", str(out), "-q").exit_code == 0  # fmt: skip
+    record = json.loads((out / "run.json").read_text())
+    now = record["policy_parameters"][label]
+    former = {name: value for name, value in now.items() if name not in pimc.SWITCHES} | {"infer": 6.0}
+    recorded = {**record["policy_parameters"], label: former}
+    (out / "run.json").write_text(json.dumps({**record, "policy_parameters": recorded}))
+    refused = simulate("--resume", "--out", str(out))
+    assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    said = f"its policy {label} was started with other parameters (infer 6.0 then, 'absent' now, posterior"
+    assert said in refused.stderr, refused.stderr
+    assert "its parameters have changed since" in refused.stderr
+    verified = runner.invoke(app, ["verify", str(out)])
+    assert f"policy {label} has other parameters in this wizard-sim (infer 6.0 then" in verified.stdout, verified.output
+    old_label = f"{label},infer=3"  # as the former wizard-sim recorded it, fingerprint and all
+    record["config"]["policies"][0] = old_label
+    record["policy_parameters"] = {old_label: former, **record["policy_parameters"]}
+    record["fingerprint"] = fingerprint(record["command"], record["config"])
+    (out / "run.json").write_text(json.dumps(record))
+    refused = simulate("--resume", "--out", str(out))
+    assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert (f"policy pimc no longer has the parameter infer (docs/pimc.md): {old_label} is now "
+            f"{label},ess_fallback=0,uniform_when_all_dealt=0,uniform_when_most_dealt=0") in refused.stderr  # fmt: skip
 
 
 def test_a_run_from_before_the_parameter_record_still_resumes(tmp_path):

@@ -168,12 +168,12 @@ def test_a_relabelled_position_is_a_transposition_hit(players, tricks_left):
 
 # pimc's games at main c422028 (before the solver's bounds, shallow pruning and normalised
 # table): the solver's exact speed-ups must not move one card, bid or score. Its defaults then
-# (wizard-sim 0.1) spelled out: play_samples=96, infer=0, mc_from=0.
+# (wizard-sim 0.1) spelled out: play_samples=96, posterior=0, mc_from=0.
 PIMC_PINNED = [
-    pytest.param(dict(players=4), "pimc:play_samples=96,infer=0,mc_from=0,heuristic,heuristic,random", 6,
+    pytest.param(dict(players=4), "pimc:play_samples=96,posterior=0,mc_from=0,heuristic,heuristic,random", 6,
                  "920ec8f20c762a5cf857862bcd3cfaa7", marks=pytest.mark.slow),
-    (dict(players=3), "pimc:samples=4,play_samples=16,infer=0,mc_from=0,mc:samples=2,play_samples=2,"
-     "pimc:samples=4,play_samples=8,infer=0,depth=2,mc_from=0", 4,
+    (dict(players=3), "pimc:samples=4,play_samples=16,posterior=0,mc_from=0,mc:samples=2,play_samples=2,"
+     "pimc:samples=4,play_samples=8,posterior=0,depth=2,mc_from=0", 4,
      "b87b68d15f686e8981023cec4dc6e5df"),
 ]
 

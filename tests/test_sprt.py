@@ -16,11 +16,12 @@ from helpers import invoke, one_line
 
 from sim.config.errors import ConfigError
 from sim.config.rules import Rules
-from sim.runs.design import league_design
 from sim.runs.league import LeagueConfig, league, resume_league
-from sim.runs.ratings import RatingSums, deal_stats
-from sim.runs.sprt import MIN_DEALS, SequentialTest, Sprt
-from sim.runs.tournament import PairSums, TournamentConfig, resume_tournament, tournament
+from sim.runs.tournament import TournamentConfig, resume_tournament, tournament
+from sim.stats.design import league_design
+from sim.stats.pairs import PairSums
+from sim.stats.ratings import RatingSums, deal_stats
+from sim.stats.sprt import MIN_DEALS, SequentialTest, Sprt
 
 
 def read(out: Path, table: str) -> pd.DataFrame:

@@ -17,8 +17,8 @@ from sim.cli.progress import GameProgress
 from sim.config.rules import Rules
 from sim.runs.games import run_games
 from sim.runs.tables import rounds_table
-from sim.runs.deals import mirror_balances, rotation_slots
-from sim.runs.tournament import TournamentConfig, deal_rows
+from sim.runs.table_engine import mirror_balances, rotation_slots
+from sim.runs.tournament import TournamentConfig
 from sim.runs.tournament import tournament as run_tournament
 
 runner = CliRunner()
@@ -255,14 +255,15 @@ def test_mirror_swaps_two_policies_listed_next_to_each_other():
     with A and B swapped: two identical players listed next to each other then see exactly the
     same games, so the seating no longer favours either."""
     config = TournamentConfig.build(Rules(players=4), "heuristic,random,mc,mc", seed=1, deals=2, mirrored=True)
-    seatings = deal_rows(config, np.array([0]))
+    seatings = config.deal_rows(np.array([0]))
     assert seatings.seatings.shape == (8, 4)
     labels = np.array(["A", "B", "H", "H"])  # the listed positions; the two H seats play alike
     rows = {tuple(row) for row in labels[seatings.seatings].tolist()}
     swap = {"A": "B", "B": "A", "H": "H"}
     assert all(tuple(swap[label] for label in row) in rows for row in rows)
-    plain = deal_rows(TournamentConfig.build(Rules(players=4), "heuristic,random,mc,mc", seed=1, deals=2, mirrored=False),
-                      np.array([0]))  # fmt: skip
+    plain = TournamentConfig.build(Rules(players=4), "heuristic,random,mc,mc", seed=1, deals=2, mirrored=False).deal_rows(
+        np.array([0])
+    )
     plain_rows = {tuple(row) for row in labels[plain.seatings].tolist()}
     assert not any(tuple(swap[label] for label in row) in plain_rows for row in plain_rows)
 

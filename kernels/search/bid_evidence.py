@@ -17,9 +17,9 @@ seating is public, and so is everything read here, so every seat may read the ev
 
 `model_shares` turns a seat's evidence into the posterior probability of each model (from
 PRIOR) and so into the per-seat uniform share (the posterior's floor), wide share and wide
-spread (the likeliest of WIDE_SPREADS) of the robust likelihood that `pimc:infer=3` samples
+spread (the likeliest of WIDE_SPREADS) of the robust likelihood that pimc with `learn_bids` samples
 deals with: Bayesian model averaging per seat, the wide models' spread by its most probable
-value. Before any round has finished, the shares are exactly those of `infer=2`.
+value. Before any round has finished, the shares are exactly those of `robust` alone.
 """
 import numpy as np
 from numba import njit
@@ -34,16 +34,16 @@ from kernels.search.posterior import wide_likelihood
 BID_MODEL_UNIFORM = 0
 BID_MODEL_EXACT = 1
 BID_MODEL_WIDE = 2  # the first of the wide models, one per spread
-# Tricks of spread of the wide models: infer=2's (set a priori, docs/pimc.md), then wider ones
+# Tricks of spread of the wide models: robust's (set a priori, docs/pimc.md), then wider ones
 # for seats whose bids stray further from the heuristic's estimate (mc's own spread around it
 # grows from 0.5 tricks in 1-3 card rounds to 1.3 in 9-15).
 WIDE_SPREADS = np.array([0.6, 1.2, 2.4])
 assert N_BID_MODELS == BID_MODEL_WIDE + WIDE_SPREADS.shape[0]
 
 # Before any evidence: 10% uniform (mc's floor of random bids), the rest split evenly between
-# the exact model and the wide ones, most on infer=2's spread, so that the shares are infer=2's
+# the exact model and the wide ones, most on robust's spread, so that the shares are robust's
 # (ROBUST_WIDE 0.5, ROBUST_WIDE_SPREAD 0.6).
-PRIOR = np.array([0.1, 0.45, 0.25, 0.125, 0.075])  # each exact enough for infer=2's shares to the bit
+PRIOR = np.array([0.1, 0.45, 0.25, 0.125, 0.075])  # each exact enough for robust's shares to the bit
 # The least likelihood a bid is scored with: the exact model gives 0 to any other bid, and a
 # log of 0 would make the evidence of the other models meaningless (nan). A seat that once
 # bids off the heuristic's bid keeps about this much belief in the exact model per such bid.
@@ -138,7 +138,7 @@ def model_shares(table, seat):
         largest = max(largest, table.bid_evidence[seat, model])
     weights = np.zeros(N_BID_MODELS)
     for model in range(N_BID_MODELS):
-        # Without evidence (every entry 0) the weights are PRIOR exactly: infer=2's shares.
+        # Without evidence (every entry 0) the weights are PRIOR exactly: robust's shares.
         weights[model] = PRIOR[model] * np.exp(table.bid_evidence[seat, model] - largest)
     wide = 0.0
     likeliest = BID_MODEL_WIDE

@@ -89,7 +89,7 @@ DECISION_DTYPE = np.dtype(
         ("fixed_bids", np.int64, (MAX_PLAYERS,)),  # bids a rollout imposes (NO_BID: heuristic)
         ("totals", np.float64, (N_CARDS,)),  # summed weighted rollout scores per bid or per card
         # With inference: when the samples' effective number (sampled_choice) is below this
-        # share of them, the decision is taken again on uniform deals (0: never; pimc infer=4 to 6).
+        # share of them, the decision is taken again on uniform deals (0: never; pimc: ess_fallback).
         ("ess_floor", np.float64),
         ("inferring", np.uint8),  # whether this decision deals from the posterior (start_sampling)
         ("model", MODEL_DTYPE),  # with inference: the opponents, as the posterior sees them

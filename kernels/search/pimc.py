@@ -7,14 +7,12 @@ playout that reads the sampled hands (kernels.search.faceup, or the heuristic). 
 `mc`'s rollouts (heuristic play, expected score) or the same face-up evaluation, by the
 `bidding` parameter.
 
-It reads only its own seat record (hand, bid) and the public table: the deals are mc's
-(uniform given the voids shown, or with `infer=1` from the posterior given the bids and
-trump choice of the seats playing the heuristic; `infer=2` reads every seat's bid robustly,
-`infer=3` as robustly with each seat's bid model weighed by the table's public evidence of
-the game's finished rounds, kernels.search.bid_evidence; `infer=4` as infer=3, on uniform
-deals where the weighted ones are too few in effect; `infer=5` as infer=4, on uniform deals
-in a round that deals every card; `infer=6` also in one that deals most of the deck), bids
-the mode hides are mc's estimates.
+It reads only its own seat record (hand, bid) and the public table: the deals are mc's,
+uniform given the voids shown or, with `posterior`, from the posterior given the bids and trump
+choice shown; the switches `robust`, `learn_bids`, `ess_fallback`, `uniform_when_all_dealt` and
+`uniform_when_most_dealt` each change one rule of that posterior (docs/pimc.md, "Inference
+switches"; learn_bids reads the table's public evidence of the game's finished rounds,
+kernels.search.bid_evidence). Bids the mode hides are mc's estimates.
 Its random numbers all come from the generator it is given (the round's DECISIONS stream).
 """
 from typing import NamedTuple
@@ -35,22 +33,50 @@ from kernels.rules import cards_dealt, every_card_dealt, round_score
 from kernels.search import solver
 
 # Parameter vector layout. The first four are mc's (samples, play_samples, infer, spread), so
-# mc's sampling and rollout bidding read them for a pimc seat as for an mc seat.
+# mc's sampling and rollout bidding read them for a pimc seat as for an mc seat: pimc's
+# `posterior` is mc's `infer`.
 P_SAMPLES = mc.P_SAMPLES  # sampled deals per bid decision (0: the heuristic's bid)
 P_PLAY_SAMPLES = mc.P_PLAY_SAMPLES  # sampled deals per card decision (0: the heuristic's card)
-P_INFER = mc.P_INFER  # 1: deals from the posterior given the bids and trump choice shown; 2-5: INFER_*
+P_POSTERIOR = mc.P_INFER  # 1: deals from the posterior given the bids and trump choice shown
 P_SPREAD = mc.P_SPREAD  # the posterior's model of a heuristic seat: its bids with this noise
-P_DEPTH = 4  # tricks left at which the solver takes over from the playout
-P_PLAYOUT = 5  # PLAYOUT_*: how the tricks before the solver's are played in a sample
-P_BIDDING = 6  # BIDDING_*: how a bid is chosen
-P_MC_SPREAD = 7  # infer=1: mc and pimc seats bid like the heuristic (MC_MODEL_PARAMS) with this noise; 0: say nothing
+# The switches below each change one rule of the posterior: with posterior=0 (uniform deals)
+# none of them has an effect, and learn_bids has none without robust (docs/pimc.md).
+# robust: every other seat's bid is read with the robust likelihood (kernels/search/posterior.py):
+# a heuristic seat's (own parameters) or any other's (mc and pimc: MC_MODEL_PARAMS; the rest: the
+# default heuristic's) modelled ROBUST_WIDE of the time around the heuristic's estimated tricks
+# before rounding, ROBUST_WIDE_SPREAD of spread, mc's floor of random bids (docs/pimc.md).
+P_ROBUST = 4
+ROBUST_WIDE = 0.5
+ROBUST_WIDE_SPREAD = WIDE_SPREADS[0]
+# learn_bids: the robust likelihood with each seat's uniform share, wide share and wide spread
+# learned from its bids in the game's finished rounds (kernels.search.bid_evidence); before the
+# first round ends, exactly robust's.
+P_LEARN_BIDS = 5
+# ess_fallback: a decision whose samples are fewer than ESS_FLOOR of them in effect is taken
+# again on uniform deals (mc.sampled_choice).
+P_ESS_FALLBACK = 6
+ESS_FLOOR = 0.5
+# uniform_when_all_dealt: a round dealing every card (kernels.rules.every_card_dealt) is played
+# on uniform deals: there inference lost at each table measured (docs/pimc.md, "When every card
+# is dealt").
+P_UNIFORM_WHEN_ALL_DEALT = 7
+# uniform_when_most_dealt: every round dealing at least MOST_DEALT_SHARE of the deck (4 players:
+# rounds 12-15, the round dealing every card among them) on uniform deals: against seats that are
+# not the heuristic, inference lost in those rounds at every table measured (docs/pimc.md,
+# "Uniform deals where most cards are dealt").
+P_UNIFORM_WHEN_MOST_DEALT = 8
+MOST_DEALT_SHARE = 0.8
+P_MC_SPREAD = 9  # posterior: mc and pimc seats bid like the heuristic (MC_MODEL_PARAMS) with this noise; 0: say nothing
+P_DEPTH = 10  # tricks left at which the solver takes over from the playout
+P_PLAYOUT = 11  # PLAYOUT_*: how the tricks before the solver's are played in a sample
+P_BIDDING = 12  # BIDDING_*: how a bid is chosen
 # From round size `mc_from` on (0: never) the seat plays the round as mc, bids and cards, with
 # mc_samples and mc_play_samples and no inference: at equal time mc's rollouts beat pimc's face-up
 # evaluation in the large rounds, and pimc with inference beats mc in the small ones (docs/pimc.md,
 # "Rounds by size at equal time").
-P_MC_FROM = 8
-P_MC_SAMPLES = 9
-P_MC_PLAY_SAMPLES = 10
+P_MC_FROM = 13
+P_MC_SAMPLES = 14
+P_MC_PLAY_SAMPLES = 15
 
 PLAYOUT_FACEUP = 1  # kernels.search.faceup: every seat plays to its bid seeing every hand
 PLAYOUT_HEURISTIC = 0  # the heuristic at every seat (what mc's rollouts play)
@@ -61,53 +87,49 @@ PLAYOUT_ROLLOUT = 2
 BIDDING_ROLLOUTS = 0  # mc's bid: heuristic rollouts of sampled deals, the best mean score
 BIDDING_FACEUP = 1  # the best mean score of the face-up evaluation (playout and solver)
 BIDDING_BLEND = 2  # each deal valued by the mean of the face-up evaluation and mc's rollout
-# infer=2: every other seat's bid is read with the robust likelihood (kernels/search/posterior.py):
-# a heuristic seat's (own parameters) or any other's (mc and pimc: MC_MODEL_PARAMS; the rest: the
-# default heuristic's) modelled ROBUST_WIDE of the time around the heuristic's estimated tricks
-# before rounding, ROBUST_WIDE_SPREAD of spread, mc's floor of random bids (docs/pimc.md).
-INFER_ROBUST = 2
-ROBUST_WIDE = 0.5
-ROBUST_WIDE_SPREAD = WIDE_SPREADS[0]
-# infer=3: the robust likelihood with each seat's uniform share, wide share and wide spread learned
-# from its bids in the game's finished rounds (kernels.search.bid_evidence); before the first
-# round ends, exactly infer=2's.
-INFER_LEARNED = 3
-# infer=4: infer=3, and a decision whose samples are fewer than ESS_FLOOR of them in effect is
-# taken again on uniform deals (mc.sampled_choice).
-INFER_FALLBACK = 4
-ESS_FLOOR = 0.5
-# infer=5: infer=4, except that a round dealing every card (kernels.rules.every_card_dealt) is
-# played on uniform deals, as infer=0: there inference lost at each table measured (docs/pimc.md,
-# "When every card is dealt").
-INFER_UNLESS_ALL_DEALT = 5
-# infer=6: infer=5, and every round dealing at least MOST_DEALT_SHARE of the deck (4 players: rounds
-# 12-15) on uniform deals too: against seats that are not the heuristic, inference lost in those
-# rounds at every table measured (docs/pimc.md, "Uniform deals where most cards are dealt").
-INFER_UNLESS_MOST_DEALT = 6
-MOST_DEALT_SHARE = 0.8
 
 NAME = "pimc"
 SUMMARY = "perfect-information Monte Carlo: sampled deals played face up, the last tricks solved exactly"
-# The defaults (wizard-sim 0.2): inference that falls back to uniform deals where most cards are
-# dealt, 64 card samples, and rounds of 7 cards or more played as mc at 128/224 samples. Stronger
-# than the 0.1 defaults (FORMER_DEFAULTS) at every table measured, and than mc at equal time, for
-# about 0.09 s of one core per 4-player game (docs/pimc.md, "Defaults").
+# The defaults (wizard-sim 0.2): inference with every switch on (so uniform deals where most
+# cards are dealt), 64 card samples, and rounds of 7 cards or more played as mc at 128/224
+# samples. Stronger than 0.1's defaults (`pimc:play_samples=96,posterior=0,mc_from=0`) at every
+# table measured, and than mc at equal time, for about 0.09 s of one core per 4-player game
+# (docs/pimc.md, "Defaults").
+SWITCHES = ("posterior", "robust", "learn_bids", "ess_fallback", "uniform_when_all_dealt", "uniform_when_most_dealt")
 PARAMETERS = (
     ("samples", 16.0),
     ("play_samples", 64.0),
-    ("infer", float(INFER_UNLESS_MOST_DEALT)),
+    ("posterior", 1.0),
     ("spread", 0.0),
+    ("robust", 1.0),
+    ("learn_bids", 1.0),
+    ("ess_fallback", 1.0),
+    ("uniform_when_all_dealt", 1.0),
+    ("uniform_when_most_dealt", 1.0),
+    ("mc_spread", 0.0),
     ("depth", 3.0),
     ("playout", float(PLAYOUT_HEURISTIC)),
     ("bidding", float(BIDDING_FACEUP)),
-    ("mc_spread", 0.0),
     ("mc_from", 7.0),
     ("mc_samples", 128.0),
     ("mc_play_samples", 224.0),
 )
-# wizard-sim 0.1's defaults, as a label's changes: `pimc:play_samples=96,infer=0,mc_from=0` plays
-# exactly as `pimc` did there (mc_from=0 leaves mc_samples and mc_play_samples unused).
-FORMER_DEFAULTS = (("play_samples", 96.0), ("infer", 0.0), ("mc_from", 0.0))
+
+
+def former_infer(level: float) -> dict[str, float] | None:
+    """The switches that play as the retired `infer=level` (0-6; None for any other value),
+    where each level added one rule to the one before: its rules on, the rest off; infer=0 is
+    posterior=0 alone (without the posterior no other switch has an effect)."""
+    if not (level.is_integer() and 0 <= level <= len(SWITCHES)):
+        return None
+    if level == 0:
+        return {"posterior": 0.0}
+    return {name: float(level >= rank) for rank, name in enumerate(SWITCHES, start=1)}
+
+
+# Parameters pimc no longer has, each with the parameters that play as a value of it: a label
+# naming one is refused with its new spelling (sim.config.policies).
+RETIRED = {"infer": former_infer}
 # The caps keep one game with every seat pimc at the largest setting (inference and the
 # face-up playout on) under about a second of one core (measured, docs/pimc.md "Costs"), so a
 # run sees Ctrl-C promptly: a kernel call holds at least one game. Card samples cost the most;
@@ -115,11 +137,12 @@ FORMER_DEFAULTS = (("play_samples", 96.0), ("infer", 0.0), ("mc_from", 0.0))
 MAX_SAMPLES = 64  # bid samples
 MAX_PLAY_SAMPLES = 96  # card samples (wizard-sim 0.1's default)
 MAX_DEPTH = 3
-COUNTS = ("samples", "play_samples", "infer", "depth", "playout", "bidding", "mc_from", "mc_samples", "mc_play_samples")
+COUNTS = ("samples", "play_samples", *SWITCHES, "depth", "playout", "bidding", "mc_from", "mc_samples",
+          "mc_play_samples")
 RANGES = {
     "samples": (0.0, float(MAX_SAMPLES)),
     "play_samples": (0.0, float(MAX_PLAY_SAMPLES)),
-    "infer": (0.0, float(INFER_UNLESS_MOST_DEALT)),
+    **{name: (0.0, 1.0) for name in SWITCHES},
     "spread": (0.0, 10.0),
     "depth": (1.0, float(MAX_DEPTH)),
     "playout": (0.0, float(PLAYOUT_ROLLOUT)),
@@ -149,8 +172,8 @@ def start_sampling(policies, me, table, deals, generator):
     mc_spread > 0, the bids of the mc and pimc seats as the heuristic's (MC_MODEL_PARAMS) with
     that much noise."""
     policy_ids, params = policies
-    infer = params[at(me.seat), P_INFER]
-    deals.inferring = infer != 0 and not uniform_round(infer, table)
+    row = params[at(me.seat)]
+    deals.inferring = row[P_POSTERIOR] != 0.0 and not uniform_round(row, table)
     if not deals.inferring:
         return
     model = deals.model
@@ -162,28 +185,27 @@ def start_sampling(policies, me, table, deals, generator):
                 model.kind[seat] = OPPONENT_HEURISTIC
                 model.seat_spread[seat] = spread
                 seat_model_row(policies, seat, model.params)  # MC_MODEL_PARAMS
-    if infer >= INFER_ROBUST:
-        robust_model(policies, me, table, model, infer >= INFER_LEARNED)
-    if infer >= INFER_FALLBACK:
+    if row[P_ROBUST] != 0.0:
+        robust_model(policies, me, table, model, row[P_LEARN_BIDS] != 0.0)
+    if row[P_ESS_FALLBACK] != 0.0:
         deals.ess_floor = ESS_FLOOR
     prepare(me, table, model, deals.posterior, generator)
 
 
 @njit(cache=True)
-def uniform_round(infer, table):
-    """Whether inference level `infer` plays this round on uniform deals (infer=5 and 6)."""
-    if infer == INFER_UNLESS_ALL_DEALT:
-        return every_card_dealt(table)
-    if infer == INFER_UNLESS_MOST_DEALT:
-        return cards_dealt(table) >= MOST_DEALT_SHARE * N_CARDS
-    return False
+def uniform_round(row, table):
+    """Whether the seat of parameter row `row` plays this round on uniform deals, by
+    uniform_when_all_dealt and uniform_when_most_dealt."""
+    if row[P_UNIFORM_WHEN_MOST_DEALT] != 0.0 and cards_dealt(table) >= MOST_DEALT_SHARE * N_CARDS:
+        return True
+    return row[P_UNIFORM_WHEN_ALL_DEALT] != 0.0 and every_card_dealt(table)
 
 
 @njit(cache=True)
 def robust_model(policies, me, table, model, learned):
-    """infer=2: every other seat read with the robust likelihood (INFER_ROBUST); a seat the
+    """robust: every other seat read with the robust likelihood (P_ROBUST); a seat the
     table model leaves unread is modelled from the heuristic's defaults (mc and pimc seats:
-    MC_MODEL_PARAMS: bid_evidence.seat_model_row). `learned` (infer=3): each seat's uniform
+    MC_MODEL_PARAMS: bid_evidence.seat_model_row). `learned` (learn_bids): each seat's uniform
     share (at least mc's floor), wide share and wide spread from the evidence of the game's
     finished rounds."""
     for seat in range(table.n_players):
@@ -204,11 +226,14 @@ def robust_model(policies, me, table, model, learned):
 
 @njit(cache=True)
 def learns_bids(policies, n_players):
-    """Whether a seat plays pimc with infer=3 to 6, which read table.bid_evidence (so the game
-    loops keep it up: round_finished)."""
+    """Whether a seat plays pimc with posterior, robust and learn_bids, which read
+    table.bid_evidence (so the game loops keep it up: round_finished)."""
     policy_ids, params = policies
     for seat in range(n_players):
-        if policy_ids[seat] == POLICY_PIMC and params[seat, P_INFER] >= INFER_LEARNED:
+        # learn_bids acts only with the posterior and robust (start_sampling).
+        row = params[seat]
+        learning = row[P_POSTERIOR] != 0.0 and row[P_ROBUST] != 0.0 and row[P_LEARN_BIDS] != 0.0
+        if policy_ids[seat] == POLICY_PIMC and learning:
             return True
     return False
 

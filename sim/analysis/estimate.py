@@ -54,7 +54,7 @@ from sim.analysis.estimate_slices import estimate_in_slices
 from sim.engine.seating import Seating
 from sim.engine.calls import call_kernel
 from sim.engine.threads import check_threads, set_threads
-from sim.runs.statistics import Z_95
+from sim.stats.sums import Z_95
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows every CLI start
     import pandas as pd
@@ -62,7 +62,7 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: it slows ever
 MAX_SAMPLES = 10_000_000  # the per-sample tricks take samples x (round size + 1) bytes
 MAX_SPREAD = 10.0  # the tolerant model's bid noise, in tricks (10: nearly uninformative)
 # The opponent model for players whose bidding is unknown, chosen by calibration against
-# self-play of other bidders (benchmarks/calibrate_opponents.py, docs/estimate.md).
+# self-play of other bidders (experiments/calibrate_opponents.py, docs/estimate.md).
 UNKNOWN_SPREAD = 0.5
 UNKNOWN_FLOOR = 0.0
 UNKNOWN_WIDE = 0.0

@@ -14,7 +14,7 @@ reduced at once to one bincount of its cells. What is held is one part's footer,
 row group of those columns, the current batch's numpy temporaries (about 100 bytes a row) and
 the histogram of bid_error_histogram (161 KiB per policy): independent of the number of rows,
 and of parts but for the list of their paths and each chunk's journal record of its parts
-(`python benchmarks/bench_report.py --many-parts 10000`: peak 205 MiB for 10,000 one-game parts,
+(`python -m benchmarks.bench_report --many-parts 10000`: peak 205 MiB for 10,000 one-game parts,
 198 MiB for 4). Score distributions keep one counter per distinct (policy, score).
 """
 from __future__ import annotations

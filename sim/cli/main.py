@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import sys
 import time
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable, Optional, TypeVar
+from typing import Annotated, Any, Callable, Optional, TypeVar, get_type_hints
 
 import numpy as np
 import typer
@@ -35,7 +36,8 @@ from sim.runs.games import run_games
 from sim.runs.league import LeagueConfig, LeagueResult
 from sim.runs.bot_games import DEFAULT_BATCH, MAX_BATCH, check_batch
 from sim.runs.simulation import SimulationConfig, SimulationResult
-from sim.runs.sprt import LOOK_DEALS, Sprt, sprt_line
+from sim.stats.sprt import LOOK_DEALS, Sprt, sprt_line
+from sim.runs.table_engine import TableConfig
 from sim.runs.tables import table_names
 from sim.runs.tournament import TournamentConfig, TournamentResult
 from sim.storage import RUN_FILE, RunError, local_path
@@ -341,19 +343,17 @@ def simulation_config(given: RunGiven, imports: bool = True) -> SimulationConfig
     )  # fmt: skip
 
 
-def tournament_config(given: RunGiven, imports: bool = True) -> TournamentConfig | None:
-    return TournamentConfig.build(
-        given.rules(), given.policies, seed=given.seed, deals=given.games, chunk_deals=given.chunk_games,
-        duplicate=not given.no_duplicate, log_plays=bool(given.log_plays), sprt=given.sprt_test(), mirrored=given.mirror,
-        imports=imports,
-    )  # fmt: skip
+def table_config(kind: type[TableConfig]) -> Callable[..., TableConfig | None]:
+    """The configuration builder of a tournament or a league (which has no --no-duplicate)."""
 
+    def build(given: RunGiven, imports: bool = True) -> TableConfig | None:
+        return kind.build(
+            given.rules(), given.policies, seed=given.seed, deals=given.games, chunk_deals=given.chunk_games,
+            duplicate=not given.no_duplicate, log_plays=bool(given.log_plays), sprt=given.sprt_test(),
+            mirrored=given.mirror, imports=imports,
+        )  # fmt: skip
 
-def league_config(given: RunGiven, imports: bool = True) -> LeagueConfig | None:
-    return LeagueConfig.build(
-        given.rules(), given.policies, seed=given.seed, deals=given.games, chunk_deals=given.chunk_games,
-        log_plays=bool(given.log_plays), sprt=given.sprt_test(), mirrored=given.mirror, imports=imports,
-    )  # fmt: skip
+    return build
 
 
 @dataclass(frozen=True)
@@ -594,49 +594,74 @@ policy then has every other one as often on its left as on its right), unless th
 images seat the policies as the rotations do (A,H,H,H; A,H,B,H) or --no-mirror is given
 (docs/tournament.md)."""
 
-TOURNAMENT = RunCommand("tournament", TournamentConfig, "policies", tournament_config, print_tournament,
+TOURNAMENT = RunCommand("tournament", TournamentConfig, "policies", table_config(TournamentConfig), print_tournament,
                         "one policy per seat, e.g. heuristic,random,random,random")  # fmt: skip
 
 
-@app.command("tournament", epilog=TOURNAMENT_EPILOG, cls=OneLineErrors)
-def tournament_command(
-    out: OutOption,
-    policies: Annotated[
-        Optional[str], typer.Option(help=f"One policy per seat, comma separated: each {POLICY_FORMS}.", show_default=False)
-    ] = None,
-    games: DealsOption = None,
-    players: PlayersOption = None,
-    rounds: RoundsOption = None,
-    bidding: BiddingOption = None,
-    even_bids: EvenBidsOption = None,
-    first_dealer: FirstDealerOption = None,
-    seed: SeedOption = None,
-    threads: ThreadsOption = None,
-    batch_games: BatchOption = None,
-    chunk_games: DealChunkOption = None,
-    no_duplicate: Annotated[
-        Optional[bool], typer.Option("--no-duplicate", help="Plain random seating instead of duplicate deals.", show_default=False)
-    ] = None,
-    mirror: MirrorOption = None,
-    log_plays: LogPlaysOption = None,
-    sprt: SprtOption = None,
-    alpha: AlphaOption = None,
-    beta: BetaOption = None,
-    overwrite: OverwriteOption = False,
-    resume_run: ResumeOption = False,
-    quiet: QuietOption = False,
-    engine: EngineOption = "local",
-    scheduler: SchedulerOption = None,
-    workers: WorkersOption = None,
-) -> None:
+NoDuplicateOption = Annotated[
+    Optional[bool], typer.Option("--no-duplicate", help="Plain random seating instead of duplicate deals.", show_default=False)
+]
+
+
+def table_command(command: RunCommand, policies_help: str, summary: str, epilog: str) -> None:
+    """Add the command of a table run (tournament, league): one set of options, of which only
+    a tournament, whose table may be a random seating, has --no-duplicate."""
+
+    def table_run(
+        out: OutOption,
+        policies: Optional[str] = None,  # its help is the command's (below)
+        games: DealsOption = None,
+        players: PlayersOption = None,
+        rounds: RoundsOption = None,
+        bidding: BiddingOption = None,
+        even_bids: EvenBidsOption = None,
+        first_dealer: FirstDealerOption = None,
+        seed: SeedOption = None,
+        threads: ThreadsOption = None,
+        batch_games: BatchOption = None,
+        chunk_games: DealChunkOption = None,
+        no_duplicate: NoDuplicateOption = None,
+        mirror: MirrorOption = None,
+        log_plays: LogPlaysOption = None,
+        sprt: SprtOption = None,
+        alpha: AlphaOption = None,
+        beta: BetaOption = None,
+        overwrite: OverwriteOption = False,
+        resume_run: ResumeOption = False,
+        quiet: QuietOption = False,
+        engine: EngineOption = "local",
+        scheduler: SchedulerOption = None,
+        workers: WorkersOption = None,
+    ) -> None:
+        given = RunGiven(players, rounds, bidding, even_bids, first_dealer, policies, seed, games, chunk_games, log_plays,
+                         no_duplicate, mirror, sprt, alpha, beta)  # fmt: skip
+        run_command(command, given, HowToRun(out, threads, batch_games, overwrite, resume_run, quiet, engine, scheduler, workers))
+
+    # Typer reads the options from the signature: this command's policies help, and no
+    # --no-duplicate for a league.
+    hints = get_type_hints(table_run, include_extras=True)
+    hints["policies"] = Annotated[Optional[str], typer.Option(help=policies_help, show_default=False)]
+    kept = [
+        parameter.replace(annotation=hints[parameter.name])
+        for parameter in inspect.signature(table_run).parameters.values()
+        if parameter.name != "no_duplicate" or "duplicate" in {field.name for field in dataclasses.fields(command.kind)}
+    ]
+    table_run.__signature__ = inspect.Signature(kept, return_annotation=None)  # type: ignore[attr-defined]
+    table_run.__annotations__ = {parameter.name: parameter.annotation for parameter in kept}
+    table_run.__doc__ = summary
+    app.command(command.name, epilog=epilog, cls=OneLineErrors)(table_run)
+
+
+table_command(
+    TOURNAMENT,
+    f"One policy per seat, comma separated: each {POLICY_FORMS}.",
     """Compare policies on duplicate deals: mean scores with 95% intervals and pairwise verdicts.
 
     Also win rates and bid accuracy per policy; written to summary.json and summary.parquet
     next to the simulate data contract. With --sprt the run stops as soon as the first two
-    policies listed are told apart (docs/tournament.md)."""
-    given = RunGiven(players, rounds, bidding, even_bids, first_dealer, policies, seed, games, chunk_games, log_plays,
-                     no_duplicate, mirror, sprt, alpha, beta)  # fmt: skip
-    run_command(TOURNAMENT, given, HowToRun(out, threads, batch_games, overwrite, resume_run, quiet, engine, scheduler, workers))
+    policies listed are told apart (docs/tournament.md).""",
+    TOURNAMENT_EPILOG,
+)
 
 
 def print_league(result: LeagueResult) -> None:
@@ -693,47 +718,20 @@ every pair meeting nearly equally often), once per seat rotation and once per ro
 mirror image (2N games: each policy has every other one as often on its left as on its right;
 --no-mirror for the rotations only). --games counts deals."""
 
-LEAGUE = RunCommand("league", LeagueConfig, "policies", league_config, print_league,
+LEAGUE = RunCommand("league", LeagueConfig, "policies", table_config(LeagueConfig), print_league,
                     "two or more policies, e.g. heuristic,heuristic:aggression=1.2,mc,random")  # fmt: skip
 
 
-@app.command("league", epilog=LEAGUE_EPILOG, cls=OneLineErrors)
-def league_command(
-    out: OutOption,
-    policies: Annotated[
-        Optional[str],
-        typer.Option(help=f"Two or more policies, comma separated, each once: each {POLICY_FORMS}.", show_default=False),
-    ] = None,
-    games: DealsOption = None,
-    players: PlayersOption = None,
-    rounds: RoundsOption = None,
-    bidding: BiddingOption = None,
-    even_bids: EvenBidsOption = None,
-    first_dealer: FirstDealerOption = None,
-    seed: SeedOption = None,
-    threads: ThreadsOption = None,
-    batch_games: BatchOption = None,
-    chunk_games: DealChunkOption = None,
-    mirror: MirrorOption = None,
-    log_plays: LogPlaysOption = None,
-    sprt: SprtOption = None,
-    alpha: AlphaOption = None,
-    beta: BetaOption = None,
-    overwrite: OverwriteOption = False,
-    resume_run: ResumeOption = False,
-    quiet: QuietOption = False,
-    engine: EngineOption = "local",
-    scheduler: SchedulerOption = None,
-    workers: WorkersOption = None,
-) -> None:
+table_command(
+    LEAGUE,
+    f"Two or more policies, comma separated, each once: each {POLICY_FORMS}.",
     """Rate any number of policies on duplicate deals: ratings with 95% intervals, pairwise differences, head to head.
 
     Written to ratings.parquet, pairs.parquet, ratings.png, head_to_head.png and summary.json
     next to the tournament's data contract (plus a table_id column). With --sprt the run stops
-    as soon as the first two policies listed are told apart (docs/league.md)."""
-    given = RunGiven(players, rounds, bidding, even_bids, first_dealer, policies, seed, games, chunk_games, log_plays,
-                     mirror=mirror, sprt=sprt, alpha=alpha, beta=beta)  # fmt: skip
-    run_command(LEAGUE, given, HowToRun(out, threads, batch_games, overwrite, resume_run, quiet, engine, scheduler, workers))
+    as soon as the first two policies listed are told apart (docs/league.md).""",
+    LEAGUE_EPILOG,
+)
 
 
 app.command("report", cls=OneLineErrors)(report_command)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -37,24 +38,32 @@ class PolicyKind:
     python: PythonBot | None = None  # set for Python policies (module:Object with act/act_one)
     fallback: Policy | None = None  # a Python policy's FALLBACK, parsed once (when it is loaded)
     model: LearnedModel | None = None  # set for the learned policy: its model, checked (sim.config.models)
+    # Parameters the policy no longer has: each maps a value to the parameters that play as it
+    # (None: a value it never took), so a label naming one is refused with its new spelling.
+    retired: tuple[tuple[str, Callable[[float], dict[str, float] | None]], ...] = ()
 
     def range_of(self, key: str) -> tuple[float, float]:
         return dict(self.ranges).get(key, (-MAX_BOT_PARAMETER, MAX_BOT_PARAMETER))
 
 
-# Built from the kernels' policy modules (kernels.dispatch.BUILT_IN), which carry their
-# name, summary, parameters and the parameters' valid ranges (docs/runs.md, Options).
-REGISTRY: dict[str, PolicyKind] = {
-    module.NAME: PolicyKind(
+def _built_in_kind(policy_id: int, module: object) -> PolicyKind:
+    """A built-in policy's kind from its kernel module, which carries its name, summary,
+    parameters, their valid ranges and its retired parameters (docs/runs.md, Options)."""
+    if len(module.PARAMETERS) > MAX_PARAMS:
+        raise ImportError(f"policy {module.NAME} has {len(module.PARAMETERS)} parameters; a row holds at most "
+                          f"{MAX_PARAMS} (kernels.records.MAX_PARAMS)")  # fmt: skip
+    return PolicyKind(
         module.NAME,
         policy_id,
         module.PARAMETERS,
         module.SUMMARY,
         counts=getattr(module, "COUNTS", ()),
         ranges=tuple(getattr(module, "RANGES", {}).items()),
+        retired=tuple(getattr(module, "RETIRED", {}).items()),
     )
-    for policy_id, module in BUILT_IN
-}
+
+
+REGISTRY: dict[str, PolicyKind] = {module.NAME: _built_in_kind(policy_id, module) for policy_id, module in BUILT_IN}
 # `learned[:model=DIR]`: the learned policy (kernels.policies.learned) with a model directory's
 # weights, the shipped model's when none is named (docs/learned.md).
 LEARNED = learned.NAME
@@ -273,6 +282,8 @@ def parse_policy(text: str) -> Policy:
         name = kind.name
     values = dict(kind.parameters)
     for key in given:
+        if key in dict(kind.retired):
+            raise ConfigError(retired_message(kind, given, key))
         if key not in values:
             known = ", ".join(values) or "none"
             raise ConfigError(f"policy {echo(name)} has no parameter {echo(key + '=' + parameter_text(given[key]))}; its parameters: {known}")
@@ -283,6 +294,27 @@ def parse_policy(text: str) -> Policy:
     for key, value in values.items():
         check_parameter(value, key, *kind.range_of(key))
     return Policy(kind, tuple(values[key] for key, _ in kind.parameters))
+
+
+def retired_message(kind: PolicyKind, given: dict[str, float], key: str) -> str:
+    """Why a label naming the retired parameter `key` is refused: one line with the label that
+    plays as it (as far as its other parameters allow)."""
+    value = given[key]
+    refused = f"policy {kind.name} no longer has the parameter {key} (docs/{kind.name}.md)"
+    replacement = dict(kind.retired)[key](value)
+    if replacement is None:
+        return f"{refused}, and {key}={parameter_text(value)} was never one of its values"
+    rest = {name: v for name, v in given.items() if name != key}
+    spelled = ",".join(f"{name}={parameter_text(v)}" for name, v in replacement.items())
+    if set(rest) & set(replacement):  # the label also sets a switch itself: no one translation
+        return f"{refused}: {key}={parameter_text(value)} is {spelled}"
+    try:
+        spelled_now = ",".join(f"{name}={parameter_text(v)}" for name, v in {**rest, **replacement}.items())
+        now = parse_policy(f"{kind.name}:{spelled_now}")
+    except ConfigError:  # another parameter of the label is wrong too: named once this is fixed
+        return f"{refused}: {key}={parameter_text(value)} is {spelled}"
+    then = f"{kind.name}:" + ",".join(f"{name}={parameter_text(v)}" for name, v in given.items())
+    return f"{refused}: {then} is now {now.label}"
 
 
 def parameter_changes(first: dict, second: dict, first_name: str, second_name: str) -> str:

@@ -22,8 +22,8 @@ import pyarrow as pa
 
 from sim.config.errors import ConfigError
 from sim.config.policies import parameter_changes
-from sim.runs.statistics import normal_interval
-from sim.runs.tournament import verdict
+from sim.stats.pairs import significant, verdict
+from sim.stats.sums import normal_interval
 from sim.storage import read_run, read_table
 
 # Configuration fields two runs must share for their games to be the same deals and seatings.
@@ -49,11 +49,11 @@ class Comparison:
 
     @property
     def significant(self) -> bool:
-        return bool(self.ci_low > 0 or self.ci_high < 0)
+        return significant(self.ci_low, self.ci_high)
 
     @property
     def verdict(self) -> str:
-        return verdict(self.policy_a, self.policy_b, self.difference, self.ci_low, self.ci_high, self.significant)
+        return verdict(self.policy_a, self.policy_b, self.difference, self.ci_low, self.ci_high)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "positions": list(self.positions), "policies": list(self.policies),

@@ -359,8 +359,10 @@ def check_parameters(config: ChunkedConfig, recorded: dict | None, where: str) -
                 f"{where}: its policy {label} was started with another model (SHA-256 {str(then.get('model_sha256'))[:12]}"
                 f" then, {today['model_sha256'][:12]} now): the model directory has changed; restore it, or start a new run"
             )
+        # Other names: the policy's parameters were redefined (pimc's infer became switches).
+        what = "defaults" if then.keys() == today.keys() else "parameters"
         raise ConfigError(
-            f"{where}: its policy {label} was started with other parameters ({changed}): its defaults have changed"
+            f"{where}: its policy {label} was started with other parameters ({changed}): its {what} have changed"
             " since; finish it with the wizard-sim that started it, or start a new run"
         )
 
@@ -476,7 +478,7 @@ class RunOptions:
 
 
 class StopTest(Protocol):
-    """A rule that may end a run before its last chunk (sim.runs.sprt.SequentialTest): fed
+    """A rule that may end a run before its last chunk (sim.stats.sprt.SequentialTest): fed
     each chunk's statistics in chunk order, it says after each whether the run stops there."""
 
     def add(self, stats: dict) -> bool: ...

@@ -15,8 +15,8 @@ from sim.runs.executors import FinishedChunk, RunResult, run
 from sim.runs.executors import resume as resume_run
 from sim.runs.games import GameBatch, run_games
 from sim.runs.run_config import RecordedConfig, check_flags
-from sim.runs.statistics import policy_figures
 from sim.runs.tables import batch_tables
+from sim.stats.sums import policy_figures
 from sim.storage import SIZE_FIELDS
 
 CHUNK_BYTES = 128 * 2**20  # memory per chunk in flight (two at most); bounds peak memory

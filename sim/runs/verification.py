@@ -16,14 +16,15 @@ import pyarrow.parquet as pq
 
 from sim.config.errors import ConfigError
 from sim.config.policies import is_external, parameter_changes, parse_policy
-from sim.runs import league, tournament
+from sim.runs.league import LeagueConfig
 from sim.runs.tables import table_names
+from sim.runs.tournament import TournamentConfig
 from sim.storage import LEGACY_FORMAT, OUTPUT_FILES, PartCheck, RunDirectory
 from sim.storage.directory import CLEARING_DIR
 from sim.storage.files import open_in_run, read_json
 
 # The stop test (--sprt) of each command that has one, from the configuration in run.json.
-STOP_TESTS = {"tournament": tournament.sequential_test, "league": league.sequential_test}
+STOP_TESTS = {"tournament": TournamentConfig.stop_test, "league": LeagueConfig.stop_test}
 
 SHOWN = 10  # names listed per kind of problem
 
@@ -193,8 +194,9 @@ def moved_defaults(record: dict) -> tuple[str, ...]:
             continue
         if today != then:
             changed = parameter_changes(then, today, "then", "now")
+            what = "defaults" if then.keys() == today.keys() else "parameters"  # as check_parameters
             lines.append(
-                f"  policy {label} has other defaults in this wizard-sim ({changed}): its data are what it played then;"
+                f"  policy {label} has other {what} in this wizard-sim ({changed}): its data are what it played then;"
                 " --resume refuses the run"
             )
     return tuple(lines)

@@ -143,6 +143,15 @@ class BadFallback(Delegating):
     FALLBACK = "no_such_policy"
 
 
+class TooManyParameters:
+    """One parameter more than a seat's row holds (kernels.records.MAX_PARAMS)."""
+
+    PARAMETERS = tuple((f"p{k}", 0.0) for k in range(25))
+
+    def act(self, observations, masks):
+        return np.full(observations.shape[0], DELEGATE)
+
+
 class WithParameters:
     PARAMETERS = (("margin", 0.5),)
     RANGES = {"margin": (0, 1)}

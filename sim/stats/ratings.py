@@ -1,6 +1,6 @@
 """A league's ratings: least squares over deal-and-table effects, intervals over deals.
 
-Data. Deal d is played at table t(d) of the design (sim.runs.design) in its N rotations. The
+Data. Deal d is played at table t(d) of the design (sim.stats.design) in its N rotations. The
 value of table position j in deal d is y[d, j], the mean final score of the seat that
 position's policy holds over the N rotations (it holds every seat once, on the same cards).
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.runs.statistics import Z_95, normal_interval
+from sim.stats.sums import Z_95, normal_interval
 
 
 @functools.lru_cache(maxsize=16)

@@ -1,5 +1,5 @@
 """Seat 0's real decisions in one round of every game, captured with the state the seat saw:
-what benchmarks/profile_pimc.py takes again stage by stage and benchmarks/pimc_bid_calibration.py
+what experiments/profile_pimc.py takes again stage by stage and experiments/pimc_bid_calibration.py
 values again on fresh deals.
 
 Each game is dealt as in a full game (its first dealer, the round's dealer and DEAL stream),

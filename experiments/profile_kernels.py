@@ -5,10 +5,10 @@ after writing /tmp/perf-PID.map (perf's map of JIT code) from the ELF object tha
 cached for `play_games` (or, with --python-seats, for the Python-seat driver's `run_envs`),
 and keeps that object so instructions can be annotated later.
 
-    perf record -F 5000 -o perf.data python benchmarks/profile_kernels.py --policy heuristic
+    perf record -F 5000 -o perf.data python -m experiments.profile_kernels --policy heuristic
     perf report -i perf.data --no-children --sort sym
-    python benchmarks/profile_kernels.py --annotate perf.data choose_card
-    perf record -F 3000 -o perf.data python benchmarks/profile_kernels.py --python-seats 8192
+    python -m experiments.profile_kernels --annotate perf.data choose_card
+    perf record -F 3000 -o perf.data python -m experiments.profile_kernels --python-seats 8192
 
 The workload runs on one thread by default (clearer profiles). Addresses 0x...0050-0x...006f
 outside any symbol are numba's NRT_incref/NRT_decref (reference counts: atomics).
@@ -22,11 +22,9 @@ import os
 import pickle
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 OBJECT = Path("profile-kernel.o")  # the profiled kernel's object, kept in the working directory for --annotate
 

@@ -2,8 +2,8 @@
 by round size (docs/pimc.md, "Learned inference"); or, with --within, two policies of one
 tournament (docs/pimc.md, "Rounds by size at equal time").
 
-    python benchmarks/compare_by_round.py runs/random_learned runs/random_base
-    python benchmarks/compare_by_round.py runs/equal_time --within pimc mc:samples=128,play_samples=256
+    python -m experiments.compare_by_round runs/random_learned runs/random_base
+    python -m experiments.compare_by_round runs/equal_time --within pimc mc:samples=128,play_samples=256
 
 The two runs are duplicate tournaments that `wizard-sim compare` accepts (the same rules, seed
 and seatings; A lists policy X where B lists Y). For each round size, X's round score minus

@@ -1,8 +1,8 @@
 """The SPRT's error rates, measured on simulated sequences (docs/league.md, "Sequential stopping").
 
-    python benchmarks/sprt_error_rates.py                     # 10,000 runs per case
-    python benchmarks/sprt_error_rates.py --replications 2000 --json
-    python benchmarks/sprt_error_rates.py --look 1 --min-deals 2 --only paired --replications 1000   # why MIN_DEALS
+    python -m experiments.sprt_error_rates                     # 10,000 runs per case
+    python -m experiments.sprt_error_rates --replications 2000 --json
+    python -m experiments.sprt_error_rates --look 1 --min-deals 2 --only paired --replications 1000   # why MIN_DEALS
 
 Cases: a tournament's paired per-deal differences (normal, and heavy-tailed: Student t with 4
 degrees of freedom, sd 60 points) and a synthetic league (4 policies at 3 seats, a deal effect,
@@ -18,11 +18,11 @@ import math
 
 import numpy as np
 
-import sim.runs.sprt
-from sim.runs.design import league_design
-from sim.runs.ratings import RatingSums, deal_stats
-from sim.runs.sprt import SequentialTest, Sprt
-from sim.runs.tournament import PairSums
+import sim.stats.sprt
+from sim.stats.design import league_design
+from sim.stats.pairs import PairSums
+from sim.stats.ratings import RatingSums, deal_stats
+from sim.stats.sprt import SequentialTest, Sprt
 
 
 def paired(mean: float, heavy: bool, look: int, generator: np.random.Generator):
@@ -67,11 +67,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replications", type=int, default=10_000)
     parser.add_argument("--look", type=int, default=64, help="deals between two looks (a run's chunk)")
-    parser.add_argument("--min-deals", type=int, default=sim.runs.sprt.MIN_DEALS, help="deals before the test may decide")
+    parser.add_argument("--min-deals", type=int, default=sim.stats.sprt.MIN_DEALS, help="deals before the test may decide")
     parser.add_argument("--only", choices=("paired", "league"), help="only these cases")
     parser.add_argument("--json", action="store_true")
     arguments = parser.parse_args()
-    sim.runs.sprt.MIN_DEALS = arguments.min_deals
+    sim.stats.sprt.MIN_DEALS = arguments.min_deals
     sprt = Sprt(0, 5)
     generator = np.random.default_rng(2024)
     cases = {

@@ -1,12 +1,12 @@
 """Duplicate comparison of policies on a 4-player table: every deal is played in the 4
 rotations of the seat list (seat s gets policy (s + k) mod 4 in rotation k), and in their
 mirror images where those seat the policies differently (a tournament's default,
-sim.runs.deals), so every policy plays every seat of the same deals; the deals depend only on
+sim.runs.table_engine), so every policy plays every seat of the same deals; the deals depend only on
 (seed, game id).
 
-    python benchmarks/strength_mc.py --deals 2000                       # mc vs heuristic vs random
-    python benchmarks/strength_mc.py --deals 2000 --seats mc:samples=8,heuristic,heuristic,random
-    python benchmarks/strength_mc.py --deals 2000 --json
+    python -m experiments.strength_mc --deals 2000                       # mc vs heuristic vs random
+    python -m experiments.strength_mc --deals 2000 --seats mc:samples=8,heuristic,heuristic,random
+    python -m experiments.strength_mc --deals 2000 --json
 
 Reports each policy's mean final total per game and, for each pair of policies, the mean
 per-deal difference with its paired 95% confidence interval (1.96 standard errors over deals).
@@ -15,17 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from sim import Rules  # noqa: E402
-from sim.config.policies import parse_policy, split_policy_list  # noqa: E402
-from sim.runs.tournament import TournamentConfig, per_deal_scores, play_chunk  # noqa: E402
+from sim import Rules, TournamentConfig
+from sim.config.policies import parse_policy, split_policy_list
+from sim.runs.tournament import per_deal_scores
 
 Z_95 = 1.96
 
@@ -39,7 +35,7 @@ def per_deal_means(seats: list[str], seed: int, game_ids: np.ndarray, threads: i
     the duplicate tournament's own rotation and per-deal scores (sim.runs.tournament)."""
     first, deals = int(game_ids[0]), int(game_ids.shape[0])
     config = seatings_config(seats, seed, first + deals)
-    scores = per_deal_scores(config, play_chunk(config, first, deals, threads))
+    scores = per_deal_scores(config, config.compute_chunk(first, deals, threads))
     return {name: scores[:, config.labels.index(parse_policy(name).label)] for name in dict.fromkeys(seats)}
 
 

@@ -1,6 +1,6 @@
 """The balanced design of a league: which tables of N policies, out of K, play its deals.
 
-Deal d is played at table d mod T of the design, in all N seat rotations (sim.runs.deals), so
+Deal d is played at table d mod T of the design, in all N seat rotations (sim.runs.table_engine), so
 within every table each of its policies holds each seat once per deal. The design makes the
 run balanced over every T deals:
 

@@ -1,10 +1,10 @@
 """Compare mc settings on the same deals: each setting plays the duplicate table of
-benchmarks/strength_mc.py (SETTING,heuristic,heuristic,random in the 4 rotations and their
+experiments/strength_mc.py (SETTING,heuristic,heuristic,random in the 4 rotations and their
 mirror images), and every setting's per-deal mean final total is compared with the first
 setting's, paired over deals.
 
-    python benchmarks/tune_mc.py --deals 2000 mc:samples=8 mc:samples=16 mc:samples=32
-    python benchmarks/tune_mc.py --deals 2000 --json mc mc:play_samples=4
+    python -m experiments.tune_mc --deals 2000 mc:samples=8 mc:samples=16 mc:samples=32
+    python -m experiments.tune_mc --deals 2000 --json mc mc:play_samples=4
 
 How the defaults of docs/mc.md were chosen.
 """
@@ -12,15 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-
-from strength_mc import Z_95, per_deal_means  # noqa: E402
+from experiments.strength_mc import Z_95, per_deal_means
 
 OPPONENTS = ["heuristic", "heuristic", "random"]
 

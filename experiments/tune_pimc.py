@@ -4,8 +4,8 @@ SETTING,OPPONENT,OPPONENT,OPPONENT (4 players, the 4 rotations; `mc` at its defa
 the opponents' mean on the same games, and minus the first setting's per-deal mean (paired
 over deals, the same deals for every setting).
 
-    python benchmarks/tune_pimc.py --deals 300 pimc pimc:depth=2 pimc:playout=1
-    python benchmarks/tune_pimc.py --deals 300 --opponent heuristic --json pimc pimc:infer=1
+    python -m experiments.tune_pimc --deals 300 pimc pimc:depth=2 pimc:playout=1
+    python -m experiments.tune_pimc --deals 300 --opponent heuristic --json pimc pimc:posterior=0
 
 How wizard-sim 0.1's defaults were chosen (docs/pimc.md, "Tuning"; tuning deals start at game
 1,000,000 of seed 26, apart from the published tournaments' deals). 0.2's defaults were
@@ -15,15 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-
-from strength_mc import Z_95, per_deal_means  # noqa: E402
+from experiments.strength_mc import Z_95, per_deal_means
 
 
 def main() -> None:

@@ -21,10 +21,10 @@ what the model is made of) — the grid point with the lowest mean |error| over 
 reported on the HOLD_OUT tables (mc, the rule bot of examples/rule_bot.py at two settings, the
 linear bidder of examples/numpy_bot.py), which it never saw.
 
-    python benchmarks/calibrate_opponents.py                 # about 45 minutes on 2 shared cores
-    python benchmarks/calibrate_opponents.py --json results/opponent_calibration.json
-    python benchmarks/calibrate_opponents.py --cache selfplay.json   # keep self-play and estimates for a rerun
-    python benchmarks/calibrate_opponents.py --quick         # a smoke run
+    python -m experiments.calibrate_opponents                 # about 45 minutes on 2 shared cores
+    python -m experiments.calibrate_opponents --json results/opponent_calibration.json
+    python -m experiments.calibrate_opponents --cache selfplay.json   # keep self-play and estimates for a rerun
+    python -m experiments.calibrate_opponents --quick         # a smoke run
 """
 from __future__ import annotations
 
@@ -37,12 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # examples.rule_bot, examples.numpy_bot
-
-import sim  # noqa: E402
-from sim.analysis.estimate import run_estimate  # noqa: E402
-from sim.config.errors import ConfigError  # noqa: E402
+import sim
+from sim.analysis.estimate import run_estimate
+from sim.config.errors import ConfigError
 
 PLAYERS = 4
 BUILD = {"heuristic": "heuristic", "cautious heuristic": "heuristic:aggression=0.7",
@@ -223,7 +220,7 @@ def main() -> None:
     build_mean = {label: float(np.mean([report[name][label]["mean"] for name in BUILD])) for label in grid}
     chosen = min(grid, key=lambda label: build_mean[label])
     figures = {
-        "command": " ".join(["python benchmarks/calibrate_opponents.py", *sys.argv[1:]]),
+        "command": " ".join(["python -m experiments.calibrate_opponents", *sys.argv[1:]]),
         "settings": {k: v for k, v in vars(args).items() if k not in ("json", "cache")},
         "build": BUILD, "hold_out": HOLD_OUT, "chosen": chosen, "chosen_model": models[chosen],
         "build_mean_error": build_mean, "tables": report, "seconds": round(time.perf_counter() - began),

@@ -6,7 +6,7 @@ given spread) and draws mc's `samples` weighted deals, recording the effective s
 (sum w)^2 / sum w^2, the share of samples given up (weight 0) and the candidate hands whose
 likelihood was evaluated (the sampler's cost: a replay of the heuristic's bid each).
 
-    python benchmarks/mc_inference_stats.py --games 300 --spread 0
+    python -m experiments.mc_inference_stats --games 300 --spread 0
 """
 from __future__ import annotations
 

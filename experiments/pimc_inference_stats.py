@@ -1,6 +1,7 @@
 """How pimc's inference samples the deal at real decisions (docs/pimc.md, "Inference").
 
-Plays full games of a table (default: pimc:infer=1,pimc:infer=0,heuristic,heuristic). At every
+Plays full games of a table (default: DEFAULT_TABLE: pimc with the posterior alone, pimc without it,
+two heuristic seats). At every
 bid and card decision of seat 0 with something to infer (a bid or trump choice the posterior
 models), before the seat decides, it draws the seat's own samples (pimc.start_sampling and
 mc.sample_base with the seat's parameters: `samples` deals at a bid, `play_samples` at a card)
@@ -25,48 +26,48 @@ the rounds of fewer than K cards and those of K or more apart. Every round is me
 the rounds of `mc_from` cards or more (7 at pimc's defaults), which seat 0 plays as mc
 without inference; with mc_from=0 it decides on the samples measured in every round.
 
-    python benchmarks/pimc_inference_stats.py --games 100 --seed 2600
+    python -m experiments.pimc_inference_stats --games 100 --seed 2600
     # docs/pimc.md's figures: wizard-sim 0.1's pimc at the inference tournament's table
-    T=pimc:play_samples=96,infer=1,mc_from=0,pimc:play_samples=96,infer=0,mc_from=0,heuristic,heuristic
-    python benchmarks/pimc_inference_stats.py --games 100 --continuations 0 --policies $T
-    python benchmarks/pimc_inference_stats.py --games 20 --infer 3 --split 12 --policies pimc,heuristic,heuristic,random
+    POSTERIOR_ALONE=robust=0,learn_bids=0,ess_fallback=0,uniform_when_all_dealt=0,uniform_when_most_dealt=0
+    T=pimc:play_samples=96,$POSTERIOR_ALONE,mc_from=0,pimc:play_samples=96,posterior=0,mc_from=0,heuristic,heuristic
+    python -m experiments.pimc_inference_stats --games 100 --continuations 0 --policies $T
+    python -m experiments.pimc_inference_stats --games 20 --infer 3 --split 12 --policies pimc,heuristic,heuristic,random
 """
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 from numba import njit
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from kernels.batch import read_bids  # noqa: E402
-from kernels.game_loop import begin_game, deal_and_seed, new_workspace  # noqa: E402
-from kernels.bits import lowest_bit, popcount  # noqa: E402
-from kernels.cards import N_CARDS  # noqa: E402
-from kernels.search import mc, pimc  # noqa: E402
-from kernels.dispatch import decide  # noqa: E402
-from kernels.search.posterior import OPPONENT_HEURISTIC, acceptance, sample_hands  # noqa: E402
-from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTYPE, SEAT_DTYPE, TABLE_DTYPE  # noqa: E402
-from kernels.rng import seed_stream  # noqa: E402
-from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative  # noqa: E402
-from kernels.policies import heuristic  # noqa: E402
-from kernels.round_state import apply_action, apply_card, begin_round, play_out, restart_bidding  # noqa: E402
-from kernels.rules import round_score  # noqa: E402
-from kernels.search import solver  # noqa: E402
-from kernels.rules import dealer_of_round, unseen_cards  # noqa: E402
-from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
-from sim.config.rules import Rules  # noqa: E402
-from sim.engine.startup import start  # noqa: E402
+from kernels.batch import read_bids
+from kernels.game_loop import begin_game, deal_and_seed, new_workspace
+from kernels.bits import lowest_bit, popcount
+from kernels.cards import N_CARDS
+from kernels.search import mc, pimc
+from kernels.dispatch import decide
+from kernels.search.posterior import OPPONENT_HEURISTIC, acceptance, sample_hands
+from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTYPE, SEAT_DTYPE, TABLE_DTYPE
+from kernels.rng import seed_stream
+from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative
+from kernels.policies import heuristic
+from kernels.round_state import apply_action, apply_card, begin_round, play_out, restart_bidding
+from kernels.rules import round_score
+from kernels.search import solver
+from kernels.rules import dealer_of_round, unseen_cards
+from sim.config.policies import parse_policies, policy_arrays
+from sim.config.rules import Rules
+from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
 NO_LOG = np.zeros(0, dtype=PLAY_DTYPE)
 PHASES = ("bid", "card, before the solver", "card, solved")
 GROUPS = ("modelled seats", "other seats")
+# pimc with the posterior alone (the former infer=1), pimc without it, two heuristic seats.
+DEFAULT_TABLE = ("pimc:robust=0,learn_bids=0,ess_fallback=0,uniform_when_all_dealt=0,uniform_when_most_dealt=0,"
+                 "pimc:posterior=0,heuristic,heuristic")
 SAMPLERS = ("infer>0", "infer=0")
 N_BINS = 10
 MEASURE_STREAM = 99  # the measurement's own generator stream (the games' streams are untouched)
@@ -266,7 +267,7 @@ def compare_choices(policy_ids, params, decision, me, table, seats, legal, phase
     `generator`), and their value on the true deal."""
     params_1 = params
     params_0 = params.copy()
-    params_0[me.seat, pimc.P_INFER] = 0.0
+    params_0[me.seat, pimc.P_POSTERIOR] = 0.0
     storage_1 = pimc.new_memory()
     storage_0 = pimc.new_memory()
     storage_0b = pimc.new_memory()
@@ -381,16 +382,20 @@ def main() -> None:
     parser.add_argument("--first-game", type=int, default=0)
     parser.add_argument("--continuations", type=int, default=8,
                         help="real continuations per choice where infer=1 and infer=0 choose differently (0: none)")  # fmt: skip
-    parser.add_argument("--policies", default="pimc:infer=1,pimc:infer=0,heuristic,heuristic",
-                        help="one policy per seat; seat 0's parameters set the sampler (its infer is --infer)")  # fmt: skip
-    parser.add_argument("--infer", type=int, choices=(1, 2, 3, 4), default=1, help="seat 0's inference, measured")
+    parser.add_argument("--policies", default=DEFAULT_TABLE,
+                        help="one policy per seat; seat 0's set the sampler (its switches: --infer's)")  # fmt: skip
+    parser.add_argument("--infer", type=int, choices=(1, 2, 3, 4), default=1,
+                        help="seat 0's inference, measured: pimc's former level (docs/pimc.md)")  # fmt: skip
     parser.add_argument("--split", type=int, default=0,
                         help="report rounds of fewer than K cards and of K or more apart (0: together)")  # fmt: skip
     args = parser.parse_args()
     policies = parse_policies(args.policies, 4)
     ids, params = policy_arrays(policies)
     params = params.copy()
-    params[0, pimc.P_INFER] = float(args.infer)  # what is measured is the inference; the seat plays with it on
+    # What is measured is the inference; the seat plays with it on.
+    columns = [name for name, _ in pimc.PARAMETERS]
+    for name, value in pimc.former_infer(float(args.infer)).items():
+        params[0, columns.index(name)] = value
     rules = Rules(players=4)
     names = list(PHASES)
     if args.split > 0:

@@ -1,9 +1,9 @@
 """Engine throughput of the working tree next to an older revision, measured side by side.
 
-    python benchmarks/compare_revisions.py d2e09ff
-    python benchmarks/compare_revisions.py HEAD~3 --policies heuristic --games 50000
-    python benchmarks/compare_revisions.py main --instructions --games 2000
-    python benchmarks/compare_revisions.py c422028 --table --policies mc,heuristic,heuristic,random --games 200
+    python -m experiments.compare_revisions d2e09ff
+    python -m experiments.compare_revisions HEAD~3 --policies heuristic --games 50000
+    python -m experiments.compare_revisions main --instructions --games 2000
+    python -m experiments.compare_revisions c422028 --table --policies mc,heuristic,heuristic,random --games 200
 
 On a shared machine, runs minutes apart differ by more than most optimisations. Here the
 baseline (checked out into a temporary git worktree) and the working tree run at the same

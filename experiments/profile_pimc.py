@@ -1,10 +1,10 @@
 """Where pimc's CPU goes (docs/pimc.md, "Where the time goes"): one decision split into
 sampling, playouts, solver and bookkeeping, for bids and cards, by round size.
 
-    python benchmarks/profile_pimc.py                          # pimc at its defaults, 4 players
-    python benchmarks/profile_pimc.py --policy pimc:depth=2 --games 20 --sizes 1,5,10,15 --json
+    python -m experiments.profile_pimc                          # pimc at its defaults, 4 players
+    python -m experiments.profile_pimc --policy pimc:depth=2 --games 20 --sizes 1,5,10,15 --json
     # docs/pimc.md's profiles: wizard-sim 0.1's pimc
-    python benchmarks/profile_pimc.py --policy pimc:play_samples=96,infer=0,mc_from=0 --games 10 --repeats 2
+    python -m experiments.profile_pimc --policy pimc:play_samples=96,posterior=0,mc_from=0 --games 10 --repeats 2
 
 The decisions are real: the pimc seat's (seat 0) bid and card decisions of `--games` rounds of
 every round size at the table POLICY,heuristic,heuristic,random (what bench_pimc.py and
@@ -33,33 +33,29 @@ more (7 at the defaults), which the seat plays as mc in a game. There, and in th
 row, the profile is not what the seat spends (bench_pimc.py times that); with mc_from=0 the
 seat plays every round as profiled.
 
-numba caches this script's kernels under benchmarks/__pycache__, stamped with the kernel
+numba caches this script's kernels under experiments/__pycache__, stamped with the kernel
 sources they import (kernels/cache_stamps.py), so a profile never runs old code.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from kernels.bits import at, popcount  # noqa: E402
-from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative  # noqa: E402
-from kernels.policies import heuristic  # noqa: E402
-from kernels.search import mc, pimc  # noqa: E402
-from kernels.records import DECIDE_BID, DECIDE_CARD  # noqa: E402
-from kernels.rng import STREAM_DECISIONS, seed_stream  # noqa: E402
-from sim import Rules  # noqa: E402
-from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
-from sim.engine.startup import start  # noqa: E402
-from seat_decisions import capture  # noqa: E402
+from kernels.bits import at, popcount
+from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative
+from kernels.policies import heuristic
+from kernels.search import mc, pimc
+from kernels.records import DECIDE_BID, DECIDE_CARD
+from kernels.rng import STREAM_DECISIONS, seed_stream
+from sim import Rules
+from sim.config.policies import parse_policies, policy_arrays
+from sim.engine.startup import start
+from experiments.seat_decisions import capture
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 

@@ -2,10 +2,11 @@
 clairvoyance"): the predicted probability of making the bid it chose against how often it
 made it, by round size.
 
-    python benchmarks/pimc_bid_calibration.py                      # pimc at its defaults, 4 players
-    python benchmarks/pimc_bid_calibration.py --games 100 --samples 64 --json
+    python -m experiments.pimc_bid_calibration                      # pimc at its defaults, 4 players
+    python -m experiments.pimc_bid_calibration --games 100 --samples 64 --json
     # docs/pimc.md's table: wizard-sim 0.1's pimc
-    python benchmarks/pimc_bid_calibration.py --policy pimc:play_samples=96,infer=0,mc_from=0 --games 30 --samples 64
+    python -m experiments.pimc_bid_calibration --policy pimc:play_samples=96,posterior=0,mc_from=0 --games 30 \
+        --samples 64
 
 The bids are real: the pimc seat's (seat 0) bid in `--games` rounds of every round size at
 the table POLICY,OPPONENT,OPPONENT,OPPONENT (mc at its defaults unless --opponent says
@@ -29,22 +30,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from kernels.records import DECIDE_BID  # noqa: E402
-from kernels.rng import STREAM_DECISIONS, seed_stream  # noqa: E402
-from kernels.search import mc, pimc  # noqa: E402
-from sim import Rules  # noqa: E402
-from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
-from sim.engine.startup import start  # noqa: E402
-from seat_decisions import capture  # noqa: E402
+from kernels.records import DECIDE_BID
+from kernels.rng import STREAM_DECISIONS, seed_stream
+from kernels.search import mc, pimc
+from sim import Rules
+from sim.config.policies import parse_policies, policy_arrays
+from sim.engine.startup import start
+from experiments.seat_decisions import capture
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 

@@ -1,4 +1,5 @@
-"""A real `wizard-sim serve` process on a free loopback port, for the server and browser tests."""
+"""A real `wizard-sim serve` process on a free loopback port: for the server's benches, and the
+server and browser tests."""
 from __future__ import annotations
 
 import json

@@ -1,0 +1,111 @@
+"""The one harness of the throughput benches: warm-up, alternating A/B pairs, ranges, --json.
+
+The machine is shared (docs/performance.md), so no figure is one number: each is the range of
+its repeats (min, median, max). Two sides compared are measured in alternating pairs, each
+going first every other time, so that a drift of the machine's load falls on both; their
+ratio is taken pair by pair. A bench's options come from `parser` (--repeats, --warmup,
+--json), and it prints its figures with `report`: a table, or one JSON object.
+
+    python -m benchmarks.bench_tournament --deals 2000 --json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+Rate = Callable[[], float]  # one measurement, e.g. games/s of one run
+
+
+@dataclass(frozen=True)
+class Range:
+    """Repeated measurements of one figure: every sample, and their min, median and max."""
+
+    samples: tuple[float, ...]
+    digits: int = 0  # decimals kept in its JSON form (a rate: none; a ratio: 3)
+
+    @property
+    def low(self) -> float:
+        return min(self.samples)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def high(self) -> float:
+        return max(self.samples)
+
+    def to_dict(self) -> dict[str, float | list[float]]:
+        def rounded(value: float) -> float:
+            return round(value, self.digits) if self.digits else round(value)
+
+        return {"min": rounded(self.low), "median": rounded(self.median), "max": rounded(self.high),
+                "samples": [rounded(value) for value in self.samples]}  # fmt: skip
+
+    def text(self, form: str = ",.0f") -> str:
+        """min–max (median), as the docs quote a shared machine's figures."""
+        return f"{self.low:{form}}–{self.high:{form}} (median {self.median:{form}})"
+
+
+def rate(work: Callable[[], object], units: float) -> float:
+    """Units per second of one call of `work`."""
+    start = time.perf_counter()
+    work()
+    return units / (time.perf_counter() - start)
+
+
+def measure(side: Rate, repeats: int, warmup: int = 1, digits: int = 0) -> Range:
+    """`warmup` calls whose figures are dropped (compiling, caches), then `repeats` measured
+    (`digits`: decimals their JSON form keeps)."""
+    for _ in range(warmup):
+        side()
+    return Range(tuple(side() for _ in range(repeats)), digits)
+
+
+def alternate(a: Rate, b: Rate, pairs: int, warmup: int = 1, digits: int = 0) -> tuple[Range, Range, Range]:
+    """A and B in `pairs` alternating pairs (A first, then B first, ...) after `warmup` calls of
+    each: their ranges (`digits`: decimals their JSON form keeps) and the range of the ratios
+    A / B, pair by pair."""
+    for _ in range(warmup):
+        a(), b()
+    a_samples, b_samples = [], []
+    for pair in range(pairs):
+        if pair % 2 == 0:
+            a_samples.append(a())
+            b_samples.append(b())
+        else:
+            b_samples.append(b())
+            a_samples.append(a())
+    ratios = tuple(mine / theirs for mine, theirs in zip(a_samples, b_samples))
+    return Range(tuple(a_samples), digits), Range(tuple(b_samples), digits), Range(ratios, digits=3)
+
+
+def parser(description: str, repeats: int = 3) -> argparse.ArgumentParser:
+    """The options every bench takes: --repeats, --warmup and --json."""
+    arguments = argparse.ArgumentParser(description=description)
+    arguments.add_argument("--repeats", type=int, default=repeats, help=f"measurements (or A/B pairs) per figure (default {repeats})")
+    arguments.add_argument("--warmup", type=int, default=1, help="unmeasured runs first: compiling, caches (default 1)")
+    arguments.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    return arguments
+
+
+def json_form(value: object) -> object:
+    """`value` with every Range in it as its dict."""
+    if isinstance(value, Range):
+        return value.to_dict()
+    if isinstance(value, dict):
+        return {key: json_form(item) for key, item in value.items()}
+    return value
+
+
+def report(figures: dict, lines: list[str], as_json: bool) -> None:
+    """The bench's figures as one JSON object (ranges as their dicts), or its lines of text."""
+    if as_json:
+        print(json.dumps(json_form(figures)))
+        return
+    for line in lines:
+        print(line)
