@@ -1,8 +1,8 @@
 """The learned policy's cost and bid accuracy (docs/learned.md, Figures).
 
-    python benchmarks/bench_learned.py                       # both, the shipped model
-    python benchmarks/bench_learned.py --only cost --games 300 --repeats 5
-    python benchmarks/bench_learned.py --only accuracy --model models/m1 --json
+    python -m benchmarks.bench_learned                       # both, the shipped model
+    python -m benchmarks.bench_learned --only cost --games 300 --repeats 5
+    python -m benchmarks.bench_learned --only accuracy --model models/m1 --json
 
 1. cost: seconds of one core per full 4-player game of one seat, on one thread: the whole
    table `SEAT,heuristic,heuristic,random` minus `heuristic,heuristic,heuristic,random` (the
@@ -17,17 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from sim import Rules, run_games  # noqa: E402
-from sim.engine.startup import start  # noqa: E402
+from sim import Rules, run_games
+from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)
 
