@@ -98,6 +98,7 @@ class TrainState:
     best_margin: float = float("-inf")  # the written model's margin on the held-out deals
     best_interval: tuple[float, float] = (float("nan"), float("nan"))
     history: list = field(default_factory=list)  # [seconds, steps, loss, margin] per evaluation
+    data_sha256: str = ""  # the data so far: SHA-256 chained over the chunks (chunk_digest)
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,15 @@ def data_chunk(options: TrainOptions, chunk: int) -> games.Samples:
     return games.Samples(*(array[kept] for array in samples))
 
 
+def chunk_digest(previous: str, samples: games.Samples) -> str:
+    """The data digest after `samples`: SHA-256 of the previous digest and every array of the
+    chunk (the same seed and code give the same chain)."""
+    digest = hashlib.sha256(previous.encode())
+    for array in samples:
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
+
+
 def legal_matrix(legal: np.ndarray) -> np.ndarray:
     return ((legal[:, None] >> np.arange(N_CARDS, dtype=np.int64)) & 1).astype(bool)
 
@@ -280,6 +290,7 @@ def model_card(options: TrainOptions, state: TrainState, command: str) -> dict:
                       "heuristic seats: card values regressed, tricks taken classified",
             "data": {"chunks": state.chunks, "episodes": state.chunks * EPISODES_PER_CHUNK,
                      "player_cycle": list(PLAYER_CYCLE), "episodes_per_chunk": EPISODES_PER_CHUNK},
+            "data_sha256": state.data_sha256,
             "steps": state.steps,
             "seconds": round(state.seconds, 1),
             "code_sha256": code_digest(),
@@ -369,7 +380,7 @@ def read_checkpoint(out: Path, options: TrainOptions) -> tuple[dict, list, Train
     saved = record["state"]
     state = TrainState(saved["chunks"], saved["steps"], saved["seconds"],
                        saved["best_margin"] if saved["best_margin"] is not None else float("-inf"),
-                       tuple(saved["best_interval"]), saved["history"])  # fmt: skip
+                       tuple(saved["best_interval"]), saved["history"], saved.get("data_sha256", ""))  # fmt: skip
     return params, leaves, state
 
 
@@ -454,6 +465,7 @@ def train(
             break
         samples = data_chunk(options, state.chunks)
         state.chunks += 1
+        state.data_sha256 = chunk_digest(state.data_sha256, samples)
         add_chunk(samples, bids, cards)
         for _ in range(options.steps_per_chunk):
             if (should_stop is not None and should_stop()) or elapsed() + eval_cost + 2.0 > budget:
