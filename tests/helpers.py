@@ -118,16 +118,16 @@ def play_round_asking(table, seats, ask) -> None:
         R.apply_action(table, seats, ask(decision, seat, R.legal_actions(table, seats)))
 
 
-def decision_with_own_hand_swapped(policies, decision, seats, seat, other, table, legal, generator):
+def decision_with_own_hand_swapped(policies, decision, seats, seat, other, table, legal, generator, ask=decide):
     """The deciding seat's answer after its hand is swapped with `other`'s (same size). It may
     differ, a seat sees its own hand: this shows an unchanged-answer check is not vacuous.
-    The seats are restored."""
+    The seats are restored. `ask` is how the policy is asked (the dispatch's arguments)."""
     saved = seats.copy()
     mine, theirs = int(seats[seat]["hand"]), int(seats[other]["hand"])
     seats[seat]["hand"], seats[other]["hand"] = theirs, mine
     own_legal = legal if decision == st.DECIDE_BID else K.legal_cards(theirs, table["led_suit"])
     try:
-        return decide(policies, decision, seats[seat], table, own_legal, generator)
+        return ask(policies, decision, seats[seat], table, own_legal, generator)
     finally:
         seats[:] = saved
 

@@ -70,6 +70,7 @@ def reference_increment(table, policies):
     return increments
 
 
+@pytest.mark.slow  # compiles pimc's engine for the state API (again after an edit of pimc)
 def test_evidence_is_kept_only_at_the_end_of_a_round_and_equals_the_likelihoods():
     """Zero when the game starts; unchanged through every decision of a round; at its end, the
     round's likelihoods added; read_round on a copy of the finished public table alone (no seat

@@ -2,7 +2,8 @@
 table (docs/rules.md §4: which bids are visible depends on the bidding mode).
 
 Three kinds of checks:
-- dispatch level: kernels.dispatch.decide on mid-round states, before and after the
+- dispatch level: kernels.dispatch.decide (the heuristic's own kernel for heuristic seats:
+  heuristic_decide) on mid-round states, before and after the
   OTHER seats' hands are replaced by random hands consistent with the public state;
 - engine level: the round core's play_until (to the end of the bidding, or of a trick), run twice from one state with the
   hands of the seats that act LATER re-dealt: everything decided before them must not change;
@@ -19,6 +20,8 @@ from kernels import round_state as R
 from kernels import rules as K
 from kernels import records as st
 from kernels.dispatch import decide
+from kernels.policies import heuristic
+from kernels.policies.ids import POLICY_HEURISTIC
 from kernels.rng import STREAM_DECISIONS
 from sim.config.policies import parse_policies, policy_arrays
 
@@ -38,6 +41,19 @@ def policies_for(spec, players):
 EARLIER_EVIDENCE = -(np.arange(st.MAX_PLAYERS * st.N_BID_MODELS, dtype=float).reshape(st.MAX_PLAYERS, st.N_BID_MODELS) % 7)
 
 
+def heuristic_decide(policies, decision, me, table, legal, generator):
+    """What the dispatch answers for a heuristic seat: the heuristic's own kernel, asked
+    directly so that a check of heuristic seats compiles no search policy (and stays cheap
+    after an edit of one)."""
+    return heuristic.decide(decision, policies[1], me, table, legal, generator)
+
+
+def decide_for(policies, players):
+    """How the checks ask the seated policies: heuristic_decide where every seat plays the
+    heuristic, else the dispatch over every built-in policy."""
+    return heuristic_decide if (policies[0][:players] == POLICY_HEURISTIC).all() else decide
+
+
 def started_round(rules, policies, seed, game, r, dealer, totals=None):
     """A table after deal and trump (the engine's own steps), with the round's DECISIONS stream."""
     storage, seats = new_table(rules.to_record()[0])
@@ -50,7 +66,8 @@ def started_round(rules, policies, seed, game, r, dealer, totals=None):
     generator = new_stream(seed, game, r, STREAM_DECISIONS)
     if table["phase"] == st.PHASE_TRUMP:
         dealer_seat = seats[int(table["dealer"])]
-        R.apply_trump(table, decide(policies, st.DECIDE_TRUMP, dealer_seat, table, R.ALL_SUITS, generator))
+        ask = decide_for(policies, rules.players)
+        R.apply_trump(table, ask(policies, st.DECIDE_TRUMP, dealer_seat, table, R.ALL_SUITS, generator))
     return storage, seats, generator
 
 
@@ -109,6 +126,7 @@ def test_heuristic_decisions_unchanged_when_other_hands_change(players, bidding)
     the deciding seat's own hand does change some answers (the check is not vacuous)."""
     rules = sim.Rules(players=players, bidding=bidding)
     policies = policies_for("heuristic", players)
+    ask_policy = decide_for(policies, players)
     rng = np.random.default_rng(players)
     checked = changed_by_own_hand = swaps = 0
     last = 60 // players
@@ -118,16 +136,16 @@ def test_heuristic_decisions_unchanged_when_other_hands_change(players, bidding)
 
         def ask(decision, seat, legal):
             nonlocal checked, changed_by_own_hand, swaps
-            answer = decide(policies, decision, seats[seat], table, legal, generator)
+            answer = ask_policy(policies, decision, seats[seat], table, legal, generator)
             saved = seats.copy()
             others = [s for s in range(players) if s != seat]
             for _ in range(2):
                 swaps += redeal(storage, seats, others, rng)
-                assert decide(policies, decision, seats[seat], table, legal, generator) == answer
+                assert ask_policy(policies, decision, seats[seat], table, legal, generator) == answer
                 checked += 1
             seats[:] = saved
             own_hand_answer = decision_with_own_hand_swapped(
-                policies, decision, seats, seat, others[0], table, legal, generator
+                policies, decision, seats, seat, others[0], table, legal, generator, ask=ask_policy
             )
             changed_by_own_hand += own_hand_answer != answer
             return answer
@@ -143,10 +161,10 @@ def test_heuristic_trump_choice_reads_only_the_dealers_hand():
     rng = np.random.default_rng(1)
     storage, seats, generator = started_round(rules, policies, 3, 0, 5, dealer=2)
     table = storage[0]
-    answer = decide(policies, st.DECIDE_TRUMP, seats[2], table, 0b1111, generator)
+    answer = heuristic_decide(policies, st.DECIDE_TRUMP, seats[2], table, 0b1111, generator)
     for _ in range(5):
         redeal(storage, seats, [0, 1, 3], rng)
-        assert decide(policies, st.DECIDE_TRUMP, seats[2], table, 0b1111, generator) == answer
+        assert heuristic_decide(policies, st.DECIDE_TRUMP, seats[2], table, 0b1111, generator) == answer
 
 
 @pytest.mark.slow
@@ -195,6 +213,7 @@ def swap_keeps_voids(storage, seats, seat, other):
     return respects(seats[other]["hand"], voids[seat]) and respects(seats[seat]["hand"], voids[other])
 
 
+@pytest.mark.slow  # compiles the searching policies for these records (again after an edit of one)
 @pytest.mark.parametrize("spec, players", SAMPLING_POLICIES)
 @pytest.mark.parametrize("bidding", ["open", "hidden", "delayed"])
 def test_sampling_policy_decisions_unchanged_when_other_seats_change(spec, players, bidding):

@@ -132,6 +132,7 @@ def test_faceup_playout_takes_a_sure_trick_and_ducks_a_made_bid():
     assert faceup.choose_card(seats, seats[1], table, legal) == 0
 
 
+@pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)
 def test_pimc_tournament_on_the_command_line(tmp_path):
     """A duplicate tournament with a pimc seat through `wizard-sim tournament`: the summary
     names pimc with a mean score and the pair verdicts."""
