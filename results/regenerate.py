@@ -48,6 +48,7 @@ from matplotlib.figure import Figure
 import sim
 from kernels.search.pimc import former_infer
 from sim.analysis.report import accuracy_tables
+from sim.config.models import SHIPPED_MODEL
 from sim.config.policies import parameter_text, parse_policy
 from sim.config.rules import Rules
 from sim import LeagueConfig, SimulationConfig, TournamentConfig, league, resume_tournament, simulate, tournament
@@ -220,6 +221,9 @@ OPENSPIEL_TABLES = {
 }
 # A league of five (ISMCTS at its cheapest budget here: it sits at four of the five tables).
 OPENSPIEL_LEAGUE = f"random,heuristic,mc,{FORMER_PIMC},openspiel:ismcts:simulations=10"
+# The learned agent (issue 59): the shipped model's training curve (its card's figures) and a
+# league of it with the built-in bots, on the deals of the learned agent's card (seed 808).
+AGENT_LEAGUE = "learned,heuristic,mc,pimc,mc:samples=8,play_samples=4"
 EXAMPLE_HAND = {"hand": "W AS KH 7H J", "trump": "3H", "players": 4, "position": 2, "bids": (1, 0)}
 
 
@@ -235,21 +239,22 @@ class Sizes:
     openspiel_deals: int
     learned_deals: int
     fresh_deals: int
+    agent_deals: int
 
 
 FULL = Sizes(accuracy_games=200_000, tournament_deals=50_000, estimate_samples=200_000,
              calibration_games=4_000_000, calibration_samples=200_000, inference_deals=20_000, pimc_deals=2_000,
-             openspiel_deals=24, learned_deals=2_000, fresh_deals=2_000)
+             openspiel_deals=24, learned_deals=2_000, fresh_deals=2_000, agent_deals=100)
 QUICK = Sizes(accuracy_games=400, tournament_deals=30, estimate_samples=2_000,
               calibration_games=20_000, calibration_samples=2_000, inference_deals=10, pimc_deals=4, openspiel_deals=2,
-              learned_deals=4, fresh_deals=2)
+              learned_deals=4, fresh_deals=2, agent_deals=2)
 SEEDS = {"accuracy": 2022, "tournament": 1, "estimate": 1, "calibration": 11, "inference": 2026, "pimc": 2600,
-         "openspiel": 38, "fresh": 4700}  # fmt: skip
-STEPS = ("accuracy", "tournament", "estimate", "calibration", "inference", "pimc", "openspiel", "learned", "fresh")
+         "openspiel": 38, "fresh": 4700, "agent": 808}  # fmt: skip
+STEPS = ("accuracy", "tournament", "estimate", "calibration", "inference", "pimc", "openspiel", "learned", "fresh", "agent")
 FILES = {"accuracy": "accuracy.json", "tournament": "tournament.json", "estimate": "estimate.json",
          "calibration": "calibration.json", "inference": "inference.json", "pimc": "pimc.json",
-         "openspiel": "openspiel.json", "learned": "learned_inference.json", "fresh": "fresh_deals.json"}  # in OUT
-OPTIONAL_STEPS = ("openspiel", "learned", "fresh")  # the README leaves their sections out when they are missing
+         "openspiel": "openspiel.json", "learned": "learned_inference.json", "fresh": "fresh_deals.json", "agent": "learned_agent.json"}  # in OUT
+OPTIONAL_STEPS = ("openspiel", "learned", "fresh", "agent")  # the README leaves their sections out when they are missing
 
 
 def provenance(seed: int, **extra) -> dict:
@@ -331,6 +336,17 @@ def played_tournament(config: TournamentConfig, path: Path) -> tuple[list[dict],
             return summarize_tournament(read_run(path))
         return resume_tournament(str(path)).summary
     return tournament(config, str(path), overwrite=True).summary
+
+
+def played_league(config: LeagueConfig, path: Path) -> tuple[list[dict], list[dict]]:
+    """The (ratings, pairs) of the league of `config` in `path`: a finished and sound run of
+    this configuration is read back (its summary.json), anything else is played afresh."""
+    record, summary = path / "run.json", path / "summary.json"
+    if (record.exists() and summary.exists() and json.loads(record.read_text()).get("config") == config.to_dict()
+            and verify_run(str(path)).sound):
+        summary_data = json.loads(summary.read_text())
+        return summary_data["ratings"], summary_data["pairs"]
+    return league(config, str(path), overwrite=True).summary
 
 
 def run_seconds(path: Path) -> int | None:
@@ -440,6 +456,60 @@ def fresh_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
     return result
 
 
+# -- the learned agent -------------------------------------------------------------------------------
+def agent_figures(sizes: Sizes, out: Path, runs: Path) -> dict:
+    """The shipped model's training curve (read from its card: what `wizard-sim train` measured
+    as it trained) drawn as learned_curve.png, and the league AGENT_LEAGUE (seed 808)."""
+    seed = SEEDS["agent"]
+    card = json.loads((SHIPPED_MODEL / "model.json").read_text())
+    curve = card["figures"]["curve"]
+    figure = new_figure(7, 4)
+    axes = figure.add_subplot()
+    axes.plot([point["seconds"] / 60 for point in curve], [point["margin"] for point in curve], marker="o")
+    axes.axhline(0, color="grey", linewidth=0.8)
+    axes.set_xlabel("training time (minutes, 2 cores, data generation included)")
+    axes.set_ylabel("margin over 3 heuristic seats (points/game)")
+    axes.set_title("the shipped learned model while it trained (held-out deals)")
+    figure.savefig(out / "learned_curve.png", dpi=110, bbox_inches="tight")
+    config = LeagueConfig.build(Rules(players=4), AGENT_LEAGUE, seed=seed, deals=sizes.agent_deals)
+    path = runs / "agent_league"
+    ratings, pairs = played_league(config, path)
+    result = {**provenance(seed, deals=sizes.agent_deals, players=4, duplicate=True),
+              "model": {"training": card["training"], "curve": curve},
+              "league": {"policies_text": AGENT_LEAGUE, "deals": sizes.agent_deals, "ratings": ratings, "pairs": pairs,
+                         "seconds": run_seconds(path)}}  # fmt: skip
+    (out / FILES["agent"]).write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def agent_section(result: dict | None) -> str:
+    """The README's section on the learned agent: its training curve and its league."""
+    if result is None:
+        return ""
+    league_result = result["league"]
+    ratings = pd.DataFrame(league_result["ratings"])[["policy", "rating", "ci_low", "ci_high", "games", "bid_accuracy"]]
+    ratings = ratings.round({"rating": 1, "ci_low": 1, "ci_high": 1, "bid_accuracy": 3})
+    seconds = "" if league_result["seconds"] is None else f", {league_result['seconds']} s wall"
+    return f"""## The learned agent (issue 59)
+
+{played(result, "agent")} The shipped model (`learned`, `sim/learn/shipped`: [docs/learned.md](../docs/learned.md)) was
+trained from nothing by `wizard-sim train --out sim/learn/shipped --seed 1 --minutes 30`; its
+margin over three heuristic seats on held-out deals as it trained (200 deals each point, as
+its card records them):
+
+![training curve](learned_curve.png)
+
+### League: `{league_result['policies_text']}`
+
+{league_result['deals']} deals (as `wizard-sim league --games {league_result['deals']} --seed {result['seed']}`){seconds}; ratings are
+points per game relative to the pool's mean (docs/league.md). `openspiel:ismcts` is not in it:
+a Python search at every decision costs about 5 ms of one core a simulation, too slow for
+full games here (it meets the bots at rounds 1-3 in the OpenSpiel section above).
+
+{markdown_table(ratings)}
+"""
+
+
 # -- OpenSpiel's ISMCTS at our table ---------------------------------------------------------------
 def openspiel_figures(sizes: Sizes, out: Path, runs: Path) -> dict | None:
     """The duplicate tournaments of OPENSPIEL_TABLES, each with its seconds (None without the
@@ -458,13 +528,7 @@ def openspiel_figures(sizes: Sizes, out: Path, runs: Path) -> dict | None:
     config = LeagueConfig.build(Rules(players=4, rounds=OPENSPIEL_ROUNDS), OPENSPIEL_LEAGUE, seed=seed,
                                 deals=sizes.openspiel_deals)
     path = runs / "openspiel_league"
-    record, summary = path / "run.json", path / "summary.json"  # a finished league's summary is read back
-    if (record.exists() and summary.exists() and json.loads(record.read_text()).get("config") == config.to_dict()
-            and verify_run(str(path)).sound):
-        summary_data = json.loads(summary.read_text())
-        ratings, pairs = summary_data["ratings"], summary_data["pairs"]
-    else:
-        ratings, pairs = league(config, str(path), overwrite=True).summary
+    ratings, pairs = played_league(config, path)
     league_result = {"policies_text": OPENSPIEL_LEAGUE, "deals": sizes.openspiel_deals, "ratings": ratings,
                      "pairs": pairs, "seconds": run_seconds(path)}  # fmt: skip
     result = {**provenance(seed, deals=sizes.openspiel_deals, players=4, rounds=list(OPENSPIEL_ROUNDS), duplicate=True),
@@ -868,6 +932,8 @@ deals them uniformly. Issue #14 asks for mc with inference to win with its inter
 {learned_section(results.get("learned"))}
 
 {fresh_section(results.get("fresh"))}
+
+{agent_section(results.get("agent"))}
 """
     (out / "README.md").write_text(text)
 
@@ -908,7 +974,8 @@ def main() -> None:
              ("pimc", lambda: pimc_figures(sizes, out, runs)),
              ("openspiel", lambda: openspiel_figures(sizes, out, runs)),
              ("learned", lambda: learned_figures(sizes, out, runs)),
-             ("fresh", lambda: fresh_figures(sizes, out, runs)))  # fmt: skip
+             ("fresh", lambda: fresh_figures(sizes, out, runs)),
+             ("agent", lambda: agent_figures(sizes, out, runs)))  # fmt: skip
     results = {}
     for name, step in steps:
         if name not in only:
