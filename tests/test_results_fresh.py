@@ -31,7 +31,7 @@ def load_regenerate():
 REGENERATE = load_regenerate()
 SLICE = REGENERATE.Sizes(accuracy_games=8_000, tournament_deals=300, estimate_samples=8_000,
                          calibration_games=200_000, calibration_samples=8_000, inference_deals=80,
-                         pimc_deals=12, openspiel_deals=2, learned_deals=4, fresh_deals=4)  # fmt: skip
+                         pimc_deals=12, openspiel_deals=2, learned_deals=4, fresh_deals=4, agent_deals=4)  # fmt: skip
 
 
 def published(name: str) -> dict:
@@ -145,3 +145,18 @@ def test_calibration_is_fresh(tmp_path):
             count = now["games"] if key == "self_play" else now.get("effective_samples") or SLICE.calibration_samples
             check(f"calibration.json {now['situation']}: {key}", before[key], before[f"{key}_se"], now[key],
                   max(now[f"{key}_se"], 1 / count))  # fmt: skip
+
+
+def test_learned_agent_is_fresh(tmp_path):
+    """The shipped model's curve is its card's, and a slice of the league rates each policy as
+    the published league does, within the intervals."""
+    old = published("learned_agent.json")
+    fresh = REGENERATE.agent_figures(SLICE, tmp_path, tmp_path / "runs")
+    assert fresh["model"] == old["model"], "the shipped model changed: regenerate results/ (--only agent)"
+    deals = (old["league"]["deals"], fresh["league"]["deals"])
+    before = {row["policy"]: row for row in old["league"]["ratings"]}
+    assert sorted(before) == sorted(row["policy"] for row in fresh["league"]["ratings"])
+    for now in fresh["league"]["ratings"]:
+        then = before[now["policy"]]
+        check_interval(f"learned_agent.json {now['policy']} rating", then["rating"], (then["ci_low"], then["ci_high"]),
+                       now["rating"], (now["ci_low"], now["ci_high"]), deals)  # fmt: skip
