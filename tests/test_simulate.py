@@ -454,7 +454,7 @@ def test_a_run_parses_its_policies_once_and_looks_its_engine_up_once(tmp_path, m
     # path's): the lookup is counted and gives the engine of the built-in policies seated.
     real_engine = sim.engine.seating.compiled_engine
     monkeypatch.setattr(sim.engine.seating, "compiled_engine",
-                        lambda entry, built_in, bots: looked_up.append(entry) or real_engine(entry, built_in, []))  # fmt: skip
+                        lambda entry, built_in, bots, models: looked_up.append(entry) or real_engine(entry, built_in, [], models))  # fmt: skip
     config.__dict__["seating"] = dataclasses.replace(config.seating, bots=(object(),))
     result = run_simulation(config, str(tmp_path / "run"), threads=1)
     assert result.units_computed == 23 and len(result.record["chunks"]["complete"]) == 4

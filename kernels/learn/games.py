@@ -70,11 +70,7 @@ def teacher_values(decision, policies, me, table, legal, generator, values):
             return preferred, False
         storage = mc.new_decision_memory()
         answer = mc.sampled_bid(storage, policies, me, table, legal, preferred, generator)
-        rest = legal
-        while rest:
-            bid = lowest_bit(rest)
-            rest &= rest - 1
-            values[bid] = storage[0].totals[bid] / samples
+        write_means(storage, legal, legal, False, samples, values)
         return answer, True
     preferred = heuristic.choose_card(me, table, legal)
     samples = int(params[at(me.seat), mc.P_PLAY_SAMPLES])
@@ -84,12 +80,22 @@ def teacher_values(decision, policies, me, table, legal, generator, values):
     preferred_choice = representative(preferred, choices)
     storage = mc.new_decision_memory()
     best = mc.sampled_card(storage, policies, me, table, choices, preferred_choice, generator)
+    write_means(storage, legal, choices, True, samples, values)
+    return (preferred if best == preferred_choice else best), True
+
+
+@njit(cache=True)
+def write_means(storage, legal, choices, cards, samples, values):
+    """values[a] = the teacher's mean rollout score of every legal answer a: the total mc kept
+    for it in its decision memory `storage` (for a card, that of its representative among the
+    distinct `choices`). The caller holds `storage`; its record is taken here
+    (tests/test_record_lifetimes.py)."""
+    totals = storage[0].totals
     rest = legal
     while rest:
-        card = lowest_bit(rest)
+        answer = lowest_bit(rest)
         rest &= rest - 1
-        values[card] = storage[0].totals[representative(card, choices)] / samples
-    return (preferred if best == preferred_choice else best), True
+        values[answer] = totals[representative(answer, choices) if cards else answer] / samples
 
 
 @njit(cache=True)
@@ -121,9 +127,12 @@ def set_episode(workspace, seed, episode, n_players, teacher_params):
 
 
 @njit(cache=True)
-def play_episode(workspace, seed, episode, n_players, teacher_params, samples, first_row):
-    """Play episode `episode`'s round, recording each teacher decision into samples' rows
-    first_row, first_row + 1, ... (ROWS_PER_EPISODE at most)."""
+def play_episode(workspace_storage, seed, episode, n_players, teacher_params, samples, first_row):
+    """Play episode `episode`'s round on the one-record workspace array `workspace_storage`
+    (its record is taken here, where the caller holds the array: kernels/blocks.py), recording
+    each teacher decision into samples' rows first_row, first_row + 1, ... (ROWS_PER_EPISODE at
+    most)."""
+    workspace = workspace_storage[0]
     teachers = set_episode(workspace, seed, episode, n_players, teacher_params)
     table = workspace.table
     seats = workspace.seats
@@ -168,7 +177,7 @@ def teacher_block(block, seed, episodes, rules, teacher_params, samples):
     first, stop = block_rows(block, episodes.shape[0])
     workspace = new_workspace(rules[0], (np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros((MAX_PLAYERS, MAX_PARAMS))))
     for i in range(first, stop):
-        play_episode(workspace[0], seed, episodes[i], rules[0].n_players, teacher_params, samples, i * ROWS_PER_EPISODE)
+        play_episode(workspace, seed, episodes[i], rules[0].n_players, teacher_params, samples, i * ROWS_PER_EPISODE)
 
 
 @njit(cache=True, parallel=True, nogil=True)

@@ -69,9 +69,9 @@ REGISTRY: dict[str, PolicyKind] = {module.NAME: _built_in_kind(policy_id, module
 LEARNED = learned.NAME
 # The forms a policy takes, in the help of every option that names policies.
 POLICY_FORMS = (
-    f"a built-in policy ({', '.join(REGISTRY)}; parameters as name:key=value), learned or learned:model=DIR "
-    "(a model directory of wizard-sim train), or module:Object, "
-    "a Python policy or a numba bot imported from the current directory or PYTHONPATH (docs/bots.md, docs/numba-bots.md)"
+    f"a built-in policy ({', '.join(REGISTRY)}, learned; parameters as name:key=value, learned:model=DIR a trained "
+    "model), or module:Object, a Python policy or a numba bot from the current directory or PYTHONPATH "
+    "(docs/bots.md, docs/numba-bots.md)"
 )
 
 
