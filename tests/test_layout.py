@@ -274,10 +274,20 @@ def test_built_in_policies_are_asked_only_inside_the_kernels():
 def test_each_thing_has_its_own_name():
     """Three things were called python_seats (issue #36): the pool's kernels (kernels.bot_pool),
     a run's games with Python policies (sim.runs.bot_games) and the seats of a list of policies
-    held by Python policies (now Seating.python, sim.engine.seating)."""
+    held by Python policies (now Seating.python, sim.engine.seating). Two classes were called
+    WizardGame and WizardState (issue #60): the state API's and OpenSpiel's game and state (now
+    OpenSpielWizardGame and OpenSpielWizardState). A class name means one thing in sim/ and
+    kernels/."""
     assert not [name for name in MODULES if name.rpartition(".")[2] == "python_seats"]
     assert {"kernels.bot_pool", "sim.runs.bot_games", "sim.engine.seating"} <= set(MODULES)
     assert "def python_seats(" not in MODULES["sim.config.policies"].read_text()
+    defined: dict[str, list[str]] = {}
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.ClassDef):
+                defined.setdefault(node.name, []).append(name)
+    assert {cls: modules for cls, modules in defined.items() if len(modules) > 1} == {}
+    assert defined["WizardState"] == ["sim.env.state_api"] and defined["OpenSpielWizardState"] == ["sim.openspiel.game"]
 
 
 # What a folder may import beyond itself, for the folders whose table row in

@@ -1,4 +1,6 @@
-"""The state API (the OpenSpiel convention): one game, one decision at a time."""
+"""The state API (the OpenSpiel convention): one game, one decision at a time. Its state is the
+one Python state over a game record: OpenSpiel's game (sim.openspiel, adding the deal as
+chance events), PettingZoo and `play`'s session (sim.drivers.session) are adapters over it."""
 from __future__ import annotations
 
 import functools
@@ -88,6 +90,15 @@ class WizardGame:
     def __repr__(self) -> str:
         return f"WizardGame({self.rules!r})"
 
+    # A game is its rules (the seating follows from them), never changed: pickled as its rules
+    # and shared by a deep copy, with the state that holds it (OpenSpiel pickles and clones
+    # its state's attributes).
+    def __reduce__(self):
+        return (WizardGame, (self.rules,))
+
+    def __deepcopy__(self, memo: dict) -> WizardGame:
+        return self
+
 
 class WizardState:
     """One game in progress. Every seat is chosen by the caller (current_player() says whose
@@ -105,6 +116,12 @@ class WizardState:
     @property
     def record(self) -> np.record:
         return self._storage[0]
+
+    @property
+    def storage(self) -> np.ndarray:
+        """The one-record GAME_STATE_DTYPE array the kernels take (kernels.game_state's
+        *_single functions, kernels.chance_state's)."""
+        return self._storage
 
     def records(self) -> tuple[np.record, np.ndarray, np.ndarray]:
         """(public table record, seat records, the round's DECISIONS generator): views of the
@@ -232,4 +249,4 @@ def policy_action(state: WizardState, seating: Seating) -> int:
     applied. For `play` (sim.drivers.session); not part of the state API."""
     if state.is_terminal():
         raise ValueError("the game is over; no policy acts")
-    return int(seating.kernel(kernel.policy_action_single)(state._storage, seating.arrays))
+    return int(seating.kernel(kernel.policy_action_single)(state.storage, seating.arrays))

@@ -26,7 +26,7 @@ from kernels.cards import N_CARDS, NO_CARD
 from kernels.observation import ACTION_BID0, ACTION_SUIT0, N_BIDS
 from kernels.records import MAX_PLAYERS, MIN_PLAYERS, PHASE_BID, PHASE_TRUMP
 from sim.env.layout import BIDDING_NAMES, EVEN_BIDS_NAMES, field
-from sim.openspiel.game import WizardState
+from sim.openspiel.game import OpenSpielWizardState
 
 def _one_hot(vector: np.ndarray, name: str) -> int:
     return int(np.flatnonzero(field(vector, name))[0])
@@ -39,7 +39,7 @@ def _mask(bits: np.ndarray) -> int:
     return mask
 
 
-def round_from_observation(observation: np.ndarray, generator: np.ndarray) -> WizardState:
+def round_from_observation(observation: np.ndarray, generator: np.ndarray) -> OpenSpielWizardState:
     """A python_wizard state of the observed round consistent with everything the observing
     seat knows (docs/env.md's observation), its hidden part drawn by chance_state.resample."""
     n = MIN_PLAYERS + _one_hot(observation, "players")

@@ -1,9 +1,10 @@
 """Wizard as an OpenSpiel game, `python_wizard` (docs/openspiel.md).
 
-A Python game in the style of open_spiel/python/games/*.py. The state is one
-GAME_STATE_DTYPE record (kernels.game_state), moved by the round core: the deal arrives as
-chance outcomes (kernels.chance_state.deal_card), the players' decisions through
-game_state.apply_flat_action, so no rule is written here. Actions are the flat action space
+A Python game in the style of open_spiel/python/games/*.py, and a thin adapter over the
+state API (sim.env.WizardState, the one Python state over a game record): the players'
+decisions, legal actions, returns and observations are the state API's; what this module adds
+is explicit chance, the deal arriving as chance outcomes (kernels.chance_state.deal_card),
+and OpenSpiel's information states and resampling. No rule is written here. Actions are the flat action space
 of docs/env.md: 0..59 play that card, 60 + b bids b, 81 + s names trump suit s. Chance
 outcomes: the first dealer's seat (when the rules draw it), then for every round the cards
 dealt one at a time (round_size to seat 0, then seat 1, ...) and the turned-up card.
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from kernels import chance_state, game_state
+from kernels import chance_state
 from kernels.cards import N_CARDS
 from kernels.observation import N_ACTIONS, OBSERVATION_FIELDS, OBSERVATION_OFFSETS, OBSERVATION_SIZE
 from kernels.records import FIRST_DEALER_DRAW, MAX_PLAYERS, MIN_PLAYERS, PHASE_DEAL, PHASE_DONE
@@ -22,7 +23,7 @@ from sim.config.cards import format_card, format_hand
 from sim.config.actions import action_name, check_action
 from sim.config.errors import ConfigError, echo
 from sim.config.rules import Rules, is_whole_number, parse_rounds
-from sim.env.state_api import caller_seating, new_game_states
+from sim.env.state_api import WizardGame, WizardState, new_game_states
 
 SHORT_NAME = "python_wizard"
 DEFAULT_PARAMETERS = {
@@ -104,7 +105,7 @@ def game_info(rules: Rules) -> pyspiel.GameInfo:
     )
 
 
-class WizardGame(pyspiel.Game):
+class OpenSpielWizardGame(pyspiel.Game):
     """python_wizard: players 3..6, bidding, even_bids, rounds, first_dealer (docs/openspiel.md)."""
 
     def __init__(self, params: dict | None = None) -> None:
@@ -114,29 +115,31 @@ class WizardGame(pyspiel.Game):
         except ConfigError as error:
             raise ValueError(f"{SHORT_NAME}: {error}") from None
         super().__init__(_GAME_TYPE, game_info(self.rules), canonical_parameters(self.rules, params))
+        self.state_api_game = WizardGame(self.rules)
         # Every new state (and every clone: OpenSpiel clones a Python state by a new initial
         # state and a deep copy of its attributes) starts from a copy of this record.
-        self.initial_storage = new_game_states(self.rules, 1, 0, policies=caller_seating(self.rules.players))
+        self.initial_storage = new_game_states(self.rules, 1, 0, policies=self.state_api_game.seating)
         self.initial_storage["records"] = 1  # a finished round waits at PHASE_DONE for end_round
         self.first_dealer = int(self.rules.to_record()["first_dealer"][0])
         if self.first_dealer != FIRST_DEALER_DRAW:
             chance_state.open_game(self.initial_storage, self.first_dealer)
 
-    def new_initial_state(self) -> WizardState:
-        return WizardState(self)
+    def new_initial_state(self) -> OpenSpielWizardState:
+        return OpenSpielWizardState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> WizardObserver:
         return WizardObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
 
 
-class WizardState(pyspiel.State):
-    """One game of python_wizard. `record` is the kernels' GAME_STATE_DTYPE state."""
+class OpenSpielWizardState(pyspiel.State):
+    """One game of python_wizard: `state_api`, the state API's state of the game, with the
+    chance events before each round. `record` is the kernels' GAME_STATE_DTYPE state."""
 
-    def __init__(self, game: WizardGame) -> None:
+    def __init__(self, game: OpenSpielWizardGame) -> None:
         super().__init__(game)
         self.rules = game.rules
         self._rounds_text: tuple[str, ...] = ()  # the finished rounds, public once over (information states)
-        self._storage = game.initial_storage.copy()
+        self.state_api = WizardState(game.state_api_game, game.initial_storage.copy())
         self._dealer_drawn = game.first_dealer != FIRST_DEALER_DRAW
         # Since the last player action (OpenSpiel reads rewards at decision nodes, so the
         # deal's chance events keep them): a round's scores once it is over.
@@ -144,33 +147,32 @@ class WizardState(pyspiel.State):
 
     @property
     def record(self) -> np.record:
-        return self._storage[0]
+        return self.state_api.record
 
     @property
     def storage(self) -> np.ndarray:
         """The one-record GAME_STATE_DTYPE array that kernels.chance_state's functions take."""
-        return self._storage
+        return self.state_api.storage
 
     # --- OpenSpiel's state API ------------------------------------------------------------
 
     def current_player(self) -> int:
-        if self._storage["over"][0]:
+        storage = self.storage
+        if storage["over"][0]:
             return pyspiel.PlayerId.TERMINAL
-        if not self._dealer_drawn or self._storage["workspace"]["table"]["phase"][0] == PHASE_DEAL:
+        if not self._dealer_drawn or storage["workspace"]["table"]["phase"][0] == PHASE_DEAL:
             return pyspiel.PlayerId.CHANCE
-        return int(game_state.to_act_single(self._storage))
+        return self.state_api.current_player()
 
     def _legal_actions(self, player: int) -> list[int]:
-        mask = np.empty(N_ACTIONS, dtype=np.bool_)
-        game_state.observe_single(self._storage, player, np.empty(OBSERVATION_SIZE, dtype=np.float32), mask)
-        return np.flatnonzero(mask).tolist()
+        return self.state_api.legal_actions()  # OpenSpiel asks for the player to act only
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if not self._dealer_drawn:
             # Every seat draws a card and the highest deals (ties draw again): by symmetry each
             # seat deals first with probability 1/players (docs/rules.md §2).
             return [(seat, 1.0 / self.rules.players) for seat in range(self.rules.players)]
-        cards = mask_cards(int(chance_state.deal_outcomes(self._storage)))
+        cards = mask_cards(int(chance_state.deal_outcomes(self.storage)))
         return [(card, 1.0 / len(cards)) for card in cards]
 
     def apply_action(self, action: int) -> None:
@@ -182,21 +184,20 @@ class WizardState(pyspiel.State):
         if not self._dealer_drawn:
             if not 0 <= action < self.rules.players:
                 raise ValueError(f"first dealer {action} is not a seat 0..{self.rules.players - 1}")
-            chance_state.open_game(self._storage, int(action))
+            chance_state.open_game(self.storage, int(action))
             self._dealer_drawn = True
             return
         if self.is_chance_node():
-            if chance_state.deal_card(self._storage, int(action)) != 0:
+            if chance_state.deal_card(self.storage, int(action)) != 0:
                 raise ValueError(f"card {action} is not in the deck")
             return
+        self.state_api.apply_action(action)  # an illegal action raises ValueError naming it
         self._rewards = [0.0] * self.rules.players
-        if caller_seating(self.rules.players).kernel(game_state.apply_single)(self._storage, int(action)) != game_state.APPLIED:
-            raise ValueError(f"illegal action {action} ({action_name(int(action))}) for seat {self.current_player()}")
-        if self._storage["workspace"]["table"]["phase"][0] == PHASE_DONE:
-            self._rounds_text = self._rounds_text + (finished_round_text(self._storage),)
-            scores = self._storage["last_round"]["seats"]["score"][0]
+        if self.record["workspace"]["table"]["phase"] == PHASE_DONE:
+            self._rounds_text = self._rounds_text + (finished_round_text(self.storage),)
+            scores = self.record["last_round"]["seats"]["score"]
             self._rewards = [float(score) for score in scores[: self.rules.players]]
-            chance_state.end_round(self._storage)
+            chance_state.end_round(self.storage)
 
     def _action_to_string(self, player: int, action: int) -> str:
         # The card id too: the four Wizards (and Jesters) share their name.
@@ -205,7 +206,7 @@ class WizardState(pyspiel.State):
         return f"{action_name(action)} #{action}"
 
     def is_terminal(self) -> bool:
-        return bool(self._storage["over"][0])
+        return self.state_api.is_terminal()
 
     def rewards(self) -> list[float]:
         """The points scored since the last player action: a round's scores after its last card."""
@@ -213,9 +214,9 @@ class WizardState(pyspiel.State):
 
     def returns(self) -> list[float]:
         """The score pad's totals so far: the final scores once the game is over."""
-        return [float(t) for t in self._storage["workspace"]["table"]["totals"][0][: self.rules.players]]
+        return self.state_api.returns()
 
-    def resample_from_infostate(self, player_id: int, probability_sampler) -> WizardState:
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> OpenSpielWizardState:
         """A state with the same information state for `player_id` (the other seats' hands,
         and bids not shown to it, redrawn by kernels.chance_state.resample); the seed of our
         generator comes from `probability_sampler` (a callable returning a float in [0, 1))."""
@@ -226,7 +227,7 @@ class WizardState(pyspiel.State):
             raise ValueError(f"probability_sampler must return a number in [0, 1), got {echo(sampled)}")
         return self.resample(player_id, np.array([int(sampled * 2.0**53)], dtype=np.uint64))
 
-    def resample(self, player: int, generator: np.ndarray) -> WizardState:
+    def resample(self, player: int, generator: np.ndarray) -> OpenSpielWizardState:
         """resample_from_infostate with our generator (a one-element uint64 array, advanced).
         Both are checked here: the kernel indexes the seats by `player` and writes the generator."""
         self._check_player(player)
@@ -238,7 +239,7 @@ class WizardState(pyspiel.State):
         state = self.clone()
         if self.is_chance_node() or self.is_terminal():
             return state  # between the deal's chance events the hands are the chance node's
-        chance_state.resample(state._storage, int(player), generator)
+        chance_state.resample(state.storage, int(player), generator)
         return state
 
     def _check_player(self, player: object) -> None:
@@ -246,12 +247,12 @@ class WizardState(pyspiel.State):
             raise ValueError(f"player must be a seat 0..{self.rules.players - 1}, got {echo(player)}")
 
     def __str__(self) -> str:
-        table = self._storage["workspace"]["table"][0]
-        seats = self._storage["workspace"]["seats"][0]
+        table = self.record["workspace"]["table"]
+        seats = self.record["workspace"]["seats"]
         if self.is_terminal():
             totals = " ".join(str(int(t)) for t in table["totals"][: self.rules.players])
             return f"game over after {len(self.rules.round_sizes)} rounds; totals {totals}"
-        lines = [f"round {int(self._storage['round_index'][0]) + 1} of {len(self.rules.round_sizes)}: "
+        lines = [f"round {int(self.record['round_index']) + 1} of {len(self.rules.round_sizes)}: "
                  f"{int(table['round_size'])} cards, dealer {int(table['dealer'])}"]
         for seat in range(self.rules.players):
             lines.append(f"seat {seat}: [{format_hand(int(seats[seat]['hand']))}] bid {int(seats[seat]['bid'])} "
@@ -294,12 +295,11 @@ class WizardObserver:
             name: self.tensor[OBSERVATION_OFFSETS[name] : OBSERVATION_OFFSETS[name] + size]
             for name, size, *_ in OBSERVATION_FIELDS
         }
-        self._mask = np.zeros(N_ACTIONS, np.bool_)
 
-    def set_from(self, state: WizardState, player: int) -> None:
-        game_state.observe_single(state._storage, player, self.tensor, self._mask)
+    def set_from(self, state: OpenSpielWizardState, player: int) -> None:
+        np.copyto(self.tensor, state.state_api.observation(player))
 
-    def string_from(self, state: WizardState, player: int) -> str:
+    def string_from(self, state: OpenSpielWizardState, player: int) -> str:
         self.set_from(state, player)
         text = observation_text(self.tensor)
         if self.perfect_recall and state._rounds_text:
@@ -329,4 +329,4 @@ def observation_text(vector: np.ndarray) -> str:
 CARD_FIELDS = frozenset({"hand", "turned_up", "current_trick", "played_by", "card_trick"})
 
 
-pyspiel.register_game(_GAME_TYPE, WizardGame)
+pyspiel.register_game(_GAME_TYPE, OpenSpielWizardGame)

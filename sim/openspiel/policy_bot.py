@@ -11,24 +11,24 @@ from __future__ import annotations
 import pyspiel
 
 from sim.env.state_api import environment_seating, policy_action
-from sim.openspiel.game import WizardGame, WizardState
+from sim.openspiel.game import OpenSpielWizardGame, OpenSpielWizardState
 
 
 class PolicyBot(pyspiel.Bot):
     """`policy` (text) at every seat it is asked for, in games of `game` (python_wizard)."""
 
-    def __init__(self, game: WizardGame, policy: str = "learned") -> None:
+    def __init__(self, game: OpenSpielWizardGame, policy: str = "learned") -> None:
         pyspiel.Bot.__init__(self)
         players = game.rules.players
         self.seating = environment_seating([policy] * players, players)
 
-    def step(self, state: WizardState) -> int:
+    def step(self, state: OpenSpielWizardState) -> int:
         if state.is_chance_node() or state.is_terminal():
             raise ValueError("PolicyBot acts at a player's decision, not at a chance node or a finished game")
-        return policy_action(state.clone(), self.seating)
+        return policy_action(state.state_api.clone(), self.seating)
 
-    def restart_at(self, state: WizardState) -> None:
+    def restart_at(self, state: OpenSpielWizardState) -> None:
         pass
 
-    def inform_action(self, state: WizardState, player_id: int, action: int) -> None:
+    def inform_action(self, state: OpenSpielWizardState, player_id: int, action: int) -> None:
         pass
