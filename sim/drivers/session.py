@@ -21,6 +21,7 @@ import numpy as np
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD
 from kernels.observation import answer_of
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
+from sim.config.actions import check_action
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card, parse_suit
 from sim.config.errors import ConfigError, echo
 from sim.config.limits import MAX_GAMES, check_count
@@ -208,10 +209,11 @@ class PlaySession:
 
     def answer(self, action: int) -> list[Event]:
         """Apply the person's (legal) flat action and record it."""
+        action = check_action(action)  # as every driver checks an action (sim.config.actions)
         if not self.person_to_act():
             raise ValueError("it is not the person's turn")
         events = self._apply(action)
-        self.answers.append(int(action))
+        self.answers.append(action)
         return events
 
     def _round_start(self) -> list[Event]:
