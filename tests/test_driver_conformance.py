@@ -1,6 +1,7 @@
 """The conformance test every driver that steps a game from Python passes (pgx's api_test):
-the state API, OpenSpiel's python_wizard, PettingZoo, Gymnasium, VectorEnv (every seat the
-caller's, and one seat against built-in opponents) and `play`'s session.
+the state API (chance drawn from the seed, and explicit chance), OpenSpiel's python_wizard,
+PettingZoo, Gymnasium, VectorEnv (every seat the caller's, and one seat against built-in
+opponents) and `play`'s session.
 
 Each driver is wrapped by a small adapter (below) that starts game `game` of run `seed` and
 answers: the seat the caller decides for, its observation and legal mask, apply, clone, the
@@ -105,25 +106,22 @@ class StateAPI(Driver):
         return self.state.returns()
 
 
-class OpenSpiel(Driver):
-    """python_wizard, its chance events given from run_games' deal of the game (the deal does
-    not depend on the policies) as soon as the state is at one."""
+class ExplicitChance(Driver):
+    """The state API with explicit chance, its chance events given from run_games' deal of the
+    game (the deal does not depend on the policies) as soon as the state is at one."""
 
     def __init__(self, rules, seed, game, state=None, chance=None):
         super().__init__(rules, seed, game)
-        pyspiel = pytest.importorskip("pyspiel")
-        import sim.openspiel  # noqa: F401  (registers python_wizard)
-
         self.seats = tuple(range(rules.players))
         if state is not None:
             self.state, self._chance = state, chance
             return
         self._chance = iter(deal_as_chance_events(rules, seed, game))
-        first = -1 if rules.first_dealer == "draw" else rules.first_dealer
-        parameters = {"players": rules.players, "round_list": ";".join(map(str, rules.round_sizes)),
-                      "bidding": rules.bidding, "even_bids": rules.even_bids, "first_dealer": first}  # fmt: skip
-        self.state = pyspiel.load_game("python_wizard", parameters).new_initial_state()
+        self.state = self.new_state(rules, seed, game)
         self._deal()
+
+    def new_state(self, rules, seed, game):
+        return WizardGame(rules, explicit_chance=True).new_state(seed, game)
 
     def _deal(self):
         while self.state.is_chance_node():
@@ -135,7 +133,7 @@ class OpenSpiel(Driver):
         return None if self.state.is_terminal() else self.state.current_player()
 
     def observation(self):
-        return np.array(self.state.observation_tensor(self.state.current_player()), dtype=np.float32)
+        return self.state.observation(self.state.current_player())
 
     def legal(self):
         mask = np.zeros(N_ACTIONS, dtype=np.bool_)
@@ -146,14 +144,16 @@ class OpenSpiel(Driver):
         seat = self.state.current_player()
         self.state.apply_action(action)
         self.moves.append((seat, int(action)))
-        for player, reward in enumerate(self.state.rewards()):
-            self.paid[player] = self.paid.get(player, 0.0) + reward
+        self.pay()
         self._deal()
+
+    def pay(self) -> None:
+        pass  # the state API pays no rewards
 
     def clone(self):
         chance = list(self._chance)
         self._chance = iter(chance)
-        copy = OpenSpiel(self.rules, 0, 0, self.state.clone(), iter(chance))
+        copy = type(self)(self.rules, 0, 0, self.state.clone(), iter(chance))
         copy.moves, copy.paid = list(self.moves), dict(self.paid)
         return copy
 
@@ -161,10 +161,35 @@ class OpenSpiel(Driver):
         return self.state.returns()
 
 
+class OpenSpiel(ExplicitChance):
+    """python_wizard, dealt as the state API with explicit chance is."""
+
+    def __init__(self, rules, seed, game, state=None, chance=None):
+        pytest.importorskip("pyspiel")
+        super().__init__(rules, seed, game, state, chance)
+
+    def new_state(self, rules, seed, game):
+        import pyspiel
+
+        import sim.openspiel  # noqa: F401  (registers python_wizard)
+
+        first = -1 if rules.first_dealer == "draw" else rules.first_dealer
+        parameters = {"players": rules.players, "round_list": ";".join(map(str, rules.round_sizes)),
+                      "bidding": rules.bidding, "even_bids": rules.even_bids, "first_dealer": first}  # fmt: skip
+        return pyspiel.load_game("python_wizard", parameters).new_initial_state()
+
+    def observation(self):
+        return np.array(self.state.observation_tensor(self.state.current_player()), dtype=np.float32)
+
+    def pay(self) -> None:
+        for player, reward in enumerate(self.state.rewards()):
+            self.paid[player] = self.paid.get(player, 0.0) + reward
+
+
 @functools.lru_cache(maxsize=None)
 def deal_as_chance_events(rules: sim.Rules, seed: int, game: int) -> tuple[int, ...]:
-    """python_wizard's chance outcomes for game `game` of run `seed`: the first dealer (when
-    drawn), then per round the hands in seat order and the turned-up card (when one is left)."""
+    """The chance outcomes of game `game` of run `seed`: the first dealer (when drawn), then
+    per round the hands in seat order and the turned-up card (when one is left)."""
     batch = sim.run_games(rules, "random", seed=seed, game_ids=np.array([game]))
     n = rules.players
     events = []
@@ -335,6 +360,7 @@ class Session(Driver):
 
 DRIVERS = {
     "state_api": StateAPI,
+    "state_api_explicit_chance": ExplicitChance,
     "openspiel": OpenSpiel,
     "pettingzoo": PettingZoo,
     "gymnasium": Gymnasium,

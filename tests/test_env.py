@@ -150,6 +150,27 @@ def test_state_api_rendering_and_the_end_of_a_game():
         state.apply_action(0)
 
 
+def test_explicit_chance_gives_the_deal_to_the_caller():
+    """With explicit chance the first dealer and every card of the deal are chance events:
+    their outcomes are what may come, and an outcome that cannot come is refused."""
+    state = env.WizardGame(sim.Rules(players=3, rounds=(1, 20)), explicit_chance=True).new_state(2, 0)
+    assert state.is_chance_node() and state.current_player() == env.CHANCE_PLAYER and state.decision() is None
+    assert state.chance_outcomes() == [(seat, 1 / 3) for seat in range(3)] and state.legal_actions() == [0, 1, 2]
+    with pytest.raises(ValueError, match="first dealer 3 is not a seat 0..2"):
+        state.apply_action(3)
+    state.apply_action(1)
+    assert len(state.chance_outcomes()) == 60 and "chance to act" in str(state)
+    state.apply_action(7)  # seat 0's card
+    with pytest.raises(ValueError, match="card 7 is not in the deck"):
+        state.apply_action(7)
+    for card in (8, 9, 10):  # seat 1's and seat 2's cards, then the turned-up card
+        state.apply_action(card)
+    assert not state.is_chance_node() and state.decision() in (st.DECIDE_TRUMP, st.DECIDE_BID)
+    undealt = env.WizardGame(sim.Rules(players=3), explicit_chance=True).new_state()
+    with pytest.raises(ValueError, match="no policy acts"):
+        policy_action(undealt, Seating.of(parse_policies("random", 3)))
+
+
 # ------------------------------------------------------------------------------ VectorEnv
 
 

@@ -10,10 +10,13 @@ import sim.openspiel  # noqa: E402,F401  (registers python_wizard)
 from sim.config.errors import ConfigError  # noqa: E402
 from sim.config.policies import parse_policy  # noqa: E402
 from sim.config.rules import Rules  # noqa: E402
+from sim.env import CHANCE_PLAYER, TERMINAL_PLAYER  # noqa: E402
 from sim.runs.games import run_games  # noqa: E402
 
 
 def test_load_game_and_parameters():
+    # the state API's player ids, which python_wizard's states return, are OpenSpiel's
+    assert (CHANCE_PLAYER, TERMINAL_PLAYER) == (pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL)
     game = pyspiel.load_game("python_wizard(players=4)")
     assert game.num_players() == 4 and game.num_distinct_actions() == 85
     assert game.rules.round_sizes == tuple(range(1, 16))

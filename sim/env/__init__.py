@@ -1,6 +1,7 @@
 """Drive Wizard one decision at a time from Python (docs/env.md).
 
-- `WizardGame` / `WizardState`: the state API (OpenSpiel convention), one game.
+- `WizardGame` / `WizardState`: the state API (OpenSpiel convention), one game; its chance
+  events drawn from the seed as run_games draws them, or given by the caller (explicit chance).
 - `VectorEnv`: B games stepped in parallel inside the kernels, the caller acting for chosen
   seats and built-in policies for the others (pgx / EnvPool convention).
 - `aec_env(**options)`: a PettingZoo AEC environment; `gym_env(**options)`: a Gymnasium
@@ -23,13 +24,14 @@ from sim.env.layout import (
     observation_bounds,
     observation_layout_table,
 )
-from sim.env.state_api import TERMINAL_PLAYER, WizardGame, WizardState
+from sim.env.state_api import CHANCE_PLAYER, TERMINAL_PLAYER, WizardGame, WizardState
 from sim.env.vector import REWARD_MODES, VectorEnv
 
 __all__ = [
     "ACTION_BID0",
     "ACTION_CARD0",
     "ACTION_SUIT0",
+    "CHANCE_PLAYER",
     "N_ACTIONS",
     "N_BIDS",
     "OBSERVATION_FIELDS",

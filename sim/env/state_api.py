@@ -1,14 +1,26 @@
 """The state API (the OpenSpiel convention): one game, one decision at a time. Its state is the
-one Python state over a game record: OpenSpiel's game (sim.openspiel, adding the deal as
-chance events), PettingZoo and `play`'s session (sim.drivers.session) are adapters over it."""
+one Python state over a game record, its chance events (the first dealer, the deal) drawn from
+the seed as run_games draws them or, as an option, given one at a time by the caller
+(explicit chance, kernels.chance_state). OpenSpiel's game (sim.openspiel, on explicit
+chance), PettingZoo and `play`'s session (sim.drivers.session) are adapters over it."""
 from __future__ import annotations
 
 import functools
 
 import numpy as np
 
+from kernels import chance_state
 from kernels import game_state as kernel
-from kernels.records import DEALER_CHOOSES_TRUMP, MAX_PLAYERS, NO_SEAT, PHASE_PLAY
+from kernels.cards import N_CARDS
+from kernels.records import (
+    DEALER_CHOOSES_TRUMP,
+    FIRST_DEALER_DRAW,
+    MAX_PLAYERS,
+    NO_SEAT,
+    PHASE_DEAL,
+    PHASE_DONE,
+    PHASE_PLAY,
+)
 from sim.config.actions import check_action
 from sim.config.cards import format_card, format_hand
 from sim.config.errors import ConfigError, echo
@@ -21,6 +33,7 @@ from sim.engine.startup import start
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, SUIT_NAMES, action_name, decode_observation
 
 TERMINAL_PLAYER = -4
+CHANCE_PLAYER = -1  # current_player() at a chance event of explicit chance (OpenSpiel's kChancePlayerId)
 # last_round()'s per-seat lists: the fields of the round's seat result records.
 SUMMARY_FIELDS = {"hands": "hand", "bids": "bid", "tricks": "tricks", "scores": "score", "totals": "total"}  # current_player() of a finished game (OpenSpiel's kTerminalPlayerId)
 
@@ -71,30 +84,49 @@ def new_game_states(
 
 class WizardGame:
     """A game of Wizard under `rules`; its states are games of run `seed`, indexed like
-    run_games' games (`new_state(seed, game_index)`)."""
+    run_games' games (`new_state(seed, game_index)`). With `explicit_chance` the caller gives
+    the chance events instead: the first dealer (when the rules draw it), then before every
+    round its cards one at a time, round_size to seat 0, then seat 1, ..., then the turned-up
+    card when one is left (chance_outcomes() says which may come)."""
 
-    def __init__(self, rules: Rules | None = None) -> None:
+    def __init__(self, rules: Rules | None = None, explicit_chance: bool = False) -> None:
         self.rules = rules if rules is not None else Rules()
+        self.explicit_chance = bool(explicit_chance)
         self.num_players = self.rules.players
         self.num_distinct_actions = N_ACTIONS
         self.observation_size = OBSERVATION_SIZE
         self.seating = caller_seating(self.rules.players)
+        self.first_dealer = int(self.rules.to_record()["first_dealer"][0])
+        if self.explicit_chance:
+            # Every explicit-chance state starts from a copy of this record (OpenSpiel makes a
+            # new state for every clone). A finished round waits at PHASE_DONE (`records`) for
+            # the state to keep its summary and begin the next one, not dealt.
+            self._chance_start = new_game_states(self.rules, 1, 0, policies=self.seating)
+            self._chance_start["records"] = 1
+            if self.first_dealer != FIRST_DEALER_DRAW:
+                chance_state.open_game(self._chance_start, self.first_dealer)
 
     def new_state(self, seed: int = 0, game_index: int = 0) -> WizardState:
+        """Game `game_index` of run `seed`; with explicit chance, a game not dealt yet (its
+        seed and index name the game's DECISIONS streams only)."""
         seed = check_seed(seed)
         game_index = check_count(game_index, "game_index", 0, MAX_GAMES)
+        if self.explicit_chance:
+            storage = self._chance_start.copy()
+            storage["seed"], storage["game"] = seed, game_index
+            return WizardState(self, storage, dealer_drawn=self.first_dealer != FIRST_DEALER_DRAW)
         storage = new_game_states(self.rules, 1, seed, policies=self.seating)
         kernel.start_single(storage, game_index)
         return WizardState(self, storage)
 
     def __repr__(self) -> str:
-        return f"WizardGame({self.rules!r})"
+        return f"WizardGame({self.rules!r}, explicit_chance={self.explicit_chance})"
 
-    # A game is its rules (the seating follows from them), never changed: pickled as its rules
-    # and shared by a deep copy, with the state that holds it (OpenSpiel pickles and clones
-    # its state's attributes).
+    # A game is its rules and chance mode (the seating follows from them), never changed:
+    # pickled as them and shared by a deep copy, with the state that holds it (OpenSpiel
+    # pickles and clones its state's attributes).
     def __reduce__(self):
-        return (WizardGame, (self.rules,))
+        return (WizardGame, (self.rules, self.explicit_chance))
 
     def __deepcopy__(self, memo: dict) -> WizardGame:
         return self
@@ -106,9 +138,10 @@ class WizardState:
     stream is seeded as in run_games, so built-in policies asked through records() draw the
     same random numbers."""
 
-    def __init__(self, game: WizardGame, storage: np.ndarray) -> None:
+    def __init__(self, game: WizardGame, storage: np.ndarray, dealer_drawn: bool = True) -> None:
         self.game = game
         self._storage = storage
+        self.dealer_drawn = dealer_drawn  # whether the first dealer is known (explicit chance: once drawn)
         self.history: list[dict] = []  # one summary per finished round
 
     # --- records (for built-in policies and tests) ---------------------------------------
@@ -138,33 +171,70 @@ class WizardState:
         return int(self._storage["game"][0])
 
     def decision(self) -> int | None:
-        """What the player to act decides: kernels.records.DECIDE_TRUMP/BID/CARD (None at the end)."""
-        return None if self.is_terminal() else int(self._storage["workspace"]["table"]["phase"][0])
+        """What the player to act decides: kernels.records.DECIDE_TRUMP/BID/CARD (None at the
+        end and at a chance event)."""
+        if self.is_terminal() or self.is_chance_node():
+            return None
+        return int(self._storage["workspace"]["table"]["phase"][0])
 
     # --- the OpenSpiel-style API ---------------------------------------------------------
 
     def current_player(self) -> int:
+        """The seat to act; CHANCE_PLAYER at a chance event, TERMINAL_PLAYER at the end."""
+        if self.is_chance_node():
+            return CHANCE_PLAYER
         seat = int(kernel.to_act_single(self._storage))
         return TERMINAL_PLAYER if seat == NO_SEAT else seat
 
     def is_terminal(self) -> bool:
         return bool(self._storage["over"][0])
 
+    def is_chance_node(self) -> bool:
+        """Whether a chance event is due (explicit chance only): the first dealer, or a card of
+        the deal."""
+        if not self.game.explicit_chance:
+            return False
+        storage = self._storage
+        dealing = storage["workspace"]["table"]["phase"][0] == PHASE_DEAL
+        return not storage["over"][0] and (not self.dealer_drawn or dealing)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """(outcome, probability) of the chance event due: the first dealer's seat (each seat
+        with 1/players: every seat draws a card and the highest deals, ties drawing again,
+        docs/rules.md §2), or the deal's next card, uniform over the cards not dealt yet."""
+        if not self.is_chance_node():
+            raise ValueError("no chance event is due")
+        if not self.dealer_drawn:
+            return [(seat, 1.0 / self.game.num_players) for seat in range(self.game.num_players)]
+        mask = int(chance_state.deal_outcomes(self._storage))
+        cards = [card for card in range(N_CARDS) if (mask >> card) & 1]
+        return [(card, 1.0 / len(cards)) for card in cards]
+
     def legal_action_mask(self) -> np.ndarray:
-        """Bool [N_ACTIONS]: the legal actions of the player to act (all False at the end)."""
-        if self.is_terminal():
+        """Bool [N_ACTIONS]: the legal actions of the player to act (all False at the end; at a
+        chance event, its outcomes)."""
+        player = self.current_player()
+        if player == TERMINAL_PLAYER:
             return np.zeros(N_ACTIONS, dtype=np.bool_)
-        return self._observe(self.current_player())[1]
+        if player == CHANCE_PLAYER:
+            mask = np.zeros(N_ACTIONS, dtype=np.bool_)
+            mask[[outcome for outcome, _ in self.chance_outcomes()]] = True
+            return mask
+        return self._observe(player)[1]
 
     def legal_actions(self) -> list[int]:
         return np.flatnonzero(self.legal_action_mask()).tolist()
 
     def apply_action(self, action: int) -> None:
-        """Apply `action` (sim.config.actions.check_action: ActionError if it is not an action;
-        ValueError if the game is over or the action is not legal)."""
+        """Apply `action`, or at a chance event its outcome (sim.config.actions.check_action:
+        ActionError if it is not an action; ValueError if the game is over or the action is
+        not legal)."""
         action = check_action(action)
         if self.is_terminal():
             raise ValueError(f"the game is over; action {action} cannot be applied")
+        if self.is_chance_node():
+            self._apply_chance(action)
+            return
         rounds_before = int(self._storage["rounds_ended"][0])
         status = self.game.seating.kernel(kernel.apply_single)(self._storage, action)
         if status != kernel.APPLIED:
@@ -172,8 +242,21 @@ class WizardState:
             raise ValueError(
                 f"illegal action {action} ({action_name(action)}) for seat {self.current_player()}; legal: {legal}"
             )
-        if int(self._storage["rounds_ended"][0]) != rounds_before:
+        if self.game.explicit_chance and self._storage["workspace"]["table"]["phase"][0] == PHASE_DONE:
+            # The round is held (records): keep its summary, then begin the next one, not dealt.
             self.history.append(self.last_round())
+            chance_state.end_round(self._storage)
+        elif int(self._storage["rounds_ended"][0]) != rounds_before:
+            self.history.append(self.last_round())
+
+    def _apply_chance(self, outcome: int) -> None:
+        if not self.dealer_drawn:
+            if not outcome < self.game.num_players:
+                raise ValueError(f"first dealer {outcome} is not a seat 0..{self.game.num_players - 1}")
+            chance_state.open_game(self._storage, outcome)
+            self.dealer_drawn = True
+        elif chance_state.deal_card(self._storage, outcome) != 0:
+            raise ValueError(f"card {outcome} is not in the deck")
 
     def last_round(self) -> dict:
         """The last finished round: size, dealer, turned-up card, trump, per seat dealt hand
@@ -211,9 +294,14 @@ class WizardState:
         return [float(t) for t in self.totals()]
 
     def clone(self) -> WizardState:
-        copy = WizardState(self.game, self._storage.copy())
+        copy = WizardState(self.game, self._storage.copy(), self.dealer_drawn)
         copy.history = [dict(round_) for round_ in self.history]
         return copy
+
+    def __deepcopy__(self, memo: dict) -> WizardState:
+        # A clone is a deep copy (OpenSpiel deep-copies a state's attributes), without copy's
+        # walk through every list of the history.
+        return self.clone()
 
     def __str__(self) -> str:
         table, seats, _ = self.records()
@@ -237,7 +325,8 @@ class WizardState:
             cards = " ".join(format_card(int(c)) for c in table["trick_cards"][: int(table["n_in_trick"])])
             lines.append(f"  trick {int(table['trick'])} led by seat {int(table['leader'])}: [{cards}]")
         player = self.current_player()
-        lines.append("  game over" if player == TERMINAL_PLAYER else f"  seat {player} to act")
+        to_act = {TERMINAL_PLAYER: "game over", CHANCE_PLAYER: "chance to act"}.get(player, f"seat {player} to act")
+        lines.append(f"  {to_act}")
         return "\n".join(lines)
 
 
@@ -247,6 +336,6 @@ def policy_action(state: WizardState, seating: Seating) -> int:
     in `state`, asked as run_games asks it (kernels.game_state.policy_answer, on the round's
     DECISIONS stream, which moves on: ask a clone to leave the game's stream as it is). Not
     applied. For `play` (sim.drivers.session); not part of the state API."""
-    if state.is_terminal():
-        raise ValueError("the game is over; no policy acts")
+    if state.is_terminal() or state.is_chance_node():
+        raise ValueError("no policy acts at the end of the game or at a chance event")
     return int(seating.kernel(kernel.policy_action_single)(state.storage, seating.arrays))

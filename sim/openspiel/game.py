@@ -1,13 +1,14 @@
 """Wizard as an OpenSpiel game, `python_wizard` (docs/openspiel.md).
 
 A Python game in the style of open_spiel/python/games/*.py, and a thin adapter over the
-state API (sim.env.WizardState, the one Python state over a game record): the players'
-decisions, legal actions, returns and observations are the state API's; what this module adds
-is explicit chance, the deal arriving as chance outcomes (kernels.chance_state.deal_card),
-and OpenSpiel's information states and resampling. No rule is written here. Actions are the flat action space
-of docs/env.md: 0..59 play that card, 60 + b bids b, 81 + s names trump suit s. Chance
-outcomes: the first dealer's seat (when the rules draw it), then for every round the cards
-dealt one at a time (round_size to seat 0, then seat 1, ...) and the turned-up card.
+state API with explicit chance (sim.env.WizardState, the one Python state over a game
+record): the players' decisions, the chance events (the deal arriving card by card,
+kernels.chance_state.deal_card), legal actions, returns and observations are the state
+API's; what this module adds is OpenSpiel's: rewards, information states and resampling. No
+rule is written here. Actions are the flat action space of docs/env.md: 0..59 play that
+card, 60 + b bids b, 81 + s names trump suit s. Chance outcomes: the first dealer's seat
+(when the rules draw it), then for every round the cards dealt one at a time (round_size to
+seat 0, then seat 1, ...) and the turned-up card.
 """
 from __future__ import annotations
 
@@ -17,13 +18,13 @@ import pyspiel
 from kernels import chance_state
 from kernels.cards import N_CARDS
 from kernels.observation import N_ACTIONS, OBSERVATION_FIELDS, OBSERVATION_OFFSETS, OBSERVATION_SIZE
-from kernels.records import FIRST_DEALER_DRAW, MAX_PLAYERS, MIN_PLAYERS, PHASE_DEAL, PHASE_DONE
+from kernels.records import MAX_PLAYERS, MIN_PLAYERS
 from kernels.rules import EXACT_BID_BONUS, POINTS_PER_TRICK
 from sim.config.cards import format_card, format_hand
 from sim.config.actions import action_name, check_action
 from sim.config.errors import ConfigError, echo
 from sim.config.rules import Rules, is_whole_number, parse_rounds
-from sim.env.state_api import WizardGame, WizardState, new_game_states
+from sim.env.state_api import WizardGame, WizardState
 
 SHORT_NAME = "python_wizard"
 DEFAULT_PARAMETERS = {
@@ -115,14 +116,7 @@ class OpenSpielWizardGame(pyspiel.Game):
         except ConfigError as error:
             raise ValueError(f"{SHORT_NAME}: {error}") from None
         super().__init__(_GAME_TYPE, game_info(self.rules), canonical_parameters(self.rules, params))
-        self.state_api_game = WizardGame(self.rules)
-        # Every new state (and every clone: OpenSpiel clones a Python state by a new initial
-        # state and a deep copy of its attributes) starts from a copy of this record.
-        self.initial_storage = new_game_states(self.rules, 1, 0, policies=self.state_api_game.seating)
-        self.initial_storage["records"] = 1  # a finished round waits at PHASE_DONE for end_round
-        self.first_dealer = int(self.rules.to_record()["first_dealer"][0])
-        if self.first_dealer != FIRST_DEALER_DRAW:
-            chance_state.open_game(self.initial_storage, self.first_dealer)
+        self.state_api_game = WizardGame(self.rules, explicit_chance=True)
 
     def new_initial_state(self) -> OpenSpielWizardState:
         return OpenSpielWizardState(self)
@@ -132,15 +126,14 @@ class OpenSpielWizardGame(pyspiel.Game):
 
 
 class OpenSpielWizardState(pyspiel.State):
-    """One game of python_wizard: `state_api`, the state API's state of the game, with the
-    chance events before each round. `record` is the kernels' GAME_STATE_DTYPE state."""
+    """One game of python_wizard: `state_api`, the state API's state of the game (explicit
+    chance). `record` is the kernels' GAME_STATE_DTYPE state."""
 
     def __init__(self, game: OpenSpielWizardGame) -> None:
         super().__init__(game)
         self.rules = game.rules
         self._rounds_text: tuple[str, ...] = ()  # the finished rounds, public once over (information states)
-        self.state_api = WizardState(game.state_api_game, game.initial_storage.copy())
-        self._dealer_drawn = game.first_dealer != FIRST_DEALER_DRAW
+        self.state_api: WizardState = game.state_api_game.new_state()
         # Since the last player action (OpenSpiel reads rewards at decision nodes, so the
         # deal's chance events keep them): a round's scores once it is over.
         self._rewards = [0.0] * self.rules.players
@@ -157,23 +150,13 @@ class OpenSpielWizardState(pyspiel.State):
     # --- OpenSpiel's state API ------------------------------------------------------------
 
     def current_player(self) -> int:
-        storage = self.storage
-        if storage["over"][0]:
-            return pyspiel.PlayerId.TERMINAL
-        if not self._dealer_drawn or storage["workspace"]["table"]["phase"][0] == PHASE_DEAL:
-            return pyspiel.PlayerId.CHANCE
-        return self.state_api.current_player()
+        return self.state_api.current_player()  # CHANCE_PLAYER and TERMINAL_PLAYER are OpenSpiel's ids
 
     def _legal_actions(self, player: int) -> list[int]:
         return self.state_api.legal_actions()  # OpenSpiel asks for the player to act only
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        if not self._dealer_drawn:
-            # Every seat draws a card and the highest deals (ties draw again): by symmetry each
-            # seat deals first with probability 1/players (docs/rules.md §2).
-            return [(seat, 1.0 / self.rules.players) for seat in range(self.rules.players)]
-        cards = mask_cards(int(chance_state.deal_outcomes(self.storage)))
-        return [(card, 1.0 / len(cards)) for card in cards]
+        return self.state_api.chance_outcomes()
 
     def apply_action(self, action: int) -> None:
         """OpenSpiel's apply_action, the action checked first as every driver checks it
@@ -181,28 +164,20 @@ class OpenSpielWizardState(pyspiel.State):
         super().apply_action(check_action(action))
 
     def _apply_action(self, action: int) -> None:
-        if not self._dealer_drawn:
-            if not 0 <= action < self.rules.players:
-                raise ValueError(f"first dealer {action} is not a seat 0..{self.rules.players - 1}")
-            chance_state.open_game(self.storage, int(action))
-            self._dealer_drawn = True
+        chance = self.state_api.is_chance_node()
+        rounds = len(self.state_api.history)
+        self.state_api.apply_action(action)  # an illegal action or outcome raises ValueError naming it
+        if chance:
             return
-        if self.is_chance_node():
-            if chance_state.deal_card(self.storage, int(action)) != 0:
-                raise ValueError(f"card {action} is not in the deck")
-            return
-        self.state_api.apply_action(action)  # an illegal action raises ValueError naming it
         self._rewards = [0.0] * self.rules.players
-        if self.record["workspace"]["table"]["phase"] == PHASE_DONE:
+        if len(self.state_api.history) != rounds:  # the action ended a round
             self._rounds_text = self._rounds_text + (finished_round_text(self.storage),)
-            scores = self.record["last_round"]["seats"]["score"]
-            self._rewards = [float(score) for score in scores[: self.rules.players]]
-            chance_state.end_round(self.storage)
+            self._rewards = [float(score) for score in self.state_api.history[-1]["scores"]]
 
     def _action_to_string(self, player: int, action: int) -> str:
         # The card id too: the four Wizards (and Jesters) share their name.
         if player == pyspiel.PlayerId.CHANCE:
-            return f"first dealer {action}" if not self._dealer_drawn else f"deal {format_card(action)} #{action}"
+            return f"deal {format_card(action)} #{action}" if self.state_api.dealer_drawn else f"first dealer {action}"
         return f"{action_name(action)} #{action}"
 
     def is_terminal(self) -> bool:
@@ -260,13 +235,10 @@ class OpenSpielWizardState(pyspiel.State):
         return "\n".join(lines)
 
 
-def mask_cards(mask: int) -> list[int]:
-    return [card for card in range(N_CARDS) if (mask >> card) & 1]
-
-
 def finished_round_text(storage: np.ndarray) -> str:
     """A finished round as every seat knows it once it is over (every dealt card is played and
-    every bid shown): its size, dealer, turned-up card, trump, bids, and the cards in order."""
+    every bid shown): its size, dealer, turned-up card, trump, bids, and the cards in order
+    (the round's summary and play log, which beginning the next round leaves as they are)."""
     summary = storage["last_round"][0]
     plays = storage["workspace"]["plays"][0]
     n = int(storage["rules"]["n_players"][0])
