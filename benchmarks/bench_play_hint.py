@@ -17,7 +17,7 @@ import sim
 from kernels.records import DECIDE_BID
 from sim.analysis.hints import bid_hint
 from sim.drivers.session import PlayConfig, PlaySession
-from sim.config.policies import parse_policy
+from sim.policies.registry import parse_policy
 from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)

@@ -1,6 +1,6 @@
 """The package layout of issues #13 and #36: `sim` is layered and its modules import only downward
 (command line -> server -> analysis -> drivers -> OpenSpiel -> environments -> runs -> storage ->
-engine -> statistics -> configuration -> kernels), with no cycles.
+engine -> statistics -> policies -> configuration -> kernels), with no cycles.
 
 Imports are read from the source with `ast`, including those inside functions, so an import
 deferred to run time (to save start-up time, or to hide a cycle) counts like any other."""
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # `sim` itself (sim/__init__.py) is the public API: it gathers from every layer, and no module
 # of the package imports it.
 LAYERS = (
-    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.learn", "sim.drivers", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.stats", "sim.config", "kernels",
+    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.learn", "sim.drivers", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.stats", "sim.policies", "sim.config", "kernels",
 )  # fmt: skip
 
 
@@ -199,9 +199,9 @@ def test_the_policies_state_is_their_own():
 
 
 def test_the_engine_layer_alone_runs_kernels_for_the_layers_above():
-    """sim.config is validation only (it never imports the engine, by the layers); the
-    environments and analysis call kernels through sim.engine, not through sim.runs."""
-    assert LAYERS.index("sim.config") > LAYERS.index("sim.engine") > LAYERS.index("sim.runs")
+    """sim.config and sim.policies are validation only (they never import the engine, by the
+    layers); the environments and analysis call kernels through sim.engine, not through sim.runs."""
+    assert LAYERS.index("sim.config") > LAYERS.index("sim.policies") > LAYERS.index("sim.engine") > LAYERS.index("sim.runs")
     assert not [target for name in GRAPH if name.startswith("sim.env") for target in GRAPH[name] if target.startswith("sim.runs")]
     for name in ("sim.analysis.estimate", "sim.drivers.estimate_rollouts", "sim.analysis.estimate_slices", "sim.env.vector"):
         assert "sim.runs.games" not in GRAPH[name]
@@ -265,10 +265,10 @@ def test_the_batched_drivers_share_one_turn_core():
 def test_built_in_policies_are_asked_only_inside_the_kernels():
     """Every driver has a built-in policy answer through kernels.game_state.policy_answer (play
     too, through the state API's policy_action): no module of sim calls the dispatch itself.
-    sim.config.policies reads its table of policies; sim.engine.policy_engine binds it."""
+    sim.policies.registry reads its table of policies; sim.engine.policy_engine binds it."""
     calling = sorted(name for name in GRAPH if name.startswith("sim") and "kernels.dispatch" in GRAPH[name])
-    assert calling == ["sim.config.policies", "sim.engine.policy_engine"]
-    assert names_imported_from("sim.config.policies", "kernels.dispatch") == {"BUILT_IN"}
+    assert calling == ["sim.engine.policy_engine", "sim.policies.registry"]
+    assert names_imported_from("sim.policies.registry", "kernels.dispatch") == {"BUILT_IN"}
 
 
 def test_each_thing_has_its_own_name():
@@ -277,7 +277,7 @@ def test_each_thing_has_its_own_name():
     held by Python policies (now Seating.python, sim.engine.seating)."""
     assert not [name for name in MODULES if name.rpartition(".")[2] == "python_seats"]
     assert {"kernels.bot_pool", "sim.runs.bot_games", "sim.engine.seating"} <= set(MODULES)
-    assert "def python_seats(" not in MODULES["sim.config.policies"].read_text()
+    assert "def python_seats(" not in MODULES["sim.policies.registry"].read_text()
 
 
 # What a folder may import beyond itself, for the folders whose table row in
@@ -285,6 +285,8 @@ def test_each_thing_has_its_own_name():
 FOLDER_IMPORTS = {
     # statistics compute from additive sums: no run machinery, storage, engine or kernels
     "sim.stats": ("sim.config.errors",),
+    # configuration is values: the kernels' constants and layouts, no dispatch, policy or user module
+    "sim.config": ("kernels.records", "kernels.cards", "kernels.observation"),
 }
 
 

@@ -9,7 +9,7 @@ import sim.openspiel  # noqa: E402,F401  (registers python_wizard)
 from kernels.observation import ACTION_BID0, ACTION_SUIT0  # noqa: E402
 from kernels.records import PHASE_BID, PHASE_TRUMP  # noqa: E402
 from sim.config.errors import ConfigError  # noqa: E402
-from sim.config.policies import parse_policy  # noqa: E402
+from sim.policies.registry import parse_policy  # noqa: E402
 from sim.config.rules import Rules  # noqa: E402
 from sim.runs.games import run_games  # noqa: E402
 

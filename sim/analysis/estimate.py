@@ -37,7 +37,7 @@ from sim.config.cards import (
 from sim.config.errors import BotError, ConfigError, echo
 from sim.config.limits import check_totals
 from sim.drivers.estimate_rollouts import BotEstimate, BotInference, evaluated_decisions
-from sim.config.policies import (
+from sim.policies.registry import (
     Policy,
     as_policy,
     check_policy_text,

@@ -7,7 +7,7 @@ from kernels.records import BIDDING_OPEN
 from kernels.rules import bid_position, seat_after
 from sim.analysis.estimate import UNKNOWN_MODEL, BidEstimate, run_estimate
 from sim.config.errors import ConfigError
-from sim.config.policies import Policy, fallback_of
+from sim.policies.registry import Policy, fallback_of
 from sim.drivers.session import PlaySession
 
 

@@ -33,7 +33,7 @@ from sim.cli.terminal import console, fail
 from sim.config.cards import SUIT_NAMES, format_card
 from sim.config.errors import BotError, ConfigError
 from sim.config.limits import check_count
-from sim.config.policies import Policy, bot_name
+from sim.policies.registry import Policy, bot_name
 from sim.config.seeds import draw_seed
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0
 from sim.storage import check_output_file

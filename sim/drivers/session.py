@@ -24,8 +24,8 @@ from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card, parse_suit
 from sim.config.errors import ConfigError, echo
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy, check_policy_texts, is_external, parse_policy, split_policy_list
-from sim.config.python_policy import DELEGATE, Decisions
+from sim.policies.registry import Policy, check_policy_texts, is_external, parse_policy, split_policy_list
+from sim.policies.python_protocol import DELEGATE, Decisions
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0, N_ACTIONS

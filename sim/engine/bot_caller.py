@@ -1,4 +1,4 @@
-"""Asking Python policies for decisions (sim.config.python_policy: what a Python policy is):
+"""Asking Python policies for decisions (sim.policies.python_protocol: what a Python policy is):
 one bot instance asked for a batch of decisions, every answer checked (BotCaller), and the
 Python policies of a seating asked together (BotTable), the core every driver that steps
 games with Python seats shares; the batched drivers (the Python-seat pool, estimate's
@@ -13,8 +13,8 @@ from kernels.game_state import MASK_DTYPE, OBSERVATION_DTYPE, Turns
 from kernels.records import DELEGATE, MAX_PLAYERS, NO_SEAT
 from sim.config.actions import ActionError, action_name, check_action, check_actions
 from sim.config.errors import BotError, echo
-from sim.config.policies import Policy
-from sim.config.python_policy import Decisions, PythonBot, callable_attribute, error_text
+from sim.policies.registry import Policy
+from sim.policies.python_protocol import Decisions, PythonBot, callable_attribute, error_text
 from sim.engine.seating import Seating
 
 

@@ -11,7 +11,7 @@ from sim.config.actions import check_action
 from sim.config.cards import format_card, format_hand
 from sim.config.errors import ConfigError, echo
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy, parse_policies
+from sim.policies.registry import Policy, parse_policies
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.engine.seating import Seating
