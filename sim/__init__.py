@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 # name -> the module that defines it
 _EXPORTS = {
-    "BidEstimate": "sim.analysis.estimate",
-    "EstimateRequest": "sim.analysis.estimate",
-    "estimate": "sim.analysis.estimate",
-    "run_estimate": "sim.analysis.estimate",
+    "BidEstimate": "sim.estimation.results",
+    "EstimateRequest": "sim.estimation.request",
+    "estimate": "sim.estimation.run",
+    "run_estimate": "sim.estimation.run",
     "format_card": "sim.config.cards",
     "format_hand": "sim.config.cards",
     "parse_card": "sim.config.cards",
@@ -42,7 +42,9 @@ _EXPORTS = {
 }
 
 if TYPE_CHECKING:  # what the names are, for type checkers and editors
-    from sim.analysis.estimate import BidEstimate, EstimateRequest, estimate, run_estimate
+    from sim.estimation.request import EstimateRequest
+    from sim.estimation.results import BidEstimate
+    from sim.estimation.run import estimate, run_estimate
     from sim.config.cards import format_card, format_hand, parse_card, parse_cards
     from sim.config.errors import ConfigError
     from sim.config.rules import Rules

@@ -1,6 +1,6 @@
 """The package layout of issues #13 and #36: `sim` is layered and its modules import only downward
-(command line -> server -> analysis -> drivers -> OpenSpiel -> environments -> runs -> storage ->
-engine -> statistics -> policies -> configuration -> kernels), with no cycles.
+(command line -> server -> estimate -> analysis -> training -> drivers -> OpenSpiel -> environments
+-> runs -> storage -> engine -> statistics -> policies -> configuration -> kernels), with no cycles.
 
 Imports are read from the source with `ast`, including those inside functions, so an import
 deferred to run time (to save start-up time, or to hide a cycle) counts like any other."""
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # `sim` itself (sim/__init__.py) is the public API: it gathers from every layer, and no module
 # of the package imports it.
 LAYERS = (
-    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.learn", "sim.drivers", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.stats", "sim.policies", "sim.config", "kernels",
+    "sim", "sim.cli", "sim.serve", "sim.estimation", "sim.analysis", "sim.learn", "sim.drivers", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.stats", "sim.policies", "sim.config", "kernels",
 )  # fmt: skip
 
 
@@ -80,6 +80,16 @@ def test_modules_import_only_their_layer_or_below(name):
 
 def test_nothing_imports_the_public_api_package():
     assert not [name for name, targets in GRAPH.items() if "sim" in targets]
+
+
+def test_no_package_of_sim_is_named_as_a_public_name():
+    """Importing sim.NAME sets the attribute NAME of `sim` to that package: a package named as a
+    public function (sim/estimate/ beside sim.estimate) would replace the function once imported."""
+    tree = ast.parse(MODULES["sim"].read_text())
+    public = next(ast.literal_eval(node.value) for node in tree.body
+                  if isinstance(node, ast.Assign) and [target.id for target in node.targets] == ["__all__"])  # fmt: skip
+    packages = {path.parent.name for path in (ROOT / "sim").glob("*/__init__.py")}
+    assert packages and not packages & set(public)
 
 
 def test_no_import_cycles():
@@ -203,7 +213,7 @@ def test_the_engine_layer_alone_runs_kernels_for_the_layers_above():
     layers); the environments and analysis call kernels through sim.engine, not through sim.runs."""
     assert LAYERS.index("sim.config") > LAYERS.index("sim.policies") > LAYERS.index("sim.engine") > LAYERS.index("sim.runs")
     assert not [target for name in GRAPH if name.startswith("sim.env") for target in GRAPH[name] if target.startswith("sim.runs")]
-    for name in ("sim.analysis.estimate", "sim.drivers.estimate_rollouts", "sim.analysis.estimate_slices", "sim.env.vector"):
+    for name in ("sim.estimation.run", "sim.estimation.bot_rollouts", "sim.estimation.slices", "sim.env.vector"):
         assert "sim.runs.games" not in GRAPH[name]
     assert {name for name in MODULES if name.startswith("sim.engine.")} == {
         f"sim.engine.{module}" for module in ("bot_caller", "calls", "policy_engine", "seating", "startup", "threads")
@@ -231,18 +241,20 @@ TURN_LAYOUT = {"Turns", "OBSERVATION_DTYPE", "MASK_DTYPE"}
 
 def test_games_are_stepped_from_python_only_by_the_drivers():
     """Issue #36: the modules that step games from Python are the environments (sim.env, and
-    OpenSpiel's game on them), a run's games with Python seats (sim.runs.bot_games) and the
-    drivers of estimate and play (sim.drivers); analysis ("what the games say") holds none.
+    OpenSpiel's game on them), a run's games with Python seats (sim.runs.bot_games), estimate's
+    samples with Python policies (sim.estimation.bot_rollouts) and play's game (sim.drivers);
+    analysis ("what the games say") holds none.
     They all ask Python policies through one core, sim.engine.bot_caller.BotTable, which
     takes only the turns' layout from the kernels (it steps nothing)."""
     stepping = sorted(name for name in GRAPH if name.startswith("sim") and GRAPH[name] & STEPPING_KERNELS)
-    allowed = ("sim.env.", "sim.drivers.", "sim.openspiel.game", "sim.runs.bot_games", "sim.engine.bot_caller")
+    allowed = ("sim.env.", "sim.drivers.", "sim.estimation.bot_rollouts", "sim.openspiel.game", "sim.runs.bot_games",
+               "sim.engine.bot_caller")
     assert [name for name in stepping if not name.startswith(allowed)] == []
     assert GRAPH["sim.engine.bot_caller"] & STEPPING_KERNELS == {"kernels.game_state"}
     assert names_imported_from("sim.engine.bot_caller", "kernels.game_state") <= TURN_LAYOUT
     assert not [name for name in MODULES if name.startswith("sim.analysis") and GRAPH[name] & STEPPING_KERNELS]
     asking = sorted(name for name in GRAPH if "sim.engine.bot_caller" in GRAPH[name])
-    assert asking == ["sim.drivers.estimate_rollouts", "sim.drivers.session", "sim.runs.bot_games"]
+    assert asking == ["sim.drivers.session", "sim.estimation.bot_rollouts", "sim.runs.bot_games"]
 
 
 def test_the_batched_drivers_share_one_turn_core():
@@ -255,7 +267,7 @@ def test_the_batched_drivers_share_one_turn_core():
         assert "report_turn" in names_imported_from(kernel, "kernels.game_state"), kernel
         source = MODULES[kernel].read_text()
         assert "def observe(" not in source and "namedtuple(\"Turns\"" not in source, kernel
-    for driver in ("sim.runs.bot_games", "sim.drivers.estimate_rollouts"):
+    for driver in ("sim.runs.bot_games", "sim.estimation.bot_rollouts"):
         source = MODULES[driver].read_text()
         assert ".ask_turns(" in source and "new_turns(" in source, driver
     users = sorted(name for name in GRAPH if name.startswith("sim") and "kernels.vector_env" in GRAPH[name])
@@ -285,6 +297,8 @@ def test_each_thing_has_its_own_name():
 FOLDER_IMPORTS = {
     # statistics compute from additive sums: no run machinery, storage, engine or kernels
     "sim.stats": ("sim.config.errors",),
+    # estimate plays no run and stores nothing: it calls the kernels through the engine
+    "sim.estimation": ("sim.drivers.session", "sim.engine", "sim.stats", "sim.policies", "sim.config", "kernels"),
     # configuration is values: the kernels' constants and layouts, no dispatch, policy or user module
     "sim.config": ("kernels.records", "kernels.cards", "kernels.observation"),
 }

@@ -19,7 +19,7 @@ import pytest
 from helpers import invoke, one_line
 
 import sim.engine.calls
-from sim.analysis.estimate import run_estimate
+from sim.estimation.run import run_estimate
 from sim.config.errors import BotError
 from sim.policies.registry import parse_policy
 from sim.config.rules import Rules

@@ -1,6 +1,6 @@
 """`wizard-sim play`: a person plays a seat in the terminal against built-in policies
 (registered in sim/cli/main.py; the game itself is sim.drivers.session.PlaySession, its bid
-hint sim.analysis.hints.bid_hint)."""
+hint sim.estimation.hints.bid_hint)."""
 from __future__ import annotations
 
 import os
@@ -14,7 +14,7 @@ from rich.table import Table
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, NO_CARD, NO_SUIT, RANKS_PER_SUIT
 from kernels.records import DEALER_CHOOSES_TRUMP, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, NO_BID
 from kernels.rules import bid_position
-from sim.analysis.hints import bid_hint
+from sim.estimation.hints import bid_hint
 from sim.drivers.session import (
     Event,
     Move,

@@ -1,6 +1,6 @@
 """A person at the table (`wizard-sim play`): one game of the engine in which one seat's
 decisions come from a person and the others from built-in policies or Python policies (the
-bid hint, an estimate of the situation, is sim.analysis.hints).
+bid hint, an estimate of the situation, is sim.estimation.hints).
 
 The game runs on the state API (sim.env.WizardState, the same transitions as every driver);
 a built-in seat is asked exactly as run_games asks it (sim.env.state_api.policy_action: the

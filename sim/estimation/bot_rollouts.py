@@ -1,5 +1,5 @@
 """estimate's samples with Python policies at the table (docs/estimate.md, "Python policies"):
-the driver sim.analysis.estimate hands them to.
+the driver sim.estimation.run hands them to.
 
 The samples are estimated a slice at a time, in two stages, both batched over the slice:
 
