@@ -16,7 +16,7 @@ import time
 import sim
 from kernels.records import DECIDE_BID
 from sim.estimation.hints import bid_hint
-from sim.drivers.session import PlayConfig, PlaySession
+from sim.play.session import PlayConfig, PlaySession
 from sim.policies.registry import parse_policy
 from sim.engine.startup import start
 

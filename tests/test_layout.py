@@ -1,5 +1,5 @@
 """The package layout of issues #13 and #36: `sim` is layered and its modules import only downward
-(command line -> server -> estimate -> analysis -> training -> drivers -> OpenSpiel -> environments
+(command line -> server -> estimate -> analysis -> training -> play -> OpenSpiel -> environments
 -> runs -> storage -> engine -> statistics -> policies -> configuration -> kernels), with no cycles.
 
 Imports are read from the source with `ast`, including those inside functions, so an import
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # `sim` itself (sim/__init__.py) is the public API: it gathers from every layer, and no module
 # of the package imports it.
 LAYERS = (
-    "sim", "sim.cli", "sim.serve", "sim.estimation", "sim.analysis", "sim.learn", "sim.drivers", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.stats", "sim.policies", "sim.config", "kernels",
+    "sim", "sim.cli", "sim.serve", "sim.estimation", "sim.analysis", "sim.learn", "sim.play", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.stats", "sim.policies", "sim.config", "kernels",
 )  # fmt: skip
 
 
@@ -242,19 +242,19 @@ TURN_LAYOUT = {"Turns", "OBSERVATION_DTYPE", "MASK_DTYPE"}
 def test_games_are_stepped_from_python_only_by_the_drivers():
     """Issue #36: the modules that step games from Python are the environments (sim.env, and
     OpenSpiel's game on them), a run's games with Python seats (sim.runs.bot_games), estimate's
-    samples with Python policies (sim.estimation.bot_rollouts) and play's game (sim.drivers);
+    samples with Python policies (sim.estimation.bot_rollouts) and play's game (sim.play.session);
     analysis ("what the games say") holds none.
     They all ask Python policies through one core, sim.engine.bot_caller.BotTable, which
     takes only the turns' layout from the kernels (it steps nothing)."""
     stepping = sorted(name for name in GRAPH if name.startswith("sim") and GRAPH[name] & STEPPING_KERNELS)
-    allowed = ("sim.env.", "sim.drivers.", "sim.estimation.bot_rollouts", "sim.openspiel.game", "sim.runs.bot_games",
+    allowed = ("sim.env.", "sim.play.session", "sim.estimation.bot_rollouts", "sim.openspiel.game", "sim.runs.bot_games",
                "sim.engine.bot_caller")
     assert [name for name in stepping if not name.startswith(allowed)] == []
     assert GRAPH["sim.engine.bot_caller"] & STEPPING_KERNELS == {"kernels.game_state"}
     assert names_imported_from("sim.engine.bot_caller", "kernels.game_state") <= TURN_LAYOUT
     assert not [name for name in MODULES if name.startswith("sim.analysis") and GRAPH[name] & STEPPING_KERNELS]
     asking = sorted(name for name in GRAPH if "sim.engine.bot_caller" in GRAPH[name])
-    assert asking == ["sim.drivers.session", "sim.estimation.bot_rollouts", "sim.runs.bot_games"]
+    assert asking == ["sim.estimation.bot_rollouts", "sim.play.session", "sim.runs.bot_games"]
 
 
 def test_the_batched_drivers_share_one_turn_core():
@@ -298,7 +298,7 @@ FOLDER_IMPORTS = {
     # statistics compute from additive sums: no run machinery, storage, engine or kernels
     "sim.stats": ("sim.config.errors",),
     # estimate plays no run and stores nothing: it calls the kernels through the engine
-    "sim.estimation": ("sim.drivers.session", "sim.engine", "sim.stats", "sim.policies", "sim.config", "kernels"),
+    "sim.estimation": ("sim.play.session", "sim.engine", "sim.stats", "sim.policies", "sim.config", "kernels"),
     # configuration is values: the kernels' constants and layouts, no dispatch, policy or user module
     "sim.config": ("kernels.records", "kernels.cards", "kernels.observation"),
 }

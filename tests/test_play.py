@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 import sim
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.estimation.hints import bid_hint
-from sim.drivers.session import PlayConfig, PlaySession, load_session
+from sim.play.session import PlayConfig, PlaySession, load_session
 from sim.cli import app
 from sim.config.cards import SUIT_LETTERS, SUIT_NAMES, format_card
 from sim.policies.registry import parse_policy

@@ -1,5 +1,5 @@
 """`wizard-sim play`: a person plays a seat in the terminal against built-in policies
-(registered in sim/cli/main.py; the game itself is sim.drivers.session.PlaySession, its bid
+(registered in sim/cli/main.py; the game itself is sim.play.session.PlaySession, its bid
 hint sim.estimation.hints.bid_hint)."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from kernels.cards import FIRST_JESTER, FIRST_WIZARD, NO_CARD, NO_SUIT, RANKS_PE
 from kernels.records import DEALER_CHOOSES_TRUMP, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, NO_BID
 from kernels.rules import bid_position
 from sim.estimation.hints import bid_hint
-from sim.drivers.session import (
+from sim.play.session import (
     Event,
     Move,
     PlayConfig,

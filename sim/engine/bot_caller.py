@@ -152,7 +152,7 @@ class BotTable:
     """The Python policies of a seating, created for one batch of games (a chunk of a run,
     an estimate, a game of `play`): one instance per distinct policy, however many seats or
     listed entries it holds. The one place the drivers ask bots from (sim.runs.bot_games,
-    sim.estimation.bot_rollouts, sim.drivers.session): each bot is asked once per step for
+    sim.estimation.bot_rollouts, sim.play.session): each bot is asked once per step for
     all of its rows, and told which of its games ended."""
 
     def __init__(self, seating: Seating) -> None:

@@ -229,7 +229,7 @@ def policy_action(state: WizardState, seating: Seating) -> int:
     policy's seat plays its fallback) seat at the player to act would choose
     in `state`, asked as run_games asks it (kernels.game_state.policy_answer, on the round's
     DECISIONS stream, which moves on: ask a clone to leave the game's stream as it is). Not
-    applied. For `play` (sim.drivers.session); not part of the state API."""
+    applied. For `play` (sim.play.session); not part of the state API."""
     if state.is_terminal():
         raise ValueError("the game is over; no policy acts")
     return int(seating.kernel(kernel.policy_action_single)(state._storage, seating.arrays))

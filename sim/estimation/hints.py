@@ -1,4 +1,4 @@
-"""estimate for the person's decision in `wizard-sim play` (sim.drivers.session):
+"""estimate for the person's decision in `wizard-sim play` (sim.play.session):
 the bid hint, estimate's figures for the exact situation at the table."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sim.estimation.run import run_estimate
 from sim.estimation.situation import UNKNOWN_MODEL
 from sim.config.errors import ConfigError
 from sim.policies.registry import Policy, fallback_of
-from sim.drivers.session import PlaySession
+from sim.play.session import PlaySession
 
 
 def simulated_label(policy: Policy) -> str:
