@@ -7,6 +7,7 @@ deferred to run time (to save start-up time, or to hide a cycle) counts like any
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,14 @@ def layer(name: str) -> int:
     """Index in LAYERS of the longest layer that is `name` or a package containing it."""
     matches = [index for index, prefix in enumerate(LAYERS) if name == prefix or name.startswith(prefix + ".")]
     return max(matches, key=lambda index: len(LAYERS[index]))
+
+
+def test_the_architecture_page_lists_the_layers_in_this_order():
+    """docs/architecture.md's "Layers" table names sim's folders top to bottom as LAYERS does."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text[text.index("## Layers") : text.index("Inside `kernels/`")]
+    folders = re.findall(r"^\| [^|]+ \| `((?:sim|kernels)/[\w/]*)`", section, re.M)
+    assert ["sim", *(folder.rstrip("/").replace("/", ".") for folder in folders)] == list(LAYERS)
 
 
 def test_every_module_has_a_layer():
