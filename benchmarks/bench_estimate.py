@@ -50,7 +50,7 @@ import numpy as np
 
 import sim
 from kernels import observation as obs
-from sim.analysis.estimate import run_estimate
+from sim.estimation.run import run_estimate
 from sim.config.cards import format_card, format_hand
 from sim.config.errors import ConfigError
 from sim.env import WizardGame

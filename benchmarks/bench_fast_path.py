@@ -28,7 +28,7 @@ start()  # the engine's start, before any kernel or numba thread (sim/engine/sta
 
 from kernels import batch, fast_games  # noqa: E402
 from sim import Rules  # noqa: E402
-from sim.config.policies import parse_policies, policy_arrays  # noqa: E402
+from sim.policies.registry import parse_policies, policy_arrays  # noqa: E402
 from sim.runs.games import empty_results  # noqa: E402
 
 PLAYERS = 4

@@ -28,7 +28,7 @@ import time
 import numba
 
 from sim import Rules, run_games
-from sim.config.policies import parameter_text, parse_policy
+from sim.policies.registry import parameter_text, parse_policy
 
 OPPONENTS = ["heuristic", "heuristic", "random"]
 ROUND_SIZES = (1, 5, 10, 15)

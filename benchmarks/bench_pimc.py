@@ -32,7 +32,7 @@ from pathlib import Path
 
 from kernels.search import pimc
 from sim import Rules, run_games
-from sim.config.policies import split_policy_list
+from sim.policies.registry import split_policy_list
 from sim.storage import JOURNAL_FILE
 from sim.engine.startup import start
 

@@ -5,7 +5,7 @@
 
 One game per opponent kind (heuristic, mc, random at every other seat) of 4 players, the
 person at seat 2 answering like the heuristic, rounds of 1, 5, 10 and 15 cards; at each of
-the person's bids the bid hint (sim.analysis.hints.bid_hint) is timed on warm kernels (a first,
+the person's bids the bid hint (sim.estimation.hints.bid_hint) is timed on warm kernels (a first,
 untimed hint loads them).
 """
 from __future__ import annotations
@@ -15,9 +15,9 @@ import time
 
 import sim
 from kernels.records import DECIDE_BID
-from sim.analysis.hints import bid_hint
-from sim.drivers.session import PlayConfig, PlaySession
-from sim.config.policies import parse_policy
+from sim.estimation.hints import bid_hint
+from sim.play.session import PlayConfig, PlaySession
+from sim.policies.registry import parse_policy
 from sim.engine.startup import start
 
 start()  # the engine's start, before any kernel or numba thread (sim/engine/startup.py)

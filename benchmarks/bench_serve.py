@@ -20,7 +20,7 @@ from pathlib import Path
 
 from benchmarks.serving import running_server
 
-from sim.analysis.estimate import UNKNOWN_MODEL
+from sim.estimation.situation import UNKNOWN_MODEL
 
 PAGE = {"players": 4, "bidding": "open", "even_bids": "allowed", **UNKNOWN_MODEL,
         "seed": 0}  # fmt: skip

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 import sim
-from sim.analysis.estimate import run_estimate
+from sim.estimation.run import run_estimate
 from sim.config.errors import ConfigError
 
 PLAYERS = 4

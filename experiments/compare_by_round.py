@@ -24,7 +24,7 @@ import sys
 import pandas as pd
 
 from sim.config.errors import ConfigError
-from sim.config.policies import is_external, parse_policy
+from sim.policies.registry import is_external, parse_policy
 from sim.runs.comparison import compare_tournaments, tournament_config
 from sim.storage import StorageError, read_table
 

@@ -23,7 +23,7 @@ from kernels.search.posterior import sample_deal
 from kernels.round_state import begin_round, play_out
 from kernels.rules import dealer_of_round
 from kernels.records import DECIDE_BID, DECIDE_CARD, PLAY_DTYPE
-from sim.config.policies import parse_policies, policy_arrays
+from sim.policies.registry import parse_policies, policy_arrays
 from sim.config.rules import Rules
 from sim.engine.startup import start
 

@@ -39,7 +39,7 @@ from kernels.records import DECIDE_BID
 from kernels.rng import STREAM_DECISIONS, seed_stream
 from kernels.search import mc, pimc
 from sim import Rules
-from sim.config.policies import parse_policies, policy_arrays
+from sim.policies.registry import parse_policies, policy_arrays
 from sim.engine.startup import start
 from experiments.seat_decisions import capture
 

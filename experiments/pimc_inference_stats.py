@@ -56,7 +56,7 @@ from kernels.round_state import apply_action, apply_card, begin_round, play_out,
 from kernels.rules import round_score
 from kernels.search import solver
 from kernels.rules import dealer_of_round, unseen_cards
-from sim.config.policies import parse_policies, policy_arrays
+from sim.policies.registry import parse_policies, policy_arrays
 from sim.config.rules import Rules
 from sim.engine.startup import start
 

@@ -77,7 +77,7 @@ def write_perf_map(dispatcher) -> None:
 def play(policy: str, games: int, threads: int) -> None:
     from kernels import batch, fast_games
     from sim import Rules, run_games
-    from sim.config.policies import parse_policies, policy_arrays
+    from sim.policies.registry import parse_policies, policy_arrays
     from sim.runs.games import builtin_only
 
     rules = Rules(players=4)

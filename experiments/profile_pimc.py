@@ -53,7 +53,7 @@ from kernels.search import mc, pimc
 from kernels.records import DECIDE_BID, DECIDE_CARD
 from kernels.rng import STREAM_DECISIONS, seed_stream
 from sim import Rules
-from sim.config.policies import parse_policies, policy_arrays
+from sim.policies.registry import parse_policies, policy_arrays
 from sim.engine.startup import start
 from experiments.seat_decisions import capture
 

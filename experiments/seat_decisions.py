@@ -68,7 +68,7 @@ def capture_rounds(seed, game_ids, rules, round_size, policies, tables, seat_rec
 
 def capture(rules: Rules, policies, round_size: int, games: int, seed: int) -> Decisions:
     """Seat 0's decisions in one round of `round_size` of games 0..games-1 of run `seed`
-    (policies: sim.config.policies.policy_arrays of the table)."""
+    (policies: sim.policies.registry.policy_arrays of the table)."""
     rows = games * (round_size + 1)  # a bid and round_size cards a game
     tables = np.zeros(rows, dtype=TABLE_DTYPE)
     seat_records = np.zeros(rows, dtype=SEAT_DTYPE)

@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from sim import Rules, TournamentConfig
-from sim.config.policies import parse_policy, split_policy_list
+from sim.policies.registry import parse_policy, split_policy_list
 from sim.runs.tournament import per_deal_scores
 
 Z_95 = 1.96

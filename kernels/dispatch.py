@@ -5,7 +5,7 @@ the reference over every built-in policy (the fast path's conformance tests hold
 to it). No core kernel imports this module.
 
 Adding a built-in policy: write its module (`decide`, optionally `round_finished`, and NAME,
-SUMMARY, PARAMETERS, optional COUNTS and RANGES: what sim.config.policies registers), then give
+SUMMARY, PARAMETERS, optional COUNTS and RANGES: what sim.policies.registry registers), then give
 it an id (kernels/policies/ids.py), a branch in `decide` and an entry in BUILT_IN here.
 """
 from numba import njit
@@ -16,7 +16,7 @@ from kernels.policies import heuristic, random_policy
 from kernels.search import mc, pimc
 from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC, POLICY_PIMC, POLICY_RANDOM
 
-# (policy id, module) of every built-in policy: sim.config.policies registers them.
+# (policy id, module) of every built-in policy: sim.policies.registry registers them.
 BUILT_IN = ((POLICY_RANDOM, random_policy), (POLICY_HEURISTIC, heuristic), (POLICY_MC, mc), (POLICY_PIMC, pimc))
 
 

@@ -13,7 +13,7 @@ MAX_PLAYERS = 6
 MAX_ROUND_SIZE = 20  # 60 cards / 3 players
 MAX_PLAYS_PER_ROUND = 60
 # Parameters per policy (a seat's row of the parameter matrix): pimc's 16 with room. The row
-# sizes records below, so it is fixed here (this module imports no policy); sim.config.policies
+# sizes records below, so it is fixed here (this module imports no policy); sim.policies.registry
 # checks every built-in policy and bot against it.
 MAX_PARAMS = 24
 N_BID_MODELS = 5  # bid models a game's finished rounds are scored under (kernels.search.bid_evidence)

@@ -48,8 +48,8 @@ from matplotlib.figure import Figure
 import sim
 from kernels.search.pimc import former_infer
 from sim.analysis.report import accuracy_tables
-from sim.config.models import SHIPPED_MODEL
-from sim.config.policies import parameter_text, parse_policy
+from sim.policies.learned_models import SHIPPED_MODEL
+from sim.policies.registry import parameter_text, parse_policy
 from sim.config.rules import Rules
 from sim import LeagueConfig, SimulationConfig, TournamentConfig, league, resume_tournament, simulate, tournament
 from sim.runs.comparison import compare_tournaments

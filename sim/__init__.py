@@ -9,19 +9,19 @@ from typing import TYPE_CHECKING
 
 # name -> the module that defines it
 _EXPORTS = {
-    "BidEstimate": "sim.analysis.estimate",
-    "EstimateRequest": "sim.analysis.estimate",
-    "estimate": "sim.analysis.estimate",
-    "run_estimate": "sim.analysis.estimate",
+    "BidEstimate": "sim.estimation.results",
+    "EstimateRequest": "sim.estimation.request",
+    "estimate": "sim.estimation.run",
+    "run_estimate": "sim.estimation.run",
     "format_card": "sim.config.cards",
     "format_hand": "sim.config.cards",
     "parse_card": "sim.config.cards",
     "parse_cards": "sim.config.cards",
     "ConfigError": "sim.config.errors",
-    "parse_policies": "sim.config.policies",
-    "parse_policy": "sim.config.policies",
     "Rules": "sim.config.rules",
     "__version__": "sim.config.version",
+    "parse_policies": "sim.policies.registry",
+    "parse_policy": "sim.policies.registry",
     "GameBatch": "sim.runs.games",
     "draw_first_dealer": "sim.runs.games",
     "run_games": "sim.runs.games",
@@ -42,12 +42,14 @@ _EXPORTS = {
 }
 
 if TYPE_CHECKING:  # what the names are, for type checkers and editors
-    from sim.analysis.estimate import BidEstimate, EstimateRequest, estimate, run_estimate
+    from sim.estimation.request import EstimateRequest
+    from sim.estimation.results import BidEstimate
+    from sim.estimation.run import estimate, run_estimate
     from sim.config.cards import format_card, format_hand, parse_card, parse_cards
     from sim.config.errors import ConfigError
-    from sim.config.policies import parse_policies, parse_policy
     from sim.config.rules import Rules
     from sim.config.version import __version__
+    from sim.policies.registry import parse_policies, parse_policy
     from sim.runs.games import GameBatch, draw_first_dealer, run_games, run_round
     from sim.runs.league import LeagueConfig, LeagueResult, league, resume_league
     from sim.runs.simulation import SimulationConfig, SimulationResult, resume, simulate

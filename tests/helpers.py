@@ -169,7 +169,7 @@ def one_line(result, code: int, *words: str) -> None:
 def move_heuristic_default(monkeypatch) -> None:
     """As if a later wizard-sim had moved heuristic's default aggression from 1.0 to 1.1: the
     label `heuristic` then names another policy (run.json's policy_parameters)."""
-    from sim.config.policies import REGISTRY
+    from sim.policies.registry import REGISTRY
 
     kind = REGISTRY["heuristic"]
     moved = tuple((name, 1.1 if name == "aggression" else default) for name, default in kind.parameters)

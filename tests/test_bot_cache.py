@@ -16,7 +16,7 @@ import pytest
 
 from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC
 from sim.engine import policy_engine as external
-from sim.config.bots import BOT_FUNCTIONS, ExternalBot
+from sim.policies.external_bots import BOT_FUNCTIONS, ExternalBot
 from sim.engine.policy_engine import cache_directory, engine_cache
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +28,7 @@ PLAY = """
 import json
 from kernels.batch import play_games
 from sim.engine.policy_engine import compiled_engine
-from sim.config.policies import external_bots
+from sim.policies.registry import external_bots
 from sim.config.rules import Rules
 from sim.runs.games import run_games
 

@@ -12,7 +12,7 @@ import pytest
 from helpers import invoke, one_line
 
 from sim.config.errors import BotError, ConfigError
-from sim.config.policies import parse_policy
+from sim.policies.registry import parse_policy
 from sim.config.rules import Rules
 from sim.runs.games import run_games
 

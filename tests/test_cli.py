@@ -66,7 +66,7 @@ def test_bad_input_is_one_line_and_exit_2():
 def test_a_policy_parameter_is_given_once_as_a_plain_decimal_number():
     """#22: aggression=1.5,aggression=2 was merged silently (the last won) and 1_0 read as 10."""
     from sim.config.errors import ConfigError
-    from sim.config.policies import parse_policy
+    from sim.policies.registry import parse_policy
 
     for text, message in (
         ("heuristic:aggression=1.5,aggression=2", "sets its parameter aggression twice"),

@@ -29,7 +29,7 @@ import sim
 from kernels.observation import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0, N_ACTIONS, OBSERVATION_SIZE
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.config.actions import ActionError
-from sim.drivers.session import Move, PlayConfig, PlaySession
+from sim.play.session import Move, PlayConfig, PlaySession
 from sim.env import VectorEnv, WizardGame, field
 
 CALLER = 1  # the seat of the drivers whose caller plays one seat (built-in policies the others)

@@ -14,7 +14,7 @@ import sim
 import sim.env as env
 from kernels import observation as kobs
 from kernels import records as st
-from sim.config.policies import parse_policies
+from sim.policies.registry import parse_policies
 from sim.engine.seating import Seating
 from sim.env.state_api import policy_action
 

@@ -1,4 +1,4 @@
-"""`wizard-sim estimate` and sim.analysis.estimate: exact 1-card probabilities, common random numbers,
+"""`wizard-sim estimate` and sim.estimation: exact 1-card probabilities, common random numbers,
 thread-count determinism, legal bids, the JSON shape and one-line errors (exit code 2)."""
 import itertools
 import json
@@ -16,7 +16,8 @@ from kernels.estimate import situation as E
 from kernels import rules as K
 from kernels import records as st
 from kernels.cards import NO_CARD
-from sim.analysis.estimate import estimate, make_situation, run_estimate
+from sim.estimation.request import make_situation
+from sim.estimation.run import estimate, run_estimate
 from sim.cli import app
 from sim.config.errors import ConfigError
 

@@ -1,4 +1,4 @@
-"""`estimate` with Python policies (sim.drivers.estimate_rollouts, kernels/estimate/stepped.py): a bot
+"""`estimate` with Python policies (sim.estimation.bot_rollouts, kernels/estimate/stepped.py): a bot
 that delegates everything is the heuristic, sample for sample where the deals are drawn alike
 and within sampling error where its bids are inferred by rejection; a bot's own bidding rule
 is what inference conditions on (exact posteriors by enumeration, 1-card rounds); the same
@@ -15,8 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 import reference
-from sim.drivers import estimate_rollouts as estimate_bots
-from sim.analysis.estimate import estimate, make_situation, run_estimate
+from sim.estimation import bot_rollouts as estimate_bots
+from sim.estimation.request import make_situation
+from sim.estimation.run import estimate, run_estimate
 from sim.cli import app
 from sim.config.errors import BotError
 

@@ -9,7 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from kernels import rules as K
-from sim.analysis.estimate import EstimateRequest, estimate, round_scores, run_estimate
+from kernels.rules import round_scores
+from sim.estimation.request import EstimateRequest
+from sim.estimation.run import estimate, run_estimate
 from sim.cli import app
 from sim.cli.estimate import estimate_command
 from sim.config.errors import ConfigError

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from sim.cli import app
 from sim.runs.games import run_games
 from sim.config.errors import BotError, ConfigError
-from sim.config.policies import parse_policies, parse_policy
+from sim.policies.registry import parse_policies, parse_policy
 from sim.config.rules import Rules
 
 ROOT = Path(__file__).resolve().parent.parent

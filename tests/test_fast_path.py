@@ -10,7 +10,7 @@ import pytest
 import sim
 from kernels import batch, fast_games
 from kernels.records import MAX_PLAYERS
-from sim.config.policies import as_policy, parse_policies, policy_arrays
+from sim.policies.registry import as_policy, parse_policies, policy_arrays
 from sim.runs.games import builtin_only, empty_results
 from sim.engine.seating import Seating
 

@@ -23,7 +23,7 @@ from kernels.dispatch import decide
 from kernels.policies import heuristic
 from kernels.policies.ids import POLICY_HEURISTIC
 from kernels.rng import STREAM_DECISIONS
-from sim.config.policies import parse_policies, policy_arrays
+from sim.policies.registry import parse_policies, policy_arrays
 
 NO_BID = st.NO_BID
 NO_FIXED_BIDS = np.full(st.MAX_PLAYERS, NO_BID, dtype=np.int64)  # every seat bids by its policy

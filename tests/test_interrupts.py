@@ -18,8 +18,8 @@ import pytest
 from helpers import invoke
 
 import sim.engine.calls
-from sim.analysis.estimate import run_estimate
-from sim.analysis.estimate_slices import pieces
+from sim.estimation.run import run_estimate
+from sim.estimation.slices import pieces
 
 COMMAND = [sys.executable, "-m", "sim.cli"]
 

@@ -1,12 +1,13 @@
 """The package layout of issues #13 and #36: `sim` is layered and its modules import only downward
-(command line -> server -> analysis -> drivers -> OpenSpiel -> environments -> runs -> storage ->
-engine -> statistics -> configuration -> kernels), with no cycles.
+(command line -> server -> estimate -> analysis -> training -> play -> OpenSpiel -> environments
+-> runs -> storage -> engine -> statistics -> policies -> configuration -> kernels), with no cycles.
 
 Imports are read from the source with `ast`, including those inside functions, so an import
 deferred to run time (to save start-up time, or to hide a cycle) counts like any other."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # `sim` itself (sim/__init__.py) is the public API: it gathers from every layer, and no module
 # of the package imports it.
 LAYERS = (
-    "sim", "sim.cli", "sim.serve", "sim.analysis", "sim.learn", "sim.drivers", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.stats", "sim.config", "kernels",
+    "sim", "sim.cli", "sim.serve", "sim.estimation", "sim.analysis", "sim.learn", "sim.play", "sim.openspiel", "sim.env", "sim.runs", "sim.storage", "sim.engine", "sim.stats", "sim.policies", "sim.config", "kernels",
 )  # fmt: skip
 
 
@@ -67,6 +68,14 @@ def layer(name: str) -> int:
     return max(matches, key=lambda index: len(LAYERS[index]))
 
 
+def test_the_architecture_page_lists_the_layers_in_this_order():
+    """docs/architecture.md's "Layers" table names sim's folders top to bottom as LAYERS does."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text[text.index("## Layers") : text.index("Inside `kernels/`")]
+    folders = re.findall(r"^\| [^|]+ \| `((?:sim|kernels)/[\w/]*)`", section, re.M)
+    assert ["sim", *(folder.rstrip("/").replace("/", ".") for folder in folders)] == list(LAYERS)
+
+
 def test_every_module_has_a_layer():
     assert {layer(name) for name in MODULES} <= set(range(len(LAYERS)))
     assert len(MODULES) > 20  # the walk found the packages
@@ -80,6 +89,16 @@ def test_modules_import_only_their_layer_or_below(name):
 
 def test_nothing_imports_the_public_api_package():
     assert not [name for name, targets in GRAPH.items() if "sim" in targets]
+
+
+def test_no_package_of_sim_is_named_as_a_public_name():
+    """Importing sim.NAME sets the attribute NAME of `sim` to that package: a package named as a
+    public function (sim/estimate/ beside sim.estimate) would replace the function once imported."""
+    tree = ast.parse(MODULES["sim"].read_text())
+    public = next(ast.literal_eval(node.value) for node in tree.body
+                  if isinstance(node, ast.Assign) and [target.id for target in node.targets] == ["__all__"])  # fmt: skip
+    packages = {path.parent.name for path in (ROOT / "sim").glob("*/__init__.py")}
+    assert packages and not packages & set(public)
 
 
 def test_no_import_cycles():
@@ -199,11 +218,12 @@ def test_the_policies_state_is_their_own():
 
 
 def test_the_engine_layer_alone_runs_kernels_for_the_layers_above():
-    """sim.config is validation only (it never imports the engine, by the layers); the
-    environments and analysis call kernels through sim.engine, not through sim.runs."""
-    assert LAYERS.index("sim.config") > LAYERS.index("sim.engine") > LAYERS.index("sim.runs")
+    """sim.config and sim.policies are validation only (they never import the engine, by the
+    layers); the environments and analysis call kernels through sim.engine, not through sim.runs."""
+    below = [LAYERS.index(name) for name in ("sim.runs", "sim.engine", "sim.policies", "sim.config")]
+    assert below == sorted(below)
     assert not [target for name in GRAPH if name.startswith("sim.env") for target in GRAPH[name] if target.startswith("sim.runs")]
-    for name in ("sim.analysis.estimate", "sim.drivers.estimate_rollouts", "sim.analysis.estimate_slices", "sim.env.vector"):
+    for name in ("sim.estimation.run", "sim.estimation.bot_rollouts", "sim.estimation.slices", "sim.env.vector"):
         assert "sim.runs.games" not in GRAPH[name]
     assert {name for name in MODULES if name.startswith("sim.engine.")} == {
         f"sim.engine.{module}" for module in ("bot_caller", "calls", "policy_engine", "seating", "startup", "threads")
@@ -231,18 +251,20 @@ TURN_LAYOUT = {"Turns", "OBSERVATION_DTYPE", "MASK_DTYPE"}
 
 def test_games_are_stepped_from_python_only_by_the_drivers():
     """Issue #36: the modules that step games from Python are the environments (sim.env, and
-    OpenSpiel's game on them), a run's games with Python seats (sim.runs.bot_games) and the
-    drivers of estimate and play (sim.drivers); analysis ("what the games say") holds none.
+    OpenSpiel's game on them), a run's games with Python seats (sim.runs.bot_games), estimate's
+    samples with Python policies (sim.estimation.bot_rollouts) and play's game (sim.play.session);
+    analysis ("what the games say") holds none.
     They all ask Python policies through one core, sim.engine.bot_caller.BotTable, which
     takes only the turns' layout from the kernels (it steps nothing)."""
     stepping = sorted(name for name in GRAPH if name.startswith("sim") and GRAPH[name] & STEPPING_KERNELS)
-    allowed = ("sim.env.", "sim.drivers.", "sim.openspiel.game", "sim.runs.bot_games", "sim.engine.bot_caller")
+    allowed = ("sim.env.", "sim.play.session", "sim.estimation.bot_rollouts", "sim.openspiel.game",
+               "sim.runs.bot_games", "sim.engine.bot_caller")
     assert [name for name in stepping if not name.startswith(allowed)] == []
     assert GRAPH["sim.engine.bot_caller"] & STEPPING_KERNELS == {"kernels.game_state"}
     assert names_imported_from("sim.engine.bot_caller", "kernels.game_state") <= TURN_LAYOUT
     assert not [name for name in MODULES if name.startswith("sim.analysis") and GRAPH[name] & STEPPING_KERNELS]
     asking = sorted(name for name in GRAPH if "sim.engine.bot_caller" in GRAPH[name])
-    assert asking == ["sim.drivers.estimate_rollouts", "sim.drivers.session", "sim.runs.bot_games"]
+    assert asking == ["sim.estimation.bot_rollouts", "sim.play.session", "sim.runs.bot_games"]
 
 
 def test_the_batched_drivers_share_one_turn_core():
@@ -255,7 +277,7 @@ def test_the_batched_drivers_share_one_turn_core():
         assert "report_turn" in names_imported_from(kernel, "kernels.game_state"), kernel
         source = MODULES[kernel].read_text()
         assert "def observe(" not in source and "namedtuple(\"Turns\"" not in source, kernel
-    for driver in ("sim.runs.bot_games", "sim.drivers.estimate_rollouts"):
+    for driver in ("sim.runs.bot_games", "sim.estimation.bot_rollouts"):
         source = MODULES[driver].read_text()
         assert ".ask_turns(" in source and "new_turns(" in source, driver
     users = sorted(name for name in GRAPH if name.startswith("sim") and "kernels.vector_env" in GRAPH[name])
@@ -265,10 +287,10 @@ def test_the_batched_drivers_share_one_turn_core():
 def test_built_in_policies_are_asked_only_inside_the_kernels():
     """Every driver has a built-in policy answer through kernels.game_state.policy_answer (play
     too, through the state API's policy_action): no module of sim calls the dispatch itself.
-    sim.config.policies reads its table of policies; sim.engine.policy_engine binds it."""
+    sim.policies.registry reads its table of policies; sim.engine.policy_engine binds it."""
     calling = sorted(name for name in GRAPH if name.startswith("sim") and "kernels.dispatch" in GRAPH[name])
-    assert calling == ["sim.config.policies", "sim.engine.policy_engine"]
-    assert names_imported_from("sim.config.policies", "kernels.dispatch") == {"BUILT_IN"}
+    assert calling == ["sim.engine.policy_engine", "sim.policies.registry"]
+    assert names_imported_from("sim.policies.registry", "kernels.dispatch") == {"BUILT_IN"}
 
 
 def test_each_thing_has_its_own_name():
@@ -280,7 +302,7 @@ def test_each_thing_has_its_own_name():
     kernels/."""
     assert not [name for name in MODULES if name.rpartition(".")[2] == "python_seats"]
     assert {"kernels.bot_pool", "sim.runs.bot_games", "sim.engine.seating"} <= set(MODULES)
-    assert "def python_seats(" not in MODULES["sim.config.policies"].read_text()
+    assert "def python_seats(" not in MODULES["sim.policies.registry"].read_text()
     defined: dict[str, list[str]] = {}
     for name, path in MODULES.items():
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
@@ -295,6 +317,10 @@ def test_each_thing_has_its_own_name():
 FOLDER_IMPORTS = {
     # statistics compute from additive sums: no run machinery, storage, engine or kernels
     "sim.stats": ("sim.config.errors",),
+    # estimate plays no run and stores nothing: it calls the kernels through the engine
+    "sim.estimation": ("sim.play.session", "sim.engine", "sim.stats", "sim.policies", "sim.config", "kernels"),
+    # configuration is values: the kernels' constants and layouts, no dispatch, policy or user module
+    "sim.config": ("kernels.records", "kernels.cards", "kernels.observation"),
 }
 
 

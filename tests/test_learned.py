@@ -12,8 +12,8 @@ from helpers import invoke, one_line
 import sim
 from kernels.policies import learned
 from sim.config.errors import ConfigError
-from sim.config.models import CARD_FILE, MODEL_FORMAT, WEIGHTS_FILE, load_model
-from sim.config.policies import parse_policy
+from sim.policies.learned_models import CARD_FILE, MODEL_FORMAT, WEIGHTS_FILE, load_model
+from sim.policies.registry import parse_policy
 
 HIDDEN = 8  # a tiny model: every test's engine compiles the same weights (one cached engine)
 
@@ -155,7 +155,7 @@ def test_the_state_api_asks_learned_as_run_games_plays_it(model_dir):
     decision, for a table with learned seats."""
     from sim.env import state_api as env
     from sim.engine.seating import Seating
-    from sim.config.policies import parse_policies
+    from sim.policies.registry import parse_policies
 
     rules = sim.Rules(players=4, rounds=(1, 3, 6))
     spec = f"learned:model={model_dir},heuristic,learned:model={model_dir},random"

@@ -21,7 +21,7 @@ from kernels.search import mc
 from kernels.dispatch import decide
 from kernels.rng import STREAM_DECISIONS
 from sim.config.errors import ConfigError
-from sim.config.policies import parse_policy
+from sim.policies.registry import parse_policy
 
 FAST_MC = "mc:samples=2,play_samples=2"
 SIGMAS = 4.5  # per cell of a (seat, card) table: dozens of cells per test

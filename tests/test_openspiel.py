@@ -8,7 +8,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 import sim.openspiel  # noqa: E402,F401  (registers python_wizard)
 from sim.config.errors import ConfigError  # noqa: E402
-from sim.config.policies import parse_policy  # noqa: E402
+from sim.policies.registry import parse_policy  # noqa: E402
 from sim.config.rules import Rules  # noqa: E402
 from sim.env import CHANCE_PLAYER, TERMINAL_PLAYER  # noqa: E402
 from sim.runs.games import run_games  # noqa: E402

@@ -15,7 +15,7 @@ from kernels import records as st
 from kernels.cards import N_CARDS
 from kernels.search import faceup, mc, pimc
 from sim.config.errors import ConfigError
-from sim.config.policies import parse_policy
+from sim.policies.registry import parse_policy
 
 # pimc at its defaults (inference, rounds of 7 cards on played as mc) with few samples.
 FAST_PIMC = "pimc:samples=2,play_samples=2,mc_samples=2,mc_play_samples=2"

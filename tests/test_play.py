@@ -11,11 +11,11 @@ from typer.testing import CliRunner
 
 import sim
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
-from sim.analysis.hints import bid_hint
-from sim.drivers.session import PlayConfig, PlaySession, load_session
+from sim.estimation.hints import bid_hint
+from sim.play.session import PlayConfig, PlaySession, load_session
 from sim.cli import app
 from sim.config.cards import SUIT_LETTERS, SUIT_NAMES, format_card
-from sim.config.policies import parse_policy
+from sim.policies.registry import parse_policy
 from sim.config.rules import parse_rounds
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0
 

@@ -19,7 +19,7 @@ import sim
 from kernels.observation import ACTION_BID0, ACTION_CARD0
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.config.errors import BotError, ConfigError
-from sim.config.policies import parse_policy
+from sim.policies.registry import parse_policy
 from sim.runs.games import run_games
 from sim import env
 from sim.runs import bot_games
@@ -279,7 +279,7 @@ def test_a_parameter_row_holds_every_built_in_policy():
     import types
 
     from kernels.records import MAX_PARAMS
-    from sim.config.policies import REGISTRY, _built_in_kind
+    from sim.policies.registry import REGISTRY, _built_in_kind
 
     assert MAX_PARAMS == 24 and max(len(kind.parameters) for kind in REGISTRY.values()) <= MAX_PARAMS
     wide = types.SimpleNamespace(NAME="wide", SUMMARY="", PARAMETERS=tuple((f"p{k}", 0.0) for k in range(25)))
@@ -424,12 +424,12 @@ def test_the_example_bots_play_a_duplicate_tournament_against_heuristic(tmp_path
 def test_a_runs_policies_are_parsed_once_fallbacks_included(tmp_path, monkeypatch):
     """The configuration parses its policies (a Python policy's FALLBACK with it, issue #36);
     its chunks parse none again, however many there are."""
-    from sim.config import policies
+    from sim.policies import registry
     from sim.runs.simulation import SimulationConfig, simulate
 
     calls: list[str] = []
-    real = policies.parse_policy
-    monkeypatch.setattr(policies, "parse_policy", lambda text: (calls.append(text), real(text))[1])
+    real = registry.parse_policy
+    monkeypatch.setattr(registry, "parse_policy", lambda text: (calls.append(text), real(text))[1])
     rules = sim.Rules(players=3, rounds=(1, 2))
     config = SimulationConfig.build(rules, "python_bots:DelegatingHeuristic,heuristic,random", seed=3, games=40,
                                     chunk_games=10)  # fmt: skip

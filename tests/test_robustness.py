@@ -19,9 +19,9 @@ import pytest
 from helpers import invoke, one_line
 
 import sim.engine.calls
-from sim.analysis.estimate import run_estimate
+from sim.estimation.run import run_estimate
 from sim.config.errors import BotError
-from sim.config.policies import parse_policy
+from sim.policies.registry import parse_policy
 from sim.config.rules import Rules
 from sim.runs.executors import new_record
 from sim.runs.games import run_games

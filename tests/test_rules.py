@@ -1,5 +1,5 @@
 """One test per rule of docs/rules.md, on hand-built situations, against the kernel
-functions of kernels/rules.py and the Python layer (sim.config.cards, sim.Rules, sim.config.policies)."""
+functions of kernels/rules.py and the Python layer (sim.config.cards, sim.Rules, sim.policies.registry)."""
 import re
 
 import numpy as np
@@ -34,7 +34,7 @@ from kernels import records as st
 from kernels.cards import draw_value
 from sim.config.cards import format_card, format_hand, parse_card, parse_cards
 from sim.config.errors import ConfigError
-from sim.config.policies import parse_policies, parse_policy, policy_arrays, split_policy_list
+from sim.policies.registry import parse_policies, parse_policy, policy_arrays, split_policy_list
 
 NO_SUIT = -1
 LED_NONE, LED_FREE = st.LED_NONE, st.LED_FREE
@@ -640,7 +640,7 @@ def test_rules_first_dealer_record():
     assert (record["n_players"], record["bidding"], record["even_bids"]) == (5, st.BIDDING_OPEN, st.EVEN_BIDS_LEADER)
 
 
-# =============================================================================== sim.config.policies parsing
+# =============================================================================== sim.policies.registry parsing
 
 
 def test_unknown_policy():

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from benchmarks.serving import running_server
-from sim.analysis.estimate import EstimateRequest
+from sim.estimation.request import EstimateRequest
 from sim.cli import app as cli
 from sim.serve import jobs as serve_jobs
 from sim.serve.app import create_app, request_from_body

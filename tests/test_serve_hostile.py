@@ -18,7 +18,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from benchmarks.serving import ROOT, free_port, running_server
-from sim.analysis.estimate import EstimateRequest
+from sim.estimation.request import EstimateRequest
 from sim.serve.app import MAX_BODY_BYTES, allowed_hosts, create_app
 from sim.serve.jobs import Cancelled, EstimateQueue, Job
 

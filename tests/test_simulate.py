@@ -439,14 +439,14 @@ def test_a_run_parses_its_policies_once_and_looks_its_engine_up_once(tmp_path, m
     import dataclasses
 
     import kernels.batch
-    import sim.config.policies
+    import sim.policies.registry
     import sim.engine.seating
     from sim.runs.simulation import SimulationConfig
     from sim.runs.simulation import simulate as run_simulation
 
     parsed, looked_up = [], []
-    real_parse = sim.config.policies.parse_policy
-    monkeypatch.setattr(sim.config.policies, "parse_policy", lambda text: parsed.append(text) or real_parse(text))
+    real_parse = sim.policies.registry.parse_policy
+    monkeypatch.setattr(sim.policies.registry, "parse_policy", lambda text: parsed.append(text) or real_parse(text))
     config = SimulationConfig.build(Rules(3, (1, 2)), "heuristic,random,heuristic:aggression=1.2", seed=5, games=23,
                                     chunk_games=7)  # fmt: skip
     assert len(parsed) == 6  # each text checked before any module is imported (issue 61), then parsed

@@ -47,7 +47,7 @@ PARAMETERS = (
     ("crowding", 0.15),
 )
 DEFAULT_PARAMS = np.array([default for _, default in PARAMETERS])  # a parameter row at the defaults
-# The valid range of each parameter (docs/runs.md, Options), checked by sim.config.policies.
+# The valid range of each parameter (docs/runs.md, Options), checked by sim.policies.registry.
 RANGES = {
     "aggression": (0.0, 10.0),
     "wizard_win": (0.0, 1.0),

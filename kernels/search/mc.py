@@ -45,7 +45,7 @@ PARAMETERS = (
     ("infer", 0.0),
     ("spread", 0.0),
 )
-# Valid ranges (checked by sim.config.policies). The sample counts are capped so that one game
+# Valid ranges (checked by sim.policies.registry). The sample counts are capped so that one game
 # stays well under a second: a run stops within 2 s of Ctrl-C.
 MAX_SAMPLES = 256
 COUNTS = ("samples", "play_samples", "infer")  # whole numbers

@@ -128,7 +128,7 @@ def former_infer(level: float) -> dict[str, float] | None:
 
 
 # Parameters pimc no longer has, each with the parameters that play as a value of it: a label
-# naming one is refused with its new spelling (sim.config.policies).
+# naming one is refused with its new spelling (sim.policies.registry).
 RETIRED = {"infer": former_infer}
 # The caps keep one game with every seat pimc at the largest setting (inference and the
 # face-up playout on) under about a second of one core (measured, docs/pimc.md "Costs"), so a

@@ -1,4 +1,5 @@
-"""What the games say: bid estimates, accuracy reports, hand features, plots.
+"""What the games say: accuracy reports of the bids, hand features, plots (estimate, what to bid,
+is sim.estimation).
 
 Imports sim.runs, sim.storage and sim.config below it, never sim.cli above it."""
 

@@ -1,4 +1,4 @@
-"""`wizard-sim estimate`: the command-line face of sim.analysis.estimate (registered in sim/cli/main.py)."""
+"""`wizard-sim estimate`: the command-line face of sim.estimation (registered in sim/cli/main.py)."""
 from __future__ import annotations
 
 import inspect
@@ -9,9 +9,11 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from sim.analysis.estimate import BidEstimate, EstimateRequest, result_json, run_estimate
 from sim.cli.terminal import console, fail
 from sim.config.errors import BotError, ConfigError
+from sim.estimation.request import EstimateRequest
+from sim.estimation.results import BidEstimate, result_json
+from sim.estimation.run import run_estimate
 
 
 def percent(value: float) -> str:

@@ -1,6 +1,6 @@
 """`wizard-sim play`: a person plays a seat in the terminal against built-in policies
-(registered in sim/cli/main.py; the game itself is sim.drivers.session.PlaySession, its bid
-hint sim.analysis.hints.bid_hint)."""
+(registered in sim/cli/main.py; the game itself is sim.play.session.PlaySession, its bid
+hint sim.estimation.hints.bid_hint)."""
 from __future__ import annotations
 
 import os
@@ -14,8 +14,8 @@ from rich.table import Table
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD, NO_CARD, NO_SUIT, RANKS_PER_SUIT
 from kernels.records import DEALER_CHOOSES_TRUMP, DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP, NO_BID
 from kernels.rules import bid_position
-from sim.analysis.hints import bid_hint
-from sim.drivers.session import (
+from sim.estimation.hints import bid_hint
+from sim.play.session import (
     Event,
     Move,
     PlayConfig,
@@ -33,7 +33,7 @@ from sim.cli.terminal import console, fail
 from sim.config.cards import SUIT_NAMES, format_card
 from sim.config.errors import BotError, ConfigError
 from sim.config.limits import check_count
-from sim.config.policies import Policy, bot_name
+from sim.policies.registry import Policy, bot_name
 from sim.config.seeds import draw_seed
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0
 from sim.storage import check_output_file

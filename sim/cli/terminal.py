@@ -17,7 +17,7 @@ from rich.console import Console
 
 from sim.cli.messages import phrase
 from sim.config.errors import bounded
-from sim.config.policies import POLICY_FORMS  # noqa: F401  (the commands' option help imports it from here)
+from sim.policies.registry import POLICY_FORMS  # noqa: F401  (the commands' option help imports it from here)
 
 console = Console()
 if not console.is_terminal:  # pipes and files: wide enough that tables do not wrap

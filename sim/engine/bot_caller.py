@@ -1,4 +1,4 @@
-"""Asking Python policies for decisions (sim.config.python_policy: what a Python policy is):
+"""Asking Python policies for decisions (sim.policies.python_protocol: what a Python policy is):
 one bot instance asked for a batch of decisions, every answer checked (BotCaller), and the
 Python policies of a seating asked together (BotTable), the core every driver that steps
 games with Python seats shares; the batched drivers (the Python-seat pool, estimate's
@@ -13,8 +13,8 @@ from kernels.game_state import MASK_DTYPE, OBSERVATION_DTYPE, Turns
 from kernels.records import DELEGATE, MAX_PLAYERS, NO_SEAT
 from sim.config.actions import ActionError, action_name, check_action, check_actions
 from sim.config.errors import BotError, echo
-from sim.config.policies import Policy
-from sim.config.python_policy import Decisions, PythonBot, callable_attribute, error_text
+from sim.policies.registry import Policy
+from sim.policies.python_protocol import Decisions, PythonBot, callable_attribute, error_text
 from sim.engine.seating import Seating
 
 
@@ -152,7 +152,7 @@ class BotTable:
     """The Python policies of a seating, created for one batch of games (a chunk of a run,
     an estimate, a game of `play`): one instance per distinct policy, however many seats or
     listed entries it holds. The one place the drivers ask bots from (sim.runs.bot_games,
-    sim.drivers.estimate_rollouts, sim.drivers.session): each bot is asked once per step for
+    sim.estimation.bot_rollouts, sim.play.session): each bot is asked once per step for
     all of its rows, and told which of its games ended."""
 
     def __init__(self, seating: Seating) -> None:

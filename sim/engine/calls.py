@@ -11,7 +11,7 @@ from numba.core.errors import NumbaError
 
 from kernels.round_state import IllegalAction
 from sim.config.errors import BotError
-from sim.config.policies import Policy
+from sim.policies.registry import Policy
 from sim.engine.policy_engine import compile_failure
 from sim.engine.seating import Seating
 from sim.engine.startup import start

@@ -9,8 +9,8 @@ its Python source with the dispatch over the policies compiled in (`rebind`), wh
   and the cheap opponents), and every built-in policy whose module a seated one imports
   (pimc plays mc's rounds): `compiled_policies`. So an engine of heuristic seats compiles no
   search, and one with pimc compiles pimc's closure and not another policy's;
-- the numba bots seated (sim.config.bots), each answering for its external id;
-- the learned models seated (sim.config.models), each answering for its id with its weights
+- the numba bots seated (sim.policies.external_bots), each answering for its external id;
+- the learned models seated (sim.policies.learned_models), each answering for its id with its weights
   bound as constants of the compiled code (`_decide_with_model`).
 
 The copies are cached on disk (engine_cache), stamped with the sources they can contain, so
@@ -43,9 +43,9 @@ from kernels.policies import learned
 from kernels.cache_stamps import kernel_graph, module_name
 from kernels.policies.ids import POLICY_HEURISTIC, POLICY_RANDOM
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
-from sim.config.bots import BOT_FUNCTIONS, ExternalBot, external_ids
-from sim.config.models import LearnedModel
-from sim.config.policies import model_ids
+from sim.policies.external_bots import BOT_FUNCTIONS, ExternalBot, external_ids
+from sim.policies.learned_models import LearnedModel
+from sim.policies.registry import model_ids
 
 BOT_FUNCTION_OF_DECISION = {DECIDE_BID: "bid", DECIDE_TRUMP: "choose_trump", DECIDE_CARD: "play"}
 CACHE_DIR_VARIABLE = "WIZARD_SIM_CACHE_DIR"  # where compiled engines are kept
@@ -406,7 +406,7 @@ def compiled_engine(
     """The kernel entry point `entry`, compiled with the built-in policies `seated` (their ids:
     the run's seats, and its Python policies' fallbacks; compiled_policies adds what they
     need), the numba `bots`, each answering for its external id, and the learned `models`,
-    each for its id (sim.config.policies.model_ids). Compiled on the first call
+    each for its id (sim.policies.registry.model_ids). Compiled on the first call
     (tens of seconds) or loaded from the on-disk cache of an earlier process with the same
     policies and code (engine_cache)."""
     bots = list(bots)

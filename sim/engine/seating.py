@@ -2,7 +2,7 @@
 made once per run configuration and passed down to every slice, chunk and kernel call.
 
 A run configuration (sim.runs: simulate, tournament, league) validates its policies once
-(sim.config.policies.parse_policies); `Seating.of` then derives everything the kernels and
+(sim.policies.registry.parse_policies); `Seating.of` then derives everything the kernels and
 drivers need from them — the policy id and parameter row of every listed policy (a Python
 policy seated as its fallback), the numba bots, the Python policies and what they are asked,
 and the engine compiled for them — so that nothing below parses a policy again or looks
@@ -17,9 +17,9 @@ from numba.core.dispatcher import Dispatcher
 
 from kernels.records import MAX_PLAYERS
 from kernels.sequencer import FAST_POLICY_IDS
-from sim.config.bots import ExternalBot
-from sim.config.models import LearnedModel
-from sim.config.policies import Policy, as_policy, external_bots, fallback_of, learned_models, policy_arrays
+from sim.policies.external_bots import ExternalBot
+from sim.policies.learned_models import LearnedModel
+from sim.policies.registry import Policy, as_policy, external_bots, fallback_of, learned_models, policy_arrays
 from sim.engine.policy_engine import compiled_engine
 
 

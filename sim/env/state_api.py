@@ -2,7 +2,7 @@
 one Python state over a game record, its chance events (the first dealer, the deal) drawn from
 the seed as run_games draws them or, as an option, given one at a time by the caller
 (explicit chance, kernels.chance_state). OpenSpiel's game (sim.openspiel, on explicit
-chance), PettingZoo and `play`'s session (sim.drivers.session) are adapters over it."""
+chance), PettingZoo and `play`'s session (sim.play.session) are adapters over it."""
 from __future__ import annotations
 
 import functools
@@ -25,7 +25,7 @@ from sim.config.actions import check_action
 from sim.config.cards import format_card, format_hand
 from sim.config.errors import ConfigError, echo
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy, parse_policies
+from sim.policies.registry import Policy, parse_policies
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.engine.seating import Seating
@@ -335,7 +335,7 @@ def policy_action(state: WizardState, seating: Seating) -> int:
     policy's seat plays its fallback) seat at the player to act would choose
     in `state`, asked as run_games asks it (kernels.game_state.policy_answer, on the round's
     DECISIONS stream, which moves on: ask a clone to leave the game's stream as it is). Not
-    applied. For `play` (sim.drivers.session); not part of the state API."""
+    applied. For `play` (sim.play.session); not part of the state API."""
     if state.is_terminal() or state.is_chance_node():
         raise ValueError("no policy acts at the end of the game or at a chance event")
     return int(seating.kernel(kernel.policy_action_single)(state.storage, seating.arrays))

@@ -9,7 +9,7 @@ from kernels.records import MAX_PLAYERS
 from sim.config.actions import check_actions
 from sim.config.errors import ConfigError, echo
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy
+from sim.policies.registry import Policy
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import N_ACTIONS, OBSERVATION_SIZE, action_name

@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim.config.errors import ConfigError
-from sim.config.policies import parameter_changes
+from sim.policies.registry import parameter_changes
 from sim.stats.pairs import significant, verdict
 from sim.stats.sums import normal_interval
 from sim.storage import read_run, read_table

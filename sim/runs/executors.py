@@ -37,7 +37,7 @@ from sim.storage.parts import DIGEST_KEY
 from sim.engine.threads import set_threads
 from sim.runs.bot_games import check_batch
 from sim.config.errors import BotError, ConfigError
-from sim.config.policies import as_policy, bot_name, is_external, parameter_changes, split_policy_list
+from sim.policies.registry import as_policy, bot_name, is_external, parameter_changes, split_policy_list
 
 
 @dataclass
@@ -52,7 +52,7 @@ class ChunkedConfig(Protocol):
     """What the executors need of a run configuration (SimulationConfig, TournamentConfig)."""
 
     command: ClassVar[str]  # the wizard-sim command of its runs, as recorded in run.json
-    policies: tuple  # the run's policies (sim.config.policies.Policy)
+    policies: tuple  # the run's policies (sim.policies.registry.Policy)
 
     @classmethod
     def from_dict(cls, data: dict) -> "ChunkedConfig": ...
@@ -95,7 +95,7 @@ class ChunkJob:
     the data never depends on them).
 
     `live` is the configuration object itself, used in this process: its Python policies may be
-    objects the caller passed (sim.config.policies.policy_of_object). Another process rebuilds
+    objects the caller passed (sim.policies.registry.policy_of_object). Another process rebuilds
     the configuration from its run.json form (portable())."""
 
     kind: type[ChunkedConfig]

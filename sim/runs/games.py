@@ -21,8 +21,8 @@ from kernels.sequencer import FAST_POLICY_IDS
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards
 from sim.config.errors import BotError, ConfigError
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy, parse_policies
-from sim.config.python_policy import DECISION_NAMES
+from sim.policies.registry import Policy, parse_policies
+from sim.policies.python_protocol import DECISION_NAMES
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed
 from sim.engine.policy_engine import BOT_FUNCTION_OF_DECISION, function_place

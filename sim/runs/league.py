@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim.config.errors import ConfigError, cut
-from sim.config.policies import Policy, as_policy, check_policy_texts, split_policy_list
+from sim.policies.registry import Policy, as_policy, check_policy_texts, split_policy_list
 from sim.config.rules import Rules
 from sim.runs.executors import resume, run
 from sim.runs.games import GameBatch

@@ -8,7 +8,7 @@ import numpy as np
 
 from sim.config.errors import ConfigError
 from sim.config.limits import MAX_CHUNK_BYTES, MAX_CHUNKS, MAX_GAMES, check_count
-from sim.config.policies import Policy, check_policy_texts, parse_policies, policy_list
+from sim.policies.registry import Policy, check_policy_texts, parse_policies, policy_list
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
 from sim.runs.executors import FinishedChunk, RunResult, run

@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim.config.errors import ConfigError
-from sim.config.policies import Policy
+from sim.policies.registry import Policy
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed, draw_seed
 from sim.engine.seating import Seating

@@ -33,7 +33,7 @@ import pyarrow as pa
 
 from kernels.seating import random_seatings
 from sim.config.errors import ConfigError
-from sim.config.policies import Policy, check_policy_texts, parse_policies, split_policy_list
+from sim.policies.registry import Policy, check_policy_texts, parse_policies, split_policy_list
 from sim.config.rules import Rules
 from sim.engine.startup import start
 from sim.runs.executors import resume, run

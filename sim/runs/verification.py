@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.config.errors import ConfigError
-from sim.config.policies import is_external, parameter_changes, parse_policy
+from sim.policies.registry import is_external, parameter_changes, parse_policy
 from sim.runs.league import LeagueConfig
 from sim.runs.tables import table_names
 from sim.runs.tournament import TournamentConfig

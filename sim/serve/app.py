@@ -25,9 +25,10 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from sim.analysis.estimate import UNKNOWN_MODEL, CheckedRequest, EstimateRequest
 from sim.config.errors import BotError, ConfigError, bounded
-from sim.config.policies import REGISTRY, is_external, split_policy_list
+from sim.estimation.request import CheckedRequest, EstimateRequest
+from sim.estimation.situation import UNKNOWN_MODEL
+from sim.policies.registry import REGISTRY, is_external, split_policy_list
 from sim.serve.jobs import Busy, Cancelled, EstimateQueue, Job
 from sim.storage.files import BadJSON, parse_json
 

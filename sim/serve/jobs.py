@@ -14,8 +14,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from sim.analysis.estimate import BidEstimate, CheckedRequest, EstimateRequest, StopSampling, run_estimate
 from sim.config.errors import BotError, ConfigError
+from sim.estimation.request import CheckedRequest, EstimateRequest
+from sim.estimation.results import BidEstimate
+from sim.estimation.run import StopSampling, run_estimate
 
 # A small estimate that loads (or compiles) every kernel a page's estimate uses: inference on
 # earlier bids and a Wizard's trump choice, the built-in policies, the certainty check.

@@ -2,7 +2,7 @@
 import numpy as np
 
 from kernels.observation import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0, N_ACTIONS, OBS_HAND
-from sim.config.python_policy import DELEGATE
+from sim.policies.python_protocol import DELEGATE
 
 WIZARD_IDS = slice(OBS_HAND + 52, OBS_HAND + 56)
 

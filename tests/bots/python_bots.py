@@ -3,7 +3,7 @@ built-in fallback (their games must equal run_games with the fallback seated), a
 bot that remembers what it answered, and bots that break the protocol."""
 import numpy as np
 
-from sim.config.python_policy import DELEGATE
+from sim.policies.python_protocol import DELEGATE
 
 
 class Delegating:

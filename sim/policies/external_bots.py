@@ -23,7 +23,7 @@ from numba.core.dispatcher import Dispatcher
 
 from kernels.records import MAX_PARAMS
 from sim.config.errors import BotError, ConfigError, echo
-from sim.config.python_policy import PythonBot, error_text, is_python_policy, load_python_bot
+from sim.policies.python_protocol import PythonBot, error_text, is_python_policy, load_python_bot
 
 BOT_FUNCTIONS = ("bid", "choose_trump", "play")
 FIRST_EXTERNAL_ID = 100  # ids of external bots in one run: 100, 101, ...
@@ -50,7 +50,7 @@ def check_bot_path(path: str) -> None:
 def load_bot(path: str) -> ExternalBot | PythonBot:
     """Import `module:Object` (the current directory is importable, after the standard library
     and installed packages): a numba bot (its three jitted functions checked) or a Python
-    policy (sim.config.python_policy)."""
+    policy (sim.policies.python_protocol)."""
     check_bot_path(path)
     module_name, _, object_name = path.partition(":")
     # The current directory is searched last: a file there never shadows the standard library

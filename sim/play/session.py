@@ -1,6 +1,6 @@
 """A person at the table (`wizard-sim play`): one game of the engine in which one seat's
 decisions come from a person and the others from built-in policies or Python policies (the
-bid hint, an estimate of the situation, is sim.analysis.hints).
+bid hint, an estimate of the situation, is sim.estimation.hints).
 
 The game runs on the state API (sim.env.WizardState, the same transitions as every driver);
 a built-in seat is asked exactly as run_games asks it (sim.env.state_api.policy_action: the
@@ -25,8 +25,8 @@ from sim.config.actions import check_action
 from sim.config.cards import SUIT_NAMES, format_card, mask_to_cards, parse_card, parse_suit
 from sim.config.errors import ConfigError, echo
 from sim.config.limits import MAX_GAMES, check_count
-from sim.config.policies import Policy, check_policy_texts, is_external, parse_policy, split_policy_list
-from sim.config.python_policy import DELEGATE, Decisions
+from sim.policies.registry import Policy, check_policy_texts, is_external, parse_policy, split_policy_list
+from sim.policies.python_protocol import DELEGATE, Decisions
 from sim.config.rules import Rules, is_whole_number
 from sim.config.seeds import check_seed
 from sim.env.layout import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0, N_ACTIONS

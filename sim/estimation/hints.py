@@ -1,14 +1,16 @@
-"""What the games say about the person's decision in `wizard-sim play` (sim.drivers.session):
+"""estimate for the person's decision in `wizard-sim play` (sim.play.session):
 the bid hint, estimate's figures for the exact situation at the table."""
 from __future__ import annotations
 
 from kernels.cards import FIRST_JESTER, FIRST_WIZARD
 from kernels.records import BIDDING_OPEN
 from kernels.rules import bid_position, seat_after
-from sim.analysis.estimate import UNKNOWN_MODEL, BidEstimate, run_estimate
+from sim.estimation.results import BidEstimate
+from sim.estimation.run import run_estimate
+from sim.estimation.situation import UNKNOWN_MODEL
 from sim.config.errors import ConfigError
-from sim.config.policies import Policy, fallback_of
-from sim.drivers.session import PlaySession
+from sim.policies.registry import Policy, fallback_of
+from sim.play.session import PlaySession
 
 
 def simulated_label(policy: Policy) -> str:

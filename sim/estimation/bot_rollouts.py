@@ -1,5 +1,5 @@
 """estimate's samples with Python policies at the table (docs/estimate.md, "Python policies"):
-the driver sim.analysis.estimate hands them to.
+the driver sim.estimation.run hands them to.
 
 The samples are estimated a slice at a time, in two stages, both batched over the slice:
 
@@ -35,8 +35,8 @@ from kernels import game_state
 from kernels.records import DECIDE_BID, DECIDE_TRUMP, MAX_PLAYERS, NO_SEAT
 from sim.config.errors import BotError, ConfigError
 from kernels.blocks import NO_FAILURE
-from sim.config.policies import Policy, fallback_of
-from sim.config.python_policy import DECISION_NAMES, DELEGATE, Decisions
+from sim.policies.registry import Policy, fallback_of
+from sim.policies.python_protocol import DECISION_NAMES, DELEGATE, Decisions
 from sim.engine.bot_caller import BotTable, new_turns
 from sim.engine.calls import call_kernel
 from sim.engine.seating import Seating

@@ -17,10 +17,10 @@ from kernels.dispatch import BUILT_IN
 from kernels.policies import learned
 from kernels.records import MAX_PARAMS, MAX_PLAYERS
 from sim.config.errors import ConfigError, cut, echo
-from sim.config.bots import ExternalBot, check_bot_path, external_ids, load_bot
 from sim.config.limits import MAX_BOT_PARAMETER, check_parameter
-from sim.config.models import SHIPPED_MODEL, LearnedModel, load_model
-from sim.config.python_policy import PythonBot, is_python_policy, load_python_bot
+from sim.policies.external_bots import ExternalBot, check_bot_path, external_ids, load_bot
+from sim.policies.learned_models import SHIPPED_MODEL, LearnedModel, load_model
+from sim.policies.python_protocol import PythonBot, is_python_policy, load_python_bot
 
 FIRST_MODEL_ID = 200  # ids of the learned policy's models in one run: 200, 201, ... (bots: 100, ...)
 DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")  # a policy parameter's value
@@ -37,7 +37,7 @@ class PolicyKind:
     ranges: tuple[tuple[str, tuple[float, float]], ...] = ()  # valid [low, high] per parameter
     python: PythonBot | None = None  # set for Python policies (module:Object with act/act_one)
     fallback: Policy | None = None  # a Python policy's FALLBACK, parsed once (when it is loaded)
-    model: LearnedModel | None = None  # set for the learned policy: its model, checked (sim.config.models)
+    model: LearnedModel | None = None  # set for the learned policy: its model, checked (sim.policies.learned_models)
     # Parameters the policy no longer has: each maps a value to the parameters that play as it
     # (None: a value it never took), so a label naming one is refused with its new spelling.
     retired: tuple[tuple[str, Callable[[float], dict[str, float] | None]], ...] = ()
