@@ -12,7 +12,7 @@ from numba import njit
 
 from kernels import policy_calls
 from kernels.bits import at
-from kernels.policies import heuristic, random_policy
+from kernels.policies import heuristic, random_policy, without_search
 from kernels.search import mc, pimc
 from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC, POLICY_PIMC, POLICY_RANDOM
 
@@ -28,15 +28,12 @@ def decide(policies, decision, me, table, legal, generator):
     public state. policies = (policy id per seat, parameter row per seat); a policy reads its
     parameters as params[me.seat, k] (slicing a row here would cost a reference count per
     decision)."""
-    policy_ids, params = policies
-    policy_id = policy_ids[at(me.seat)]
-    if policy_id == POLICY_HEURISTIC:
-        return heuristic.decide(decision, params, me, table, legal, generator)
+    policy_id = policies[0][at(me.seat)]
     if policy_id == POLICY_MC:
         return mc.decide(decision, policies, me, table, legal, generator)
     if policy_id == POLICY_PIMC:
         return pimc.decide(decision, policies, me, table, legal, generator)
-    return random_policy.decide(decision, params, me, table, legal, generator)
+    return without_search.decide(policies, decision, me, table, legal, generator)
 
 
 # The module of each built-in policy's `decide`, and whether it takes both arrays of the

@@ -103,6 +103,7 @@ def test_a_game_starts_with_no_evidence():
     assert not storage["workspace"]["table"]["bid_evidence"].any()
 
 
+@pytest.mark.slow  # compiles pimc's engine for the state API (again after an edit of pimc)
 def test_no_evidence_is_kept_where_no_seat_reads_it():
     """pimc without learn_bids, or with it but without the posterior or robust (where it has no
     effect), and other policies leave it at zero (the cost is paid only where it is read)."""

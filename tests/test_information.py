@@ -2,8 +2,8 @@
 table (docs/rules.md §4: which bids are visible depends on the bidding mode).
 
 Three kinds of checks:
-- dispatch level: kernels.dispatch.decide (the heuristic's own kernel for heuristic seats:
-  heuristic_decide) on mid-round states, before and after the
+- dispatch level: kernels.dispatch.decide (for heuristic and random seats its branch for them,
+  kernels.policies.without_search: no search compiled) on mid-round states, before and after the
   OTHER seats' hands are replaced by random hands consistent with the public state;
 - engine level: the round core's play_until (to the end of the bidding, or of a trick), run twice from one state with the
   hands of the seats that act LATER re-dealt: everything decided before them must not change;
@@ -20,12 +20,14 @@ from kernels import round_state as R
 from kernels import rules as K
 from kernels import records as st
 from kernels.dispatch import decide
-from kernels.policies import heuristic
-from kernels.policies.ids import POLICY_HEURISTIC
+from kernels.policies import without_search
+from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC, POLICY_RANDOM
 from kernels.rng import STREAM_DECISIONS
+from kernels.search import mc
 from sim.policies.registry import parse_policies, policy_arrays
 
 NO_BID = st.NO_BID
+NO_SEARCH = (POLICY_HEURISTIC, POLICY_RANDOM)
 NO_FIXED_BIDS = np.full(st.MAX_PLAYERS, NO_BID, dtype=np.int64)  # every seat bids by its policy
 
 
@@ -41,17 +43,21 @@ def policies_for(spec, players):
 EARLIER_EVIDENCE = -(np.arange(st.MAX_PLAYERS * st.N_BID_MODELS, dtype=float).reshape(st.MAX_PLAYERS, st.N_BID_MODELS) % 7)
 
 
-def heuristic_decide(policies, decision, me, table, legal, generator):
-    """What the dispatch answers for a heuristic seat: the heuristic's own kernel, asked
-    directly so that a check of heuristic seats compiles no search policy (and stays cheap
-    after an edit of one)."""
-    return heuristic.decide(decision, policies[1], me, table, legal, generator)
+def mc_decide(policies, decision, me, table, legal, generator):
+    """The reference dispatch's answer for a table of mc seats: mc's own kernel."""
+    return mc.decide(decision, policies, me, table, legal, generator)
 
 
 def decide_for(policies, players):
-    """How the checks ask the seated policies: heuristic_decide where every seat plays the
-    heuristic, else the dispatch over every built-in policy."""
-    return heuristic_decide if (policies[0][:players] == POLICY_HEURISTIC).all() else decide
+    """How the checks ask the seated policies: the reference dispatch's branch for the policies
+    seated where that is a branch of its own (heuristic and random seats:
+    kernels.policies.without_search; mc seats: mc's own kernel), so that such a check compiles
+    no other search policy and stays cheap after an edit of one; else the reference over every
+    built-in policy."""
+    seated = policies[0][:players]
+    if np.isin(seated, NO_SEARCH).all():
+        return without_search.decide
+    return mc_decide if (seated == POLICY_MC).all() else decide
 
 
 def started_round(rules, policies, seed, game, r, dealer, totals=None):
@@ -161,10 +167,10 @@ def test_heuristic_trump_choice_reads_only_the_dealers_hand():
     rng = np.random.default_rng(1)
     storage, seats, generator = started_round(rules, policies, 3, 0, 5, dealer=2)
     table = storage[0]
-    answer = heuristic_decide(policies, st.DECIDE_TRUMP, seats[2], table, 0b1111, generator)
+    answer = without_search.decide(policies, st.DECIDE_TRUMP, seats[2], table, 0b1111, generator)
     for _ in range(5):
         redeal(storage, seats, [0, 1, 3], rng)
-        assert heuristic_decide(policies, st.DECIDE_TRUMP, seats[2], table, 0b1111, generator) == answer
+        assert without_search.decide(policies, st.DECIDE_TRUMP, seats[2], table, 0b1111, generator) == answer
 
 
 @pytest.mark.slow
@@ -174,10 +180,10 @@ def test_heuristic_draws_no_random_numbers():
     policies = policies_for("heuristic", 4)
     storage, seats, generator = started_round(rules, policies, 3, 1, 6, dealer=0)
     before = generator.copy()
-    R.play_until(decide, policies, storage[0], seats, generator, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
+    R.play_until(without_search.decide, policies, storage[0], seats, generator, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
     plays = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
     for t in range(6):
-        R.play_until(decide, policies, storage[0], seats, generator, NO_FIXED_BIDS, plays, int(storage[0]["trick"]) + 1)
+        R.play_until(without_search.decide, policies, storage[0], seats, generator, NO_FIXED_BIDS, plays, int(storage[0]["trick"]) + 1)
     assert np.array_equal(generator, before)
 
 
@@ -294,14 +300,14 @@ def test_engine_bids_ignore_hands_of_seats_bidding_later(players, bidding):
     for rules, policies, batch, g, k, r, plays, fresh in batch_and_states(players, bidding, spec):
         storage, seats, generator = fresh()
         table = storage[0]
-        R.play_until(decide, policies, table, seats, generator, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
+        R.play_until(without_search.decide, policies, table, seats, generator, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
         assert [int(b) for b in seats["bid"][:players]] == [int(b) for b in batch.seats["bid"][g, k]]
         order = [K.bidder_at(table, p) for p in range(players)]
         for p in range(players - 1):
             storage2, seats2, generator2 = fresh()
             later = order[p + 1 :]
             redeal(storage2, seats2, later, rng)
-            R.play_until(decide, policies, storage2[0], seats2, generator2, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
+            R.play_until(without_search.decide, policies, storage2[0], seats2, generator2, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
             for seat in order[: p + 1]:
                 assert seats2[seat]["bid"] == seats[seat]["bid"], f"round {r}: bid of seat {seat} moved"
             some_bid_moved += any(seats2[s]["bid"] != seats[s]["bid"] for s in later)
@@ -310,7 +316,7 @@ def test_engine_bids_ignore_hands_of_seats_bidding_later(players, bidding):
                 # whichever seats are re-dealt.
                 storage3, seats3, generator3 = fresh()
                 redeal(storage3, seats3, order[:p] + later, rng)
-                R.play_until(decide, policies, storage3[0], seats3, generator3, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
+                R.play_until(without_search.decide, policies, storage3[0], seats3, generator3, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
                 assert seats3[order[p]]["bid"] == seats[order[p]]["bid"]
     assert some_bid_moved > 0  # re-dealing does change the re-dealt seats' bids
 
@@ -329,7 +335,7 @@ def test_engine_plays_ignore_hands_of_seats_playing_later(players, bidding):
             continue
         storage, seats, generator = fresh()
         table = storage[0]
-        R.play_until(decide, policies, table, seats, generator, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
+        R.play_until(without_search.decide, policies, table, seats, generator, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
         log = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
         for t in range(r):
             p = int(rng.integers(0, players - 1))
@@ -338,8 +344,8 @@ def test_engine_plays_ignore_hands_of_seats_playing_later(players, bidding):
             storage2, seats2, generator2 = copy_state(storage, seats, generator)
             redeal(storage2, seats2, later, rng)
             other_log = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
-            R.play_until(decide, policies, storage2[0], seats2, generator2, NO_FIXED_BIDS, other_log, int(storage2[0]["trick"]) + 1)
-            R.play_until(decide, policies, table, seats, generator, NO_FIXED_BIDS, log, int(table["trick"]) + 1)
+            R.play_until(without_search.decide, policies, storage2[0], seats2, generator2, NO_FIXED_BIDS, other_log, int(storage2[0]["trick"]) + 1)
+            R.play_until(without_search.decide, policies, table, seats, generator, NO_FIXED_BIDS, log, int(table["trick"]) + 1)
             mine = log[t * players : (t + 1) * players]
             theirs = other_log[t * players : (t + 1) * players]
             assert list(theirs["card"][: p + 1]) == list(mine["card"][: p + 1]), f"round {r} trick {t}"
@@ -357,7 +363,7 @@ def test_delayed_bidding_keeps_table_bids_hidden_until_after_play():
         for rules, policies, batch, g, k, r, plays, fresh in batch_and_states(4, bidding, "heuristic", games=2):
             storage, seats, generator = fresh()
             table = storage[0]
-            R.play_until(decide, policies, table, seats, generator, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
+            R.play_until(without_search.decide, policies, table, seats, generator, NO_FIXED_BIDS, R.NO_PLAY_LOG, 0)
             bids = [int(b) for b in batch.seats["bid"][g, k]]
             public = [int(b) for b in storage["bids"][0][:4]]
             if bidding == "delayed":
@@ -366,7 +372,7 @@ def test_delayed_bidding_keeps_table_bids_hidden_until_after_play():
                 assert public == bids
             log = np.zeros(st.MAX_PLAYS_PER_ROUND, dtype=st.PLAY_DTYPE)
             for t in range(r):
-                R.play_until(decide, policies, table, seats, generator, NO_FIXED_BIDS, log, int(table["trick"]) + 1)
+                R.play_until(without_search.decide, policies, table, seats, generator, NO_FIXED_BIDS, log, int(table["trick"]) + 1)
                 if t < r - 1:
                     assert [int(b) for b in storage["bids"][0][:4]] == public, f"bids changed during trick {t}"
             assert [int(b) for b in seats["bid"][:4]] == bids
@@ -400,7 +406,7 @@ def bid_decision(rules, policies, batch, g, k, r, position, visible):
     seats[seat]["hand"] = seats[seat]["dealt"] = batch.seats["hand"][g, k, seat]
     legal = K.legal_bids(table, seats, position)
     generator = new_stream(batch.seed, int(batch.game_ids[g]), r, STREAM_DECISIONS)
-    return seat, decide(policies, st.DECIDE_BID, seats[seat], table, legal, generator)
+    return seat, without_search.decide(policies, st.DECIDE_BID, seats[seat], table, legal, generator)
 
 
 @pytest.mark.slow
@@ -457,7 +463,7 @@ def test_logged_cards_follow_from_own_hand_and_public_table(players, bidding):
             legal = K.legal_cards(seats[seat]["hand"], table["led_suit"])
             assert legal == play["legal"]
             if names[seat] == "heuristic":
-                assert decide(policies, st.DECIDE_CARD, seats[seat], table, legal, generator) == card, (
+                assert without_search.decide(policies, st.DECIDE_CARD, seats[seat], table, legal, generator) == card, (
                     f"game {g} round {r} play {i}: seat {seat}"
                 )
                 decisions += 1

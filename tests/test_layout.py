@@ -137,7 +137,7 @@ KERNEL_LAYERS = (
     ("kernels.game_loop", "kernels.policy_calls"),
     # the policies below the posterior: they decide from the seat's own view, without search
     ("kernels.policies", "kernels.policies.ids", "kernels.policies.heuristic", "kernels.policies.random_policy",
-     "kernels.policies.learned"),
+     "kernels.policies.learned", "kernels.policies.without_search"),
     ("kernels.sequencer",),  # the fast path: rounds of built-in non-search seats (the decision step's twin)
     # search: equivalent cards, the perfect-information solver, the face-up playout; the posterior
     # (it models seats by the heuristic); the policies that search (they sample with it)

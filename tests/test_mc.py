@@ -12,13 +12,12 @@ import sim
 import test_invariants
 from helpers import C, D, H, S, J1, J2, W1, W2, card, cards_of, make_table, mask, new_stream, popcount
 from test_determinism import assert_same_games
-from test_information import policies_for, started_round
+from test_information import mc_decide, policies_for, started_round
 from kernels import round_state as R
 from kernels import records as st
 from kernels.search import posterior
 from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative
 from kernels.search import mc
-from kernels.dispatch import decide
 from kernels.rng import STREAM_DECISIONS
 from sim.config.errors import ConfigError
 from sim.policies.registry import parse_policy
@@ -249,8 +248,9 @@ def test_constrained_sampler_matches_the_exact_distribution(state):
 
 
 def test_sampler_respects_voids_in_played_out_rounds():
-    """States from real rounds (mc seats everywhere, voids shown as they come): every sample
-    from the seat about to play keeps counts and voids."""
+    """States from real rounds (mc seats everywhere, voids shown as they come, asked by mc's
+    own kernel: no other search compiled): every sample from the seat about to play keeps
+    counts and voids."""
     players = 4
     rules = sim.Rules(players=players)
     policies = policies_for(FAST_MC, players)
@@ -265,7 +265,7 @@ def test_sampler_respects_voids_in_played_out_rounds():
                 check_samples(samples, seats[seat], storage, players)
                 checked_voids += int(storage["voids"][0][:players].astype(bool).sum())
             legal = R.legal_actions(table, seats)
-            R.apply_action(table, seats, decide(policies, int(table["phase"]), seats[seat], table, legal, generator))
+            R.apply_action(table, seats, mc_decide(policies, int(table["phase"]), seats[seat], table, legal, generator))
     assert checked_voids > 0
 
 

@@ -43,6 +43,7 @@ def test_pimc_settings_satisfy_the_invariants_under_delayed_bidding(monkeypatch,
     test_invariants.test_play_invariants(4, spec, "delayed")
 
 
+@pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)
 def test_pimc_without_samples_is_the_heuristic():
     """samples=0 and play_samples=0 fall back to the heuristic's bid and card: same games."""
     rules = sim.Rules(players=4, even_bids="forbidden")
