@@ -113,6 +113,7 @@ def test_no_evidence_is_kept_where_no_seat_reads_it():
             assert not np.array(state.workspace.table.bid_evidence).any(), switches
 
 
+@pytest.mark.slow  # compiles pimc's engine for the state API (again after an edit of pimc)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_full_game_tells_a_random_bidder_from_the_heuristic(seed):
     """After the 15 rounds of a 4-player game the random seat's bids are read as uniform and

@@ -352,6 +352,7 @@ def test_a_run_is_not_resumed_or_computed_with_other_defaults(tmp_path, monkeypa
     assert "heuristic:aggression=1.2 has" not in verified.stdout and "random has" not in verified.stdout
 
 
+@pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)
 def test_a_run_recorded_with_pimcs_former_parameters_is_not_resumed(tmp_path):
     """pimc's `infer` levels became named switches (docs/pimc.md): a run whose run.json records
     its pimc label with the former parameters refuses --resume in one line, and so does a run
