@@ -135,6 +135,7 @@ def test_no_evidence_gives_robusts_shares_to_the_bit():
     assert E.model_shares(table, 0) == (0.1, pimc.ROBUST_WIDE, pimc.ROBUST_WIDE_SPREAD)
 
 
+@pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)
 def test_learn_bids_plays_as_robust_alone_until_a_round_has_ended():
     """Games of one round: the same games; games of several: not the same (the evidence is read)."""
     one_round = sim.Rules(players=4, rounds=(6,))
@@ -148,6 +149,7 @@ def test_learn_bids_plays_as_robust_alone_until_a_round_has_ended():
     assert not np.array_equal(learned.plays, robustly.plays)
 
 
+@pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)
 def test_the_stepped_driver_keeps_the_evidence_as_the_batch_does():
     """The state API (kernels.game_state, every stepped driver's record) and the batch engine
     play the same games with a learn_bids seat: the evidence is kept alike at every round's end."""

@@ -53,6 +53,7 @@ def test_pimc_without_samples_is_the_heuristic():
     assert_same_games(as_pimc, heuristic)
 
 
+@pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)
 def test_pimc_with_rollouts_to_the_end_and_mc_bids_is_mc():
     """playout=2 (mc's rollouts to the end of the round), the solver only on the last trick
     (forced) and mc's bid: pimc plays exactly as mc, so a tuning run of it against mc measures
@@ -145,6 +146,7 @@ def test_pimc_tournament_on_the_command_line(tmp_path):
     assert FAST_PIMC in json.dumps(summary)
 
 
+@pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)
 def test_ess_fallback_takes_a_decision_again_on_uniform_deals_when_too_few_samples_are_effective():
     """mc.too_few_effective's rule (Kish's effective sample size against ESS_FLOOR of the
     samples); ess_fallback falls back at some decisions of large rounds (not the games without
@@ -205,6 +207,7 @@ def test_uniform_when_all_dealt_plays_a_round_dealing_every_card_on_uniform_deal
 
 
 @pytest.mark.parametrize("players, last_inferred", [(4, 11), (3, 15), (6, 7)])
+@pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)
 def test_uniform_when_most_dealt_plays_the_rounds_dealing_most_cards_on_uniform_deals(players, last_inferred):
     """uniform_when_most_dealt, without uniform_when_all_dealt, plays a round dealing less than
     MOST_DEALT_SHARE of the deck exactly as without it (4 players: rounds 1-11), and one dealing
@@ -216,6 +219,7 @@ def test_uniform_when_most_dealt_plays_the_rounds_dealing_most_cards_on_uniform_
 
 
 @pytest.mark.parametrize("players, mc_from", [(4, 7), (3, 12), (6, 4)])
+@pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)
 def test_mc_from_plays_the_rounds_of_that_size_on_as_mc(players, mc_from):
     """pimc:mc_from=K plays a round smaller than K exactly as pimc, with its inference, and a
     round of K cards or more exactly as mc with mc_samples and mc_play_samples and no
@@ -224,6 +228,7 @@ def test_mc_from_plays_the_rounds_of_that_size_on_as_mc(players, mc_from):
     assert_rounds_play_as(players, mc_from - 1, seat_0, below=inferring(), at="mc:samples=6,play_samples=12")
 
 
+@pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)
 def test_mc_from_1_is_mc_in_every_round():
     """From the first round on, every decision is mc's: whole games are an mc seat's, bit for bit."""
     rules = sim.Rules(players=4)

@@ -179,6 +179,7 @@ PIMC_PINNED = [
 
 
 @pytest.mark.parametrize("rules, policies, games, digest", PIMC_PINNED)
+@pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)
 def test_pimc_games_are_those_before_the_solver_speedups(rules, policies, games, digest):
     batch = sim.run_games(sim.Rules(**rules), policies, seed=2026, games=games, log_plays=True)
     hashed = hashlib.sha256()
