@@ -103,6 +103,7 @@ def test_a_retired_infer_level_is_refused_with_its_switches(level, now):
 MIXED = f"{FAST_PIMC},heuristic,mc:samples=2,play_samples=2,pimc:samples=1,play_samples=3,depth=2,playout=1"
 
 
+@pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)
 def test_same_seed_same_games_across_threads_and_batches():
     rules = sim.Rules(players=4, rounds=(1, 3, 7, 15))
     one = sim.run_games(rules, MIXED, seed=11, games=64, log_plays=True, threads=1)
@@ -198,6 +199,7 @@ def inferring(**switches: int) -> str:
 NO_UNIFORM_ROUNDS = {"uniform_when_all_dealt": 0, "uniform_when_most_dealt": 0}
 
 
+@pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)
 def test_uniform_when_all_dealt_plays_a_round_dealing_every_card_on_uniform_deals():
     """uniform_when_all_dealt plays a round with cards left undealt exactly as without it, and a
     round dealing every card exactly as posterior=0 (uniform deals): the same bids, cards and
