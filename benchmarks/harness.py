@@ -3,7 +3,7 @@
 The machine is shared (docs/performance.md), so no figure is one number: each is the range of
 its repeats (min, median, max). Two sides compared are measured in alternating pairs, each
 going first every other time, so that a drift of the machine's load falls on both; their
-ratio is taken pair by pair. A bench's options come from `parser` (--repeats, --warmup,
+ratio is taken pair by pair (more than two sides: `interleave`, each going first in turn). A bench's options come from `parser` (--repeats, --warmup,
 --json), and it prints its figures with `report`: a table, or one JSON object.
 
     python -m benchmarks.bench_tournament --deals 2000 --json
@@ -15,7 +15,7 @@ import json
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 Rate = Callable[[], float]  # one measurement, e.g. games/s of one run
 
@@ -51,11 +51,17 @@ class Range:
         return f"{self.low:{form}}–{self.high:{form}} (median {self.median:{form}})"
 
 
-def rate(work: Callable[[], object], units: float) -> float:
-    """Units per second of one call of `work`."""
-    start = time.perf_counter()
+def seconds(work: Callable[[], object], clock: Callable[[], float] = time.perf_counter) -> float:
+    """Seconds of one call of `work` by `clock` (time.process_time: CPU time, which a shared
+    machine's other load disturbs less than the wall clock's)."""
+    start = clock()
     work()
-    return units / (time.perf_counter() - start)
+    return clock() - start
+
+
+def rate(work: Callable[[], object], units: float, clock: Callable[[], float] = time.perf_counter) -> float:
+    """Units per second of one call of `work`."""
+    return units / seconds(work, clock)
 
 
 def measure(side: Rate, repeats: int, warmup: int = 1, digits: int = 0) -> Range:
@@ -66,22 +72,31 @@ def measure(side: Rate, repeats: int, warmup: int = 1, digits: int = 0) -> Range
     return Range(tuple(side() for _ in range(repeats)), digits)
 
 
+def interleave(sides: Sequence[Rate], rounds: int, warmup: int = 1, digits: int = 0) -> list[Range]:
+    """Every side once a round for `rounds` rounds after `warmup` calls of each, the order
+    rotating so that each goes first in turn (a drift of the machine's load falls on all):
+    their ranges, in the order given (`digits`: decimals their JSON form keeps)."""
+    for _ in range(warmup):
+        for side in sides:
+            side()
+    samples: list[list[float]] = [[] for _ in sides]
+    for turn in range(rounds):
+        for offset in range(len(sides)):
+            index = (turn + offset) % len(sides)
+            samples[index].append(sides[index]())
+    return [Range(tuple(values), digits) for values in samples]
+
+
+def ratio(mine: Range, theirs: Range) -> Range:
+    """The ratios of two interleaved sides' figures, round by round."""
+    return Range(tuple(a / b for a, b in zip(mine.samples, theirs.samples)), digits=3)
+
+
 def alternate(a: Rate, b: Rate, pairs: int, warmup: int = 1, digits: int = 0) -> tuple[Range, Range, Range]:
     """A and B in `pairs` alternating pairs (A first, then B first, ...) after `warmup` calls of
-    each: their ranges (`digits`: decimals their JSON form keeps) and the range of the ratios
-    A / B, pair by pair."""
-    for _ in range(warmup):
-        a(), b()
-    a_samples, b_samples = [], []
-    for pair in range(pairs):
-        if pair % 2 == 0:
-            a_samples.append(a())
-            b_samples.append(b())
-        else:
-            b_samples.append(b())
-            a_samples.append(a())
-    ratios = tuple(mine / theirs for mine, theirs in zip(a_samples, b_samples))
-    return Range(tuple(a_samples), digits), Range(tuple(b_samples), digits), Range(ratios, digits=3)
+    each: their ranges and the range of the ratios A / B, pair by pair."""
+    a_range, b_range = interleave((a, b), pairs, warmup, digits)
+    return a_range, b_range, ratio(a_range, b_range)
 
 
 def parser(description: str, repeats: int = 3) -> argparse.ArgumentParser:
