@@ -109,11 +109,13 @@ def parser(description: str, repeats: int = 3) -> argparse.ArgumentParser:
 
 
 def json_form(value: object) -> object:
-    """`value` with every Range in it as its dict."""
+    """`value` with every Range in it (in dicts and lists) as its dict."""
     if isinstance(value, Range):
         return value.to_dict()
     if isinstance(value, dict):
         return {key: json_form(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_form(item) for item in value]
     return value
 
 
