@@ -18,15 +18,18 @@ pimc plays its rounds of `mc_from` cards or more (7 at its defaults) as mc with 
 mc_play_samples, which the split leaves as they are. There (round sizes 10 and 15, and the
 full game) a pimc bid's cost includes those rounds' mc card decisions and a card decision's
 their mc bids; with mc_from=0 the split is pimc's own.
+
+Each figure is a range over --repeats runs after --warmup (benchmarks.harness); the three
+tables of a split are interleaved on the same games and the cost taken run by run.
 """
 from __future__ import annotations
 
 import argparse
-import json
-import time
+import itertools
 
 import numba
 
+from benchmarks.harness import Range, Rate, interleave, measure, parser, report, seconds
 from sim import Rules, run_games
 from sim.policies.registry import parameter_text, parse_policy
 
@@ -34,16 +37,12 @@ OPPONENTS = ["heuristic", "heuristic", "random"]
 ROUND_SIZES = (1, 5, 10, 15)
 
 
-def seconds(rules: Rules, seat0: str, games: int, threads: int, repeats: int) -> float:
-    """Best-of-`repeats` wall time of `games` games with `seat0` at seat 0."""
+def run_seconds(rules: Rules, seat0: str, games: int, threads: int) -> Rate:
+    """Wall seconds of `games` games with `seat0` at seat 0, call n playing the deals of seed n
+    (sides interleaved with the same call count play the same games)."""
     policies = [seat0] + OPPONENTS
-    run_games(rules, policies, seed=0, games=min(games, 64), threads=threads)
-    best = float("inf")
-    for repeat in range(repeats):
-        start = time.perf_counter()
-        run_games(rules, policies, seed=repeat + 1, games=games, threads=threads)
-        best = min(best, time.perf_counter() - start)
-    return best
+    seeds = itertools.count()
+    return lambda: seconds(lambda: run_games(rules, policies, seed=next(seeds), games=games, threads=threads))
 
 
 def with_parameters(policy: str, **changes: float) -> str:
@@ -54,47 +53,51 @@ def with_parameters(policy: str, **changes: float) -> str:
     return f"{parsed.name}:" + ",".join(f"{key}={parameter_text(value)}" for key, value in values.items())
 
 
-def decision_costs(rules: Rules, policy: str, games: int, repeats: int) -> dict[str, float]:
-    """Microseconds of one mc bid and of one mc card decision (one thread)."""
-    base = seconds(rules, "heuristic", games, 1, repeats)
-    bids = seconds(rules, with_parameters(policy, play_samples=0), games, 1, repeats)
-    cards = seconds(rules, with_parameters(policy, samples=0), games, 1, repeats)
-    card_decisions = sum(rules.round_sizes)
-    return {
-        "bid_us": round(1e6 * (bids - base) / (games * len(rules.round_sizes)), 1),
-        "card_us": round(1e6 * (cards - base) / (games * card_decisions), 1),
-    }
+def decision_costs(rules: Rules, policy: str, games: int, repeats: int, warmup: int) -> dict[str, Range]:
+    """Microseconds of one mc bid and of one mc card decision (one thread): the three tables
+    interleaved on the same games, each cost taken round by round."""
+    base, bids, cards = interleave(
+        [run_seconds(rules, seat0, games, 1) for seat0 in
+         ("heuristic", with_parameters(policy, play_samples=0), with_parameters(policy, samples=0))],
+        repeats, warmup)  # fmt: skip
+
+    def extra_us(sampled: Range, decisions: int) -> Range:
+        return Range(tuple(1e6 * (mine - plain) / decisions for mine, plain in zip(sampled.samples, base.samples)), 1)
+
+    return {"bid_us": extra_us(bids, games * len(rules.round_sizes)),
+            "card_us": extra_us(cards, games * sum(rules.round_sizes))}  # fmt: skip
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--policy", default="mc", help="the mc or pimc policy with its parameters")
-    parser.add_argument("--games", type=int, default=1000, help="full games per timed run")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args()
+    arguments = parser(__doc__)
+    arguments.formatter_class = argparse.RawDescriptionHelpFormatter
+    arguments.add_argument("--policy", default="mc", help="the mc or pimc policy with its parameters")
+    arguments.add_argument("--games", type=int, default=1000, help="full games per timed run")
+    args = arguments.parse_args()
 
     policy = with_parameters(args.policy)
     all_threads = numba.config.NUMBA_NUM_THREADS
     full = Rules(players=4)
     figures: dict = {"policy": policy, "threads": all_threads, "table": ",".join([policy] + OPPONENTS)}
-    figures["games_per_s_1_thread"] = round(args.games / seconds(full, policy, args.games, 1, args.repeats), 1)
-    figures["games_per_s"] = round(args.games / seconds(full, policy, args.games, all_threads, args.repeats), 1)
-    figures["full_game"] = decision_costs(full, policy, args.games, args.repeats)
+    for threads, key in ((1, "games_per_s_1_thread"), (all_threads, "games_per_s")):
+        games_run = run_seconds(full, policy, args.games, threads)
+        figures[key] = measure(lambda: args.games / games_run(), args.repeats, args.warmup, digits=1)
+    figures["full_game"] = decision_costs(full, policy, args.games, args.repeats, args.warmup)
     figures["by_round_size"] = {
-        str(size): decision_costs(Rules(players=4, rounds=(size,)), policy, args.games, args.repeats)
+        str(size): decision_costs(Rules(players=4, rounds=(size,)), policy, args.games, args.repeats, args.warmup)
         for size in ROUND_SIZES
     }
 
-    if args.json:
-        print(json.dumps(figures))
-        return
-    print(f"{figures['table']}: full 4-player games")
-    print(f"  {figures['games_per_s_1_thread']:,} games/s on 1 thread, {figures['games_per_s']:,} on {all_threads}")
     costs = figures["full_game"]
-    print(f"  one bid {costs['bid_us']} us, one card decision {costs['card_us']} us (mean over a full game)")
+    lines = [f"{figures['table']}: full 4-player games",
+             f"  {figures['games_per_s_1_thread'].text(',.1f')} games/s on 1 thread, "
+             f"{figures['games_per_s'].text(',.1f')} on {all_threads}",
+             f"  one bid {costs['bid_us'].text('.1f')} us, one card decision {costs['card_us'].text('.1f')} us"
+             " (mean over a full game)"]  # fmt: skip
     for size, costs in figures["by_round_size"].items():
-        print(f"  round size {size:>2}: bid {costs['bid_us']:>8} us, card decision {costs['card_us']:>8} us")
+        lines.append(f"  round size {size:>2}: bid {costs['bid_us'].text('.1f')} us, "
+                     f"card decision {costs['card_us'].text('.1f')} us")  # fmt: skip
+    report(figures, lines, args.json)
 
 
 if __name__ == "__main__":
