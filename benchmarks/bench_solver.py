@@ -10,18 +10,20 @@ play, with every hand, the bids and the tricks taken so far as they were. Each p
 solved once (`solve`: the max^n value) and once for every distinct legal card of the seat to
 act (`moves`: what pimc asks, the value of each card). One working record solves every
 position of a cell in turn, as one pimc decision solves its samples (the transposition
-entries of earlier positions stay). Times are the least CPU time (time.process_time) of
-`--repeats` runs; the cards tried are exact and do not depend on the machine's load.
+entries of earlier positions stay). Rates are in CPU time (time.process_time), ranges over
+`--repeats` runs after `--warmup` (benchmarks.harness), the microseconds a solve at their
+median; the cards tried are exact and do not depend on the machine's load.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
+import numba
 import numpy as np
 from numba import njit
 
+from benchmarks.harness import measure, parser, rate, report
 from kernels import records as st
 from kernels import round_state as R
 from kernels import rules as K
@@ -85,49 +87,36 @@ def solve_all(tables, seats, moves):
     return nodes
 
 
-def measure(players: int, tricks_left: int, count: int, repeats: int) -> dict:
+def cell(players: int, tricks_left: int, count: int, repeats: int, warmup: int) -> dict:
+    """Solves a second in CPU time (ranges), microseconds a solve at the median, and the cards
+    tried a solve, of one cell, for `solve` and `moves`."""
     tables, seats = positions(players, tricks_left, count)
-    figures = {"players": players, "tricks_left": tricks_left, "positions": count}
+    figures: dict[str, object] = {"players": players, "tricks_left": tricks_left, "positions": count}
     for name, moves in (("solve", False), ("moves", True)):
-        solve_all(tables[:2], seats[:2], moves)
-        best = float("inf")
-        for _ in range(repeats):
-            start = time.process_time()
-            nodes = solve_all(tables, seats, moves)
-            best = min(best, time.process_time() - start)
-        figures[f"{name}_per_s"] = round(count / best)
-        figures[f"{name}_us"] = round(1e6 * best / count, 2)
-        figures[f"{name}_nodes"] = round(nodes / count, 1)
+        nodes: list[int] = []
+        per_s = measure(lambda: rate(lambda: nodes.append(solve_all(tables, seats, moves)), count, time.process_time),
+                        repeats, warmup)  # fmt: skip
+        figures[f"{name}_per_s"] = per_s
+        figures[f"{name}_us"] = round(1e6 / per_s.median, 2)
+        figures[f"{name}_nodes"] = round(nodes[-1] / count, 1)
     return figures
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--positions", type=int, default=1000, help="positions per cell")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--players", default=",".join(map(str, PLAYERS)))
-    parser.add_argument("--tricks", default=",".join(map(str, TRICKS_LEFT)), help="tricks left")
-    parser.add_argument("--json", action="store_true", help="print one JSON list")
-    args = parser.parse_args()
-    import numba
-
+    arguments = parser(__doc__)
+    arguments.formatter_class = argparse.RawDescriptionHelpFormatter
+    arguments.add_argument("--positions", type=int, default=1000, help="positions per cell")
+    arguments.add_argument("--players", default=",".join(map(str, PLAYERS)))
+    arguments.add_argument("--tricks", default=",".join(map(str, TRICKS_LEFT)), help="tricks left")
+    args = arguments.parse_args()
     numba.set_num_threads(1)
-    rows = []
-    for players in map(int, args.players.split(",")):
-        for tricks_left in map(int, args.tricks.split(",")):
-            if tricks_left > 60 // players:
-                continue
-            rows.append(measure(players, tricks_left, args.positions, args.repeats))
-            if not args.json:
-                row = rows[-1]
-                print(
-                    f"{players} players, {tricks_left} tricks left: solve {row['solve_per_s']:>9,}/s"
-                    f" ({row['solve_us']:>8} us, {row['solve_nodes']:>8} cards tried);"
-                    f" every move {row['moves_per_s']:>9,}/s ({row['moves_us']:>8} us, {row['moves_nodes']:>8})",
-                    flush=True,
-                )
-    if args.json:
-        print(json.dumps(rows))
+    rows = [cell(players, tricks_left, args.positions, args.repeats, args.warmup)
+            for players in map(int, args.players.split(","))
+            for tricks_left in map(int, args.tricks.split(",")) if tricks_left <= 60 // players]  # fmt: skip
+    lines = [f"{row['players']} players, {row['tricks_left']} tricks left: solve {row['solve_per_s'].text()}/s"
+             f" ({row['solve_us']} us, {row['solve_nodes']} cards tried);"
+             f" every move {row['moves_per_s'].text()}/s ({row['moves_us']} us, {row['moves_nodes']})" for row in rows]  # fmt: skip
+    report({"rows": rows}, lines, args.json)
 
 
 if __name__ == "__main__":
