@@ -6,8 +6,9 @@
 
 1. cost: seconds of one core per full 4-player game of one seat, on one thread: the whole
    table `SEAT,heuristic,heuristic,random` minus `heuristic,heuristic,heuristic,random` (the
-   other seats' share), for SEAT = learned and mc:samples=8,play_samples=4, in alternating runs
-   (the median over --repeats), on the same games. A first untimed run compiles each engine.
+   other seats' share), for SEAT = learned and mc:samples=8,play_samples=4, in interleaved runs
+   on the same games (benchmarks.harness: ranges over --repeats after --warmup runs, which
+   compile each engine), the seat's share taken run by run.
 2. accuracy: bid accuracy (exact bids / bids) by round size in self-play at 4 players (every
    seat the same policy), learned beside heuristic, over --accuracy-games games.
 
@@ -15,13 +16,11 @@ The strength figures come from `wizard-sim tournament` (the commands in docs/lea
 """
 from __future__ import annotations
 
-import argparse
-import json
-import statistics
 import time
 
 import numpy as np
 
+from benchmarks.harness import Range, Rate, interleave, parser, report, seconds
 from sim import Rules, run_games
 from sim.engine.startup import start
 
@@ -30,25 +29,23 @@ start()  # the engine's start, before any kernel or numba thread (sim/engine/sta
 OTHERS = ["heuristic", "heuristic", "random"]
 
 
-def cpu_seconds_per_game(rules: Rules, policies: list[str], games: int, seed: int) -> float:
-    begun = time.process_time()
-    run_games(rules, policies, seed=seed, games=games, threads=1)
-    return (time.process_time() - begun) / games
-
-
-def seat_costs(learned: str, games: int, repeats: int, seed: int) -> dict:
+def seat_costs(learned: str, games: int, repeats: int, warmup: int, seed: int) -> dict[str, dict[str, Range]]:
+    """CPU milliseconds a game of each table, interleaved on the same games, and of its seat
+    (the table's time less the all-heuristic table's, run by run)."""
     rules = Rules(players=4)
     tables = {"learned": [learned, *OTHERS], "mc:samples=8,play_samples=4": ["mc:samples=8,play_samples=4", *OTHERS],
               "heuristic": ["heuristic", *OTHERS]}  # fmt: skip
-    for policies in tables.values():
-        run_games(rules, policies, seed=seed, games=2, threads=1)  # compile or load each engine
-    times: dict[str, list[float]] = {name: [] for name in tables}
-    for _ in range(repeats):
-        for name, policies in tables.items():
-            times[name].append(cpu_seconds_per_game(rules, policies, games, seed))
-    base = statistics.median(times["heuristic"])
-    return {name: {"table_ms": 1000 * statistics.median(values), "seat_ms": 1000 * (statistics.median(values) - base)}
-            for name, values in times.items()}  # fmt: skip
+
+    def table_ms(policies: list[str]) -> Rate:
+        def one_run() -> float:
+            return 1000 * seconds(lambda: run_games(rules, policies, seed=seed, games=games, threads=1), time.process_time) / games
+
+        return one_run
+
+    ranges = dict(zip(tables, interleave([table_ms(policies) for policies in tables.values()], repeats, warmup, 2)))
+    base = ranges["heuristic"].samples
+    return {name: {"table_ms": table, "seat_ms": Range(tuple(mine - plain for mine, plain in zip(table.samples, base)), 2)}
+            for name, table in ranges.items()}  # fmt: skip
 
 
 def bid_accuracy(policy: str, games: int, seed: int) -> dict[int, float]:
@@ -60,35 +57,30 @@ def bid_accuracy(policy: str, games: int, seed: int) -> dict[int, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--only", choices=("cost", "accuracy"))
-    parser.add_argument("--model", help="a model directory (default: the shipped model)")
-    parser.add_argument("--games", type=int, default=300, help="games per timed run")
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--accuracy-games", type=int, default=4000)
-    parser.add_argument("--seed", type=int, default=808)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    arguments = parser(__doc__.split("\n")[0], repeats=5)
+    arguments.add_argument("--only", choices=("cost", "accuracy"))
+    arguments.add_argument("--model", help="a model directory (default: the shipped model)")
+    arguments.add_argument("--games", type=int, default=300, help="games per timed run")
+    arguments.add_argument("--accuracy-games", type=int, default=4000)
+    arguments.add_argument("--seed", type=int, default=808)
+    args = arguments.parse_args()
     learned = "learned" if args.model is None else f"learned:model={args.model}"
     figures: dict = {"policy": learned}
     if args.only in (None, "cost"):
-        figures["cost"] = seat_costs(learned, args.games, args.repeats, args.seed)
+        figures["cost"] = seat_costs(learned, args.games, args.repeats, args.warmup, args.seed)
     if args.only in (None, "accuracy"):
         figures["accuracy"] = {name: bid_accuracy(policy, args.accuracy_games, args.seed)
                                for name, policy in (("learned", learned), ("heuristic", "heuristic"))}  # fmt: skip
-    if args.json:
-        print(json.dumps(figures))
-        return
-    for name, cost in figures.get("cost", {}).items():
-        print(f"{name:30s} table {cost['table_ms']:6.2f} ms/game, one seat {cost['seat_ms']:6.2f} ms/game (one thread)")
+    lines = [f"{name:30s} table {cost['table_ms'].text('6.2f')} ms/game, one seat {cost['seat_ms'].text('6.2f')} ms/game"
+             " (one thread)" for name, cost in figures.get("cost", {}).items()]  # fmt: skip
     if "accuracy" in figures:
         sizes = list(figures["accuracy"]["learned"])
-        print("round size    " + " ".join(f"{size:5d}" for size in sizes))
+        lines.append("round size    " + " ".join(f"{size:5d}" for size in sizes))
         for name, by_size in figures["accuracy"].items():
-            print(f"{name:13s} " + " ".join(f"{100 * by_size[size]:5.1f}" for size in sizes))
+            lines.append(f"{name:13s} " + " ".join(f"{100 * by_size[size]:5.1f}" for size in sizes))
         for name, by_size in figures["accuracy"].items():
-            print(f"{name}: overall {100 * np.mean(list(by_size.values())):.1f}% (mean over round sizes)")
-
+            lines.append(f"{name}: overall {100 * np.mean(list(by_size.values())):.1f}% (mean over round sizes)")
+    report(figures, lines, args.json)
 
 if __name__ == "__main__":
     main()
