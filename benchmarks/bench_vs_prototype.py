@@ -5,10 +5,10 @@
 
 Full 4-player games (15 rounds): our `random` against the prototype's uniform random play
 (policy 0), our `heuristic` against the prototype's much simpler bot (policy 1), on 1 thread and
-on all threads. Within a run the two engines alternate, timed one after the other `--repeats`
-times each, and the run's figure is the ratio of their best rates: both saw the same machine
-within seconds, which matters on a shared one whose speed swings 2x in an hour. The ranges over
-`--runs` runs are what to report.
+on all threads. Within a run the two engines go in `--repeats` alternating pairs
+(benchmarks.harness, after `--warmup` in the first run), and each pair's ratio is a figure:
+both saw the same machine within seconds, which matters on a shared one whose speed swings 2x
+in an hour. The ranges over every pair of `--runs` runs are what to report.
 
 The prototype keeps less (bids, tricks and totals; we also keep dealt hands, dealer, turned-up
 card, trump, round scores, running totals and winners) and draws from one xorshift64* stream per
@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
+import itertools
 import os
-import time
 from pathlib import Path
 
 import numba
 
+from benchmarks.harness import Range, Rate, alternate, parser, rate, report
 from sim import Rules, run_games
 from sim.engine.startup import start
 
@@ -49,72 +49,60 @@ def load_prototype(path: Path):
     return module
 
 
-def ours(policy: str, games: int, seed: int, threads: int | None = None) -> float:
-    """Seconds for `games` full games of the engine on `threads` threads (None: all; the public
-    run_games, results allocated). run_games sets numba's thread count itself, so the count
+def ours(policy: str, games: int, threads: int) -> Rate:
+    """Games/s of the engine on `threads` threads (the public run_games, results allocated),
+    call n on the deals of seed n. run_games sets numba's thread count itself, so the count
     must be passed: without it every "1 thread" figure before this fix ran on all threads, for
     the prototype too (timed after it)."""
-    start = time.perf_counter()
-    run_games(Rules(players=PLAYERS), policy, seed=seed, games=games, threads=threads)
-    return time.perf_counter() - start
+    seeds = itertools.count()
+    return lambda: rate(lambda: run_games(Rules(players=PLAYERS), policy, seed=next(seeds), games=games,
+                                          threads=threads), games)  # fmt: skip
 
 
-def prototype(proto, policy: str, games: int, seed: int) -> float:
-    """Seconds for `games` full games of the prototype (its outputs allocated)."""
-    start = time.perf_counter()
-    bids, tricks, totals = proto.alloc_games(games, PLAYERS)
-    proto.run_games(games // BLOCK, BLOCK, PLAYERS, seed, PROTOTYPE_POLICY[policy], bids, tricks, totals)
-    return time.perf_counter() - start
+def prototype(proto, policy: str, games: int, threads: int) -> Rate:
+    """Games/s of the prototype on `threads` threads (its outputs allocated), call n on seed n."""
+    seeds = itertools.count()
 
-
-def one_run(proto, policy: str, games: int, threads: int, repeats: int, run: int) -> dict[str, float]:
-    """Best games/s of each engine over `repeats` alternating timings, and their ratio."""
-    best = {"ours": 0.0, "prototype": 0.0}
-    for repeat in range(repeats):
-        seed = 1000 * run + repeat + 1
-        best["ours"] = max(best["ours"], games / ours(policy, games, seed, threads))
+    def one_run() -> None:
         numba.set_num_threads(threads)  # the prototype's parallel loop
-        best["prototype"] = max(best["prototype"], games / prototype(proto, policy, games, seed))
-    return {**{name: round(rate) for name, rate in best.items()}, "ratio": round(best["ours"] / best["prototype"], 3)}
+        bids, tricks, totals = proto.alloc_games(games, PLAYERS)
+        proto.run_games(games // BLOCK, BLOCK, PLAYERS, next(seeds), PROTOTYPE_POLICY[policy], bids, tricks, totals)
+
+    return lambda: rate(one_run, games)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=200_000, help="random games per timing (heuristic: half)")
-    parser.add_argument("--repeats", type=int, default=3, help="alternating timings per engine in a run")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--policies", default="random,heuristic")
-    parser.add_argument("--prototype", type=Path, default=DEFAULT_PROTOTYPE)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    arguments = parser.parse_args()
-    proto = load_prototype(arguments.prototype)
+    arguments = parser(__doc__)
+    arguments.formatter_class = argparse.RawDescriptionHelpFormatter
+    arguments.add_argument("--games", type=int, default=200_000, help="random games per timing (heuristic: half)")
+    arguments.add_argument("--runs", type=int, default=3, help="runs over every cell, each of --repeats pairs")
+    arguments.add_argument("--policies", default="random,heuristic")
+    arguments.add_argument("--prototype", type=Path, default=DEFAULT_PROTOTYPE)
+    options = arguments.parse_args()
+    proto = load_prototype(options.prototype)
     all_threads = numba.config.NUMBA_NUM_THREADS
     thread_counts = sorted({1, all_threads})
-    policies = arguments.policies.split(",")
-    for policy in policies:  # compile or load both engines first
+    policies = options.policies.split(",")
+    for policy in policies:
         if policy not in PROTOTYPE_POLICY:
             raise SystemExit(f"--policies: {policy!r} is not one of {', '.join(PROTOTYPE_POLICY)}")
-        ours(policy, 2 * BLOCK, 0)
-        prototype(proto, policy, 2 * BLOCK, 0)
-    figures: dict[str, list[dict[str, float]]] = {}
-    for run in range(arguments.runs):
-        for policy in policies:
-            games = arguments.games if policy == "random" else arguments.games // 2
-            games = max(BLOCK, games // BLOCK * BLOCK)
-            for threads in thread_counts:
-                key = f"{policy}_{threads}_thread{'s' if threads > 1 else ''}"
-                figures.setdefault(key, []).append(one_run(proto, policy, games, threads, arguments.repeats, run))
-    if arguments.json:
-        print(json.dumps({"players": PLAYERS, "threads": all_threads, "runs": figures}))
-        return
-    print(f"{PLAYERS} players, full games; best of {arguments.repeats} alternating timings per run, "
-          f"{arguments.runs} runs")  # fmt: skip
-    for key, runs in figures.items():
-        ratios = [run["ratio"] for run in runs]
-        ranges = {name: f"{min(run[name] for run in runs):,}-{max(run[name] for run in runs):,}"
-                  for name in ("ours", "prototype")}  # fmt: skip
-        print(f"{key:>20}: {min(ratios):.2f}x-{max(ratios):.2f}x the prototype "
-              f"(ours {ranges['ours']}, prototype {ranges['prototype']} games/s)")  # fmt: skip
+    sides: dict[str, tuple[Rate, Rate]] = {}
+    for policy in policies:
+        games = options.games if policy == "random" else options.games // 2
+        games = max(BLOCK, games // BLOCK * BLOCK)
+        for threads in thread_counts:
+            key = f"{policy}_{threads}_thread{'s' if threads > 1 else ''}"
+            sides[key] = (ours(policy, games, threads), prototype(proto, policy, games, threads))
+    runs: dict[str, list[tuple[Range, Range, Range]]] = {key: [] for key in sides}
+    for run in range(options.runs):  # every cell once a run, so each run sees the machine as it is then
+        for key, (engine, bare) in sides.items():
+            runs[key].append(alternate(engine, bare, options.repeats, options.warmup if run == 0 else 0))
+    figures = {key: dict(zip(("ours", "prototype", "ratio"), map(Range.joined, zip(*cell)))) for key, cell in runs.items()}
+    lines = [f"{PLAYERS} players, full games; {options.runs} runs of {options.repeats} alternating pairs"]
+    lines += [f"{key:>20}: {cell['ratio'].text('.2f')}x the prototype "
+              f"(ours {cell['ours'].text()}, prototype {cell['prototype'].text()} games/s)" for key, cell in figures.items()]  # fmt: skip
+    report({"players": PLAYERS, "threads": all_threads, "figures": figures}, lines, options.json)
+
 
 if __name__ == "__main__":
     main()

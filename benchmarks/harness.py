@@ -46,6 +46,11 @@ class Range:
         return {"min": rounded(self.low), "median": rounded(self.median), "max": rounded(self.high),
                 "samples": [rounded(value) for value in self.samples]}  # fmt: skip
 
+    @classmethod
+    def joined(cls, ranges: Sequence[Range]) -> Range:
+        """One range of the samples of several (a figure measured in several runs)."""
+        return cls(tuple(value for one in ranges for value in one.samples), ranges[0].digits)
+
     def text(self, form: str = ",.0f") -> str:
         """min–max (median), as the docs quote a shared machine's figures."""
         return f"{self.low:{form}}–{self.high:{form}} (median {self.median:{form}})"
