@@ -22,11 +22,15 @@ and with its result records fresh (allocated by the timing, as run_games' are), 
 pages already touched) or not written, next to the prototype; then the cost of touching
 fresh memory (np.zeros of 200 MB, a write per page) right after freeing the same amount and
 after it has sat free for 2 s.
+
+The sides of a comparison are interleaved (benchmarks.harness: each going first in turn,
+--repeats rounds a run, --warmup before the first), every figure a range and every ratio
+taken round by round; the rounds of --runs runs are joined.
 """
 from __future__ import annotations
 
 import argparse
-import json
+import itertools
 import time
 from pathlib import Path
 
@@ -34,7 +38,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from benchmarks.bench_vs_prototype import BLOCK, DEFAULT_PROTOTYPE, load_prototype, prototype
+from benchmarks.bench_vs_prototype import BLOCK, DEFAULT_PROTOTYPE, load_prototype, ours, prototype
+from benchmarks.harness import Range, Rate, interleave, parser, rate, ratio, report
 from kernels import records
 from kernels.bits import nth_set_bit, popcount
 from kernels.cards import N_CARDS, NO_CARD
@@ -193,28 +198,42 @@ def result_records(n_games: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.zeros((n_games, PLAYERS), dtype=records.GAME_RESULT_DTYPE))  # fmt: skip
 
 
-def local(n_games: int, seed: int) -> tuple[float, tuple]:
-    """Seconds for `n_games` games of the local loop (its results allocated as run_games')."""
-    start = time.perf_counter()
+def local(n_games: int, seed: int) -> tuple:
+    """The result records of `n_games` games of the local loop (allocated as run_games')."""
     results = result_records(n_games)
     play_games_locally(seed, n_games, *results)
-    return time.perf_counter() - start, results
+    return results
+
+
+def local_rate(n_games: int, threads: int) -> Rate:
+    """Games/s of the local loop on `threads` threads, call n on seed n."""
+    seeds = itertools.count()
+
+    def one_run() -> None:
+        numba.set_num_threads(threads)
+        local(n_games, next(seeds))
+
+    return lambda: rate(one_run, n_games)
 
 
 BOUND_RECORDS = ("fresh", "reused", "none")
 
 
-def bound_variant(n_games: int, seed: int, prototype_rng: bool, kept: str, reused: tuple) -> float:
-    """Seconds for the local loop with the --bound choices (its fresh records allocated inside)."""
-    start = time.perf_counter()
-    if kept == "fresh":
-        results = result_records(n_games)
-    elif kept == "reused":
-        results = reused
-    else:  # "none": a row per block, for the checksums (play_games_locally)
-        results = result_records((n_games + BLOCK - 1) // BLOCK)
-    play_games_locally(seed, n_games, *results, prototype_rng, kept != "none")
-    return time.perf_counter() - start
+def bound_variant(n_games: int, threads: int, prototype_rng: bool, kept: str, reused: tuple) -> Rate:
+    """Games/s of the local loop with the --bound choices (its fresh records allocated inside)."""
+    seeds = itertools.count()
+
+    def one_run() -> None:
+        numba.set_num_threads(threads)
+        if kept == "fresh":
+            results = result_records(n_games)
+        elif kept == "reused":
+            results = reused
+        else:  # "none": a row per block, for the checksums (play_games_locally)
+            results = result_records((n_games + BLOCK - 1) // BLOCK)
+        play_games_locally(next(seeds), n_games, *results, prototype_rng, kept != "none")
+
+    return lambda: rate(one_run, n_games)
 
 
 def touch_fresh(idle: float, size: int = 200_000_000) -> float:
@@ -226,37 +245,27 @@ def touch_fresh(idle: float, size: int = 200_000_000) -> float:
     return time.process_time() - started
 
 
-def bound(proto, games: int, repeats: int) -> dict:
-    """Best seconds a game of each --bound variant and of the prototype, alternating, on each
-    thread count; then touch_fresh."""
+def bound(proto, games: int, repeats: int, warmup: int) -> dict:
+    """Microseconds a game of each --bound variant and of the prototype, interleaved, and each
+    variant's speed over the prototype's round by round, on each thread count; then
+    touch_fresh."""
     reused = result_records(games)
     variants = [(rng, kept) for rng in (False, True) for kept in BOUND_RECORDS]
-    for rng, kept in variants:
-        bound_variant(2 * BLOCK, 0, rng, kept, reused)
+    names = [f"{'prototype' if rng else 'engine'}_rng_records_{kept}" for rng, kept in variants] + ["prototype"]
     out = {}
     for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
-        numba.set_num_threads(threads)
-        best = {}
-        for repeat in range(repeats):
-            for rng, kept in variants:
-                name = f"{'prototype' if rng else 'engine'}_rng_records_{kept}"
-                best[name] = min(best.get(name, 1e9), bound_variant(games, repeat + 1, rng, kept, reused))
-            best["prototype"] = min(best.get("prototype", 1e9), prototype(proto, "random", games, repeat + 1))
+        sides = [bound_variant(games, threads, rng, kept, reused) for rng, kept in variants]
+        rates = dict(zip(names, interleave(sides + [prototype(proto, "random", games, threads)], repeats, warmup)))
         out[f"{threads}_thread{'s' if threads > 1 else ''}"] = {
-            name: {"us_a_game": round(seconds / games * 1e6, 2), "over_prototype": round(best["prototype"] / seconds, 3)}
-            for name, seconds in best.items()}  # fmt: skip
+            name: {"us_a_game": Range(tuple(1e6 / value for value in games_per_s.samples), 2),
+                   "over_prototype": ratio(games_per_s, rates["prototype"])}
+            for name, games_per_s in rates.items()}  # fmt: skip
     out["touch_200MB_cpu_s"] = {"just_freed": round(touch_fresh(0.0), 3), "freed_2s_before": round(touch_fresh(2.0), 3)}
     return out
 
 
-def engine(n_games: int, seed: int, threads: int | None = None) -> float:
-    start = time.perf_counter()
-    run_games(Rules(players=PLAYERS), "random", seed=seed, games=n_games, threads=threads)
-    return time.perf_counter() - start
-
-
 def check_identical(n_games: int = 2000, seed: int = 7) -> None:
-    _, (rounds, seats, games) = local(n_games, seed)
+    rounds, seats, games = local(n_games, seed)
     batch = run_games(Rules(players=PLAYERS), "random", seed=seed, games=n_games)
     for name, ours, theirs in (("rounds", rounds, batch.rounds), ("seats", seats, batch.seats), ("games", games, batch.games)):
         if not np.array_equal(ours, theirs):
@@ -264,55 +273,48 @@ def check_identical(n_games: int = 2000, seed: int = 7) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=200_000)
-    parser.add_argument("--repeats", type=int, default=3, help="alternating timings per loop in a run")
-    parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--prototype", type=Path, default=DEFAULT_PROTOTYPE)
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument("--bound", action="store_true", help="time the variants that show what bounds the loop")
-    arguments = parser.parse_args()
-    proto = load_prototype(arguments.prototype)
-    games = max(BLOCK, arguments.games // BLOCK * BLOCK)
+    arguments = parser(__doc__)
+    arguments.formatter_class = argparse.RawDescriptionHelpFormatter
+    arguments.add_argument("--games", type=int, default=200_000)
+    arguments.add_argument("--runs", type=int, default=2, help="runs over every thread count, each of --repeats rounds")
+    arguments.add_argument("--prototype", type=Path, default=DEFAULT_PROTOTYPE)
+    arguments.add_argument("--bound", action="store_true", help="time the variants that show what bounds the loop")
+    options = arguments.parse_args()
+    proto = load_prototype(options.prototype)
+    games = max(BLOCK, options.games // BLOCK * BLOCK)
     check_identical()
-    prototype(proto, "random", 2 * BLOCK, 0)
-    if arguments.bound:
-        figures = bound(proto, games, arguments.repeats)
-        if arguments.json:
-            print(json.dumps({"players": PLAYERS, "games": games, "bound": figures}))
-            return
-        print(f"random, {PLAYERS} players, {games:,} games, best of {arguments.repeats} alternating timings")
+    if options.bound:
+        figures = bound(proto, games, options.repeats, options.warmup)
+        lines = [f"random, {PLAYERS} players, {games:,} games, {options.repeats} interleaved rounds"]
         for key, value in figures.items():
-            print(f"{key}:")
+            lines.append(f"{key}:")
             for name, numbers in value.items():
                 shown = numbers.items() if isinstance(numbers, dict) else [("", numbers)]
-                print(f"  {name:>32}: " + ", ".join(f"{field} {number}".strip() for field, number in shown))
+                lines.append(f"  {name:>32}: " + ", ".join(
+                    f"{field} {number.text('.2f') if isinstance(number, Range) else number}".strip() for field, number in shown))  # fmt: skip
+        report({"players": PLAYERS, "games": games, "bound": figures}, lines, options.json)
         return
-    figures: dict[str, list[dict]] = {}
-    for run in range(arguments.runs):
-        for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
-            best = {"engine": 0.0, "local_loop": 0.0, "prototype": 0.0}
-            for repeat in range(arguments.repeats):
-                seed = 1000 * run + repeat + 1
-                best["engine"] = max(best["engine"], games / engine(games, seed, threads))
-                numba.set_num_threads(threads)  # run_games set it; the other two follow it
-                best["local_loop"] = max(best["local_loop"], games / local(games, seed)[0])
-                best["prototype"] = max(best["prototype"], games / prototype(proto, "random", games, seed))
-            figures.setdefault(f"{threads}_thread{'s' if threads > 1 else ''}", []).append(
-                {**{name: round(rate) for name, rate in best.items()},
-                 "local_over_engine": round(best["local_loop"] / best["engine"], 3),
-                 "local_over_prototype": round(best["local_loop"] / best["prototype"], 3)})  # fmt: skip
-    if arguments.json:
-        print(json.dumps({"players": PLAYERS, "games": games, "runs": figures}))
-        return
-    print(f"random, {PLAYERS} players, {games:,} games; the local loop's games are run_games' (checked); "
-          f"best of {arguments.repeats} alternating timings per run, {arguments.runs} runs")  # fmt: skip
-    for key, runs in figures.items():
-        def span(name: str) -> str:
-            return f"{min(run[name] for run in runs):,}-{max(run[name] for run in runs):,}"
-
-        print(f"{key:>9}: local loop {span('local_over_engine')}x the engine, {span('local_over_prototype')}x the "
-              f"prototype (engine {span('engine')}, local loop {span('local_loop')}, prototype {span('prototype')} games/s)")
+    names = ("engine", "local_loop", "prototype")
+    thread_counts = sorted({1, numba.config.NUMBA_NUM_THREADS})
+    sides = {threads: (ours("random", games, threads), local_rate(games, threads), prototype(proto, "random", games, threads))
+             for threads in thread_counts}  # fmt: skip
+    runs: dict[int, list[list[Range]]] = {threads: [] for threads in thread_counts}
+    for run in range(options.runs):  # every thread count once a run, so each run sees the machine as it is then
+        for threads in thread_counts:
+            runs[threads].append(interleave(sides[threads], options.repeats, options.warmup if run == 0 else 0))
+    figures = {}
+    for threads, cell in runs.items():
+        rates = dict(zip(names, map(Range.joined, zip(*cell))))
+        figures[f"{threads}_thread{'s' if threads > 1 else ''}"] = {
+            **rates, "local_over_engine": ratio(rates["local_loop"], rates["engine"]),
+            "local_over_prototype": ratio(rates["local_loop"], rates["prototype"])}  # fmt: skip
+    lines = [f"random, {PLAYERS} players, {games:,} games; the local loop's games are run_games' (checked); "
+             f"{options.runs} runs of {options.repeats} interleaved rounds"]  # fmt: skip
+    lines += [f"{key:>9}: local loop {cell['local_over_engine'].text('.2f')}x the engine, "
+              f"{cell['local_over_prototype'].text('.2f')}x the prototype (engine {cell['engine'].text()}, "
+              f"local loop {cell['local_loop'].text()}, prototype {cell['prototype'].text()} games/s)"
+              for key, cell in figures.items()]  # fmt: skip
+    report({"players": PLAYERS, "games": games, "figures": figures}, lines, options.json)
 
 
 if __name__ == "__main__":
