@@ -10,18 +10,21 @@ largest allowed setting, and how long a run at that setting takes to stop after 
    round (mc_from=0: none played as mc); every seat; 4 players, 2 threads), SIGINT sent at a
    random moment after its first chunk is journalled; the seconds until the process has exited.
 2. Seconds of one core per full game, one pimc seat at its defaults (pimc,heuristic,heuristic,
-   random: what bench_mc.py times), next to mc at its defaults, alternating runs (`--seat`
+   random: what bench_mc.py times), next to mc at its defaults, interleaved runs (`--seat`
    times other policies in that seat instead, e.g. pimc against mc at equal time:
    `--only one_seat --seat pimc --seat mc:samples=128,play_samples=256`; `--others` seats
    other policies beside it, e.g. three mc:samples=128,play_samples=256 seats: the seat's cost
    at that table is then the difference of two seats' whole-table figures).
 3. Seconds of one core per full game with every seat at LARGEST, 3, 4 and 6 players: a kernel
-   call holds at least one game, so this bounds how long a run takes to see a Ctrl-C.
+   call holds at least one game, so this bounds how long a run takes to see a Ctrl-C. One run
+   each after --warmup runs of the same size.
+
+2 and 3 run on the harness (benchmarks.harness): ranges over --repeats after --warmup.
 """
 from __future__ import annotations
 
 import argparse
-import json
+import itertools
 import random
 import signal
 import subprocess
@@ -30,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.harness import Range, Rate, interleave, measure, parser, report, seconds
 from kernels.search import pimc
 from sim import Rules, run_games
 from sim.policies.registry import split_policy_list
@@ -44,33 +48,26 @@ LARGEST = (f"pimc:samples={pimc.MAX_SAMPLES},play_samples={pimc.MAX_PLAY_SAMPLES
 OPPONENTS = ("heuristic", "heuristic", "random")
 
 
-def cpu_seconds_per_game(rules: Rules, policies: list[str], games: int, seed: int) -> float:
-    """One thread's process time per game (the process does nothing else meanwhile)."""
-    start = time.process_time()
-    run_games(rules, policies, seed=seed, games=games, threads=1)
-    return (time.process_time() - start) / games
+def cpu_seconds_per_game(rules: Rules, policies: list[str], games: int) -> Rate:
+    """One thread's process time per game (the process does nothing else meanwhile), call n on
+    the deals of seed n (sides interleaved play the same games)."""
+    seeds = itertools.count()
+    return lambda: seconds(lambda: run_games(rules, policies, seed=next(seeds), games=games, threads=1),
+                           time.process_time) / games  # fmt: skip
 
 
-def one_seat_costs(games: int, repeats: int, seats: tuple[str, ...] = ("pimc", "mc"),
-                   others: tuple[str, ...] = OPPONENTS) -> dict[str, list[float]]:  # fmt: skip
+def one_seat_costs(games: int, repeats: int, warmup: int, seats: tuple[str, ...] = ("pimc", "mc"),
+                   others: tuple[str, ...] = OPPONENTS) -> dict[str, Range]:  # fmt: skip
+    """Each seat's table interleaved `repeats` times after `warmup` (benchmarks.harness)."""
     rules = Rules(players=4)
-    tables = {name: [name] + list(others) for name in seats}
-    for policies in tables.values():
-        run_games(rules, policies, seed=0, games=1, threads=1)  # compiled or loaded
-    costs: dict[str, list[float]] = {name: [] for name in tables}
-    for repeat in range(repeats):
-        for name, policies in tables.items():
-            costs[name].append(round(cpu_seconds_per_game(rules, policies, games, repeat + 1), 4))
-    return costs
+    sides = [cpu_seconds_per_game(rules, [name, *others], games) for name in seats]
+    return dict(zip(seats, interleave(sides, repeats, warmup, digits=4)))
 
 
-def largest_setting_costs(games: int) -> dict[str, float]:
-    costs = {}
-    for players in (3, 4, 6):
-        rules = Rules(players=players)
-        run_games(rules, [LARGEST] * players, seed=0, games=1, threads=1)
-        costs[str(players)] = round(cpu_seconds_per_game(rules, [LARGEST] * players, games, 1), 3)
-    return costs
+def largest_setting_costs(games: int, warmup: int) -> dict[str, Range]:
+    """One run a player count after `warmup` (each run at LARGEST costs seconds a game)."""
+    return {str(players): measure(cpu_seconds_per_game(Rules(players=players), [LARGEST] * players, games), 1, warmup, 3)
+            for players in (3, 4, 6)}  # fmt: skip
 
 
 STOP_TIMEOUT = 60.0
@@ -107,47 +104,42 @@ def ctrl_c_seconds(trials: int) -> list[float | None]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=40, help="games per timed run of the defaults")
-    parser.add_argument("--repeats", type=int, default=3, help="alternating runs of pimc and mc")
-    parser.add_argument("--largest-games", type=int, default=4, help="games per timed run at the largest setting")
-    parser.add_argument("--trials", type=int, default=5, help="Ctrl-C trials")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--seat", action="append", metavar="POLICY",
-                        help="one_seat: time this policy in the first seat (repeatable, alternating; "
-                             "default pimc and mc at their defaults)")  # fmt: skip
-    parser.add_argument("--others", default=",".join(OPPONENTS), metavar="POLICIES",
-                        help="one_seat: the other three seats (default %(default)s)")
-    parser.add_argument("--only", choices=("one_seat", "largest", "ctrl_c"), action="append",
-                        help="run only this measurement (repeatable)")
-    args = parser.parse_args()
+    arguments = parser(__doc__)
+    arguments.formatter_class = argparse.RawDescriptionHelpFormatter
+    arguments.add_argument("--games", type=int, default=40, help="games per timed run of the defaults")
+    arguments.add_argument("--largest-games", type=int, default=4, help="games per timed run at the largest setting")
+    arguments.add_argument("--trials", type=int, default=5, help="Ctrl-C trials")
+    arguments.add_argument("--seat", action="append", metavar="POLICY",
+                           help="one_seat: time this policy in the first seat (repeatable, interleaved; "
+                                "default pimc and mc at their defaults)")  # fmt: skip
+    arguments.add_argument("--others", default=",".join(OPPONENTS), metavar="POLICIES",
+                           help="one_seat: the other three seats (default %(default)s)")
+    arguments.add_argument("--only", choices=("one_seat", "largest", "ctrl_c"), action="append",
+                           help="run only this measurement (repeatable)")
+    args = arguments.parse_args()
     others = tuple(split_policy_list(args.others))
     if len(others) != 3:
-        parser.error(f"--others names {len(others)} policies; a 4-player table needs 3 beside the timed seat")
+        arguments.error(f"--others names {len(others)} policies; a 4-player table needs 3 beside the timed seat")
 
     only = args.only or ("one_seat", "largest", "ctrl_c")
     figures: dict = {"largest": LARGEST}
+    lines = []
     if "ctrl_c" in only:
         # First, as before: a child's Ctrl-C waited for its kernel slice (several seconds under
         # load) until slices ran off the main thread (#40, docs/pimc.md).
         figures["ctrl_c_s"] = stops = ctrl_c_seconds(args.trials)
-        if not args.json:
-            print(f"Ctrl-C at that setting (4 players, 2 threads): stopped after {stops} s "
-                  f"(None: not within {STOP_TIMEOUT:g} s)", flush=True)  # fmt: skip
+        lines.append(f"Ctrl-C at that setting (4 players, 2 threads): stopped after {stops} s "
+                     f"(None: not within {STOP_TIMEOUT:g} s)")  # fmt: skip
     if "one_seat" in only:
-        costs = one_seat_costs(args.games, args.repeats, tuple(args.seat or ("pimc", "mc")), others)
+        costs = one_seat_costs(args.games, args.repeats, args.warmup, tuple(args.seat or ("pimc", "mc")), others)
         figures["one_seat_cpu_s_per_game"] = costs
-        if not args.json:
-            for name, runs in costs.items():
-                print(f"{name},{','.join(others)}: {min(runs):.3f}-{max(runs):.3f} s of one core per 4-player game "
-                      f"({runs})", flush=True)  # fmt: skip
+        lines += [f"{name},{','.join(others)}: {runs.text('.3f')} s of one core per 4-player game"
+                  for name, runs in costs.items()]  # fmt: skip
     if "largest" in only:
-        figures["every_seat_largest_cpu_s_per_game"] = costs = largest_setting_costs(args.largest_games)
-        if not args.json:
-            for players, cost in costs.items():
-                print(f"every seat {LARGEST}, {players} players: {cost:.2f} s of one core per game", flush=True)
-    if args.json:
-        print(json.dumps(figures))
+        figures["every_seat_largest_cpu_s_per_game"] = costs = largest_setting_costs(args.largest_games, args.warmup)
+        lines += [f"every seat {LARGEST}, {players} players: {cost.median:.2f} s of one core per game"
+                  for players, cost in costs.items()]  # fmt: skip
+    report(figures, lines, args.json)
 
 
 if __name__ == "__main__":
