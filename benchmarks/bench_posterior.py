@@ -16,17 +16,15 @@ with it (`-rc`: level = pilot acceptance, the sampler's defaults; `-rc2`: twice 
 (`haldane`, k=2 or `-k3`), and plain `rejection` (deal every other seat uniformly, keep the
 deal when every likelihood accepts it: exact, weight 1). `us/ESS+playout` charges each kept
 sample PLAYOUT_US more, the cost of playing it out in `estimate`: the figure that matters
-when every sample is played out.
+when every sample is played out. Each cell's sampler time is a range over --repeats passes
+after --warmup (benchmarks.harness); the per-sample and per-ESS figures take its median.
 """
 from __future__ import annotations
-
-import argparse
-import json
-import time
 
 import numpy as np
 from numba import njit
 
+from benchmarks.harness import measure, parser, report, seconds
 from kernels.search import posterior as P
 from kernels import round_state as R
 from kernels import rules as K
@@ -122,25 +120,32 @@ def run(me, table, model, rejection, n_samples, generator, weights):
     return proposals
 
 
-def measure(round_size, position, spread, method, deals, samples, players=PLAYERS):
+def measure_cell(round_size, position, spread, method, deals, samples, repeats, warmup, players=PLAYERS):
+    """One cell: seconds of the sampler over its situations, a range over `repeats` passes
+    after `warmup` (benchmarks.harness), and the draws' statistics (the same every pass)."""
     arguments = dict(METHODS[method])
     rejection = arguments.pop("rejection", False)
     model = P.new_model(players, spread=spread, **arguments)
-    ess = 0.0
-    proposals = 0
-    rejected = 0
-    elapsed = 0.0
+    situations = [situation(round_size, position, game, players) for game in range(deals)]
     weights = np.zeros(samples)
-    for game in range(deals):
-        storage, seats = situation(round_size, position, game, players)
-        me = seats[K.bidder_at(storage[0], position)]
-        generator = np.empty(1, dtype=np.uint64)
-        seed_stream(generator, 1, game, round_size, STREAM_DECISIONS)
-        start = time.perf_counter()
-        proposals += run(me, storage[0], model[0], rejection, samples, generator, weights)
-        elapsed += time.perf_counter() - start
-        ess += P.effective_samples(weights)
-        rejected += int((weights == 0).sum())
+    draws: dict[str, float] = {}
+
+    def one_pass() -> float:
+        draws.update(ess=0.0, proposals=0, rejected=0)
+        elapsed = 0.0
+        for game, (storage, seats) in enumerate(situations):
+            me = seats[K.bidder_at(storage[0], position)]
+            generator = np.empty(1, dtype=np.uint64)
+            seed_stream(generator, 1, game, round_size, STREAM_DECISIONS)
+            proposals: list[int] = []
+            elapsed += seconds(lambda: proposals.append(run(me, storage[0], model[0], rejection, samples, generator, weights)))
+            draws["proposals"] += proposals[0]
+            draws["ess"] += P.effective_samples(weights)
+            draws["rejected"] += int((weights == 0).sum())
+        return elapsed
+
+    elapsed = measure(one_pass, repeats, warmup, digits=6)
+    ess, proposals, rejected = draws["ess"], draws["proposals"], draws["rejected"]
     n = deals * samples
     kept = n - rejected
     return {
@@ -150,12 +155,13 @@ def measure(round_size, position, spread, method, deals, samples, players=PLAYER
         "model": "exact" if spread == 0 else f"tolerant(spread={spread:g})",
         "method": method,
         "samples": n,
-        "us_per_sample": round(1e6 * elapsed / n, 3),
+        "seconds": elapsed,
+        "us_per_sample": round(1e6 * elapsed.median / n, 3),
         "ess_fraction": round(ess / n, 3),
-        "ess_per_s": round(ess / elapsed),
+        "ess_per_s": round(ess / elapsed.median),
         "proposals_per_ess": round(proposals / ess, 2),
         # Cost of one effective sample when every kept sample is also played out (PLAYOUT_US).
-        "us_per_ess_with_playout": round((1e6 * elapsed + PLAYOUT_US * kept) / ess, 2),
+        "us_per_ess_with_playout": round((1e6 * elapsed.median + PLAYOUT_US * kept) / ess, 2),
         "proposals_per_sample": round(proposals / n, 2),
         "acceptance": round((n - rejected) * position / max(proposals, 1), 3),
         "rejected": rejected,
@@ -163,40 +169,25 @@ def measure(round_size, position, spread, method, deals, samples, players=PLAYER
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", type=int, default=16, help="situations per cell")
-    parser.add_argument("--samples", type=int, default=20_000, help="samples per situation")
-    parser.add_argument("--methods", default=DEFAULT_METHODS, help="comma-separated: " + ",".join(METHODS))
-    parser.add_argument("--players", type=int, default=PLAYERS)
-    parser.add_argument("--rounds", default=",".join(map(str, ROUND_SIZES)), help="round sizes")
-    parser.add_argument("--bids", default=",".join(map(str, EARLIER_BIDS)), help="numbers of earlier bids")
-    parser.add_argument("--models", default=",".join(MODELS), help="exact,tolerant")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    methods = args.methods.split(",")
-    # Compile outside the timing.
-    measure(1, 1, 0.0, "fixed", 1, 10)
-    measure(1, 1, 0.0, "haldane", 1, 10)
-    measure(1, 1, 0.0, "rejection", 1, 10)
-    rows = []
-    for model in args.models.split(","):
-        spread = MODELS[model]
-        for round_size in map(int, args.rounds.split(",")):
-            for position in map(int, args.bids.split(",")):
-                for method in methods:
-                    rows.append(measure(round_size, position, spread, method, args.deals, args.samples, args.players))
-                    if not args.json:
-                        r = rows[-1]
-                        print(
-                            f"{r['model']:>22} r={round_size:<2} bids={position} {method:>9}: "
-                            f"{r['us_per_sample']:7.3f} us/sample  ESS {r['ess_fraction']:.3f}  "
-                            f"{r['ess_per_s']:>10,} ESS/s  {r['proposals_per_sample']:6.2f} prop/sample {r['proposals_per_ess']:6.2f} prop/ESS "
-                            f"{r['us_per_ess_with_playout']:6.2f} us/ESS+playout  "
-                            f"acceptance {r['acceptance']:.3f}  rejected {r['rejected']}",
-                            flush=True,
-                        )
-    if args.json:
-        print(json.dumps({"players": args.players, "deals": args.deals, "samples": args.samples, "rows": rows}, indent=1))
+    arguments = parser(__doc__.split("\n\n")[0])
+    arguments.add_argument("--deals", type=int, default=16, help="situations per cell")
+    arguments.add_argument("--samples", type=int, default=20_000, help="samples per situation")
+    arguments.add_argument("--methods", default=DEFAULT_METHODS, help="comma-separated: " + ",".join(METHODS))
+    arguments.add_argument("--players", type=int, default=PLAYERS)
+    arguments.add_argument("--rounds", default=",".join(map(str, ROUND_SIZES)), help="round sizes")
+    arguments.add_argument("--bids", default=",".join(map(str, EARLIER_BIDS)), help="numbers of earlier bids")
+    arguments.add_argument("--models", default=",".join(MODELS), help="exact,tolerant")
+    args = arguments.parse_args()
+    rows = [measure_cell(round_size, position, MODELS[model], method, args.deals, args.samples, args.repeats,
+                         args.warmup, args.players)
+            for model in args.models.split(",") for round_size in map(int, args.rounds.split(","))
+            for position in map(int, args.bids.split(",")) for method in args.methods.split(",")]  # fmt: skip
+    lines = [f"{r['model']:>22} r={r['round_size']:<2} bids={r['earlier_bids']} {r['method']:>9}: "
+             f"{r['us_per_sample']:7.3f} us/sample  ESS {r['ess_fraction']:.3f}  "
+             f"{r['ess_per_s']:>10,} ESS/s  {r['proposals_per_sample']:6.2f} prop/sample {r['proposals_per_ess']:6.2f} prop/ESS "
+             f"{r['us_per_ess_with_playout']:6.2f} us/ESS+playout  "
+             f"acceptance {r['acceptance']:.3f}  rejected {r['rejected']}" for r in rows]  # fmt: skip
+    report({"players": args.players, "deals": args.deals, "samples": args.samples, "rows": rows}, lines, args.json)
 
 
 if __name__ == "__main__":
