@@ -3,7 +3,7 @@ deciding every decision and three heuristic seats, in games/s per batch size (ga
 at once), next to the all-heuristic tournament on the same deals (heuristic:aggression=1.1
 where the numpy policy sits: a tournament compares two policies at least).
 
-    python -m benchmarks.bench_python_bots                          # 8,000 deals = 32,000 games, best of 3
+    python -m benchmarks.bench_python_bots                          # 8,000 deals = 32,000 games, 3 pairs
     python -m benchmarks.bench_python_bots --batches 256,4096 --deals 4000 --profile
     python -m benchmarks.bench_python_bots --json
 
@@ -14,12 +14,12 @@ encoding observations and masks; wall time of the part steps, summed over the th
 which the encoding alone (timed again on one thread on a snapshot of a part), and the main
 thread's (asking the bot): its act (numpy), checking its answers and the rest of the driver's
 Python. Every figure also comes per second of the process's CPU time (all threads), which a
-busy machine distorts less than the wall clock.
+busy machine distorts less than the wall clock. The two tournaments go in --repeats
+alternating pairs (benchmarks.harness, after --warmup before the first batch size), every
+figure a range and the ratios pair by pair.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import shutil
 import tempfile
 import time
@@ -28,6 +28,7 @@ from collections import defaultdict
 import numpy as np
 from numba import njit
 
+from benchmarks.harness import Range, Rate, alternate, parser, ratio, report
 from kernels.game_state import observe
 from kernels.observation import N_ACTIONS, OBSERVATION_SIZE
 from sim.engine.bot_caller import BotCaller
@@ -50,17 +51,23 @@ class PreferenceBot:
         return np.where(masks, self.preference, -1.0).argmax(axis=1)
 
 
-def run(rules: Rules, policies: list, deals: int, batch: int | None) -> tuple[float, float]:
-    """games/s of a whole duplicate tournament written to a temporary directory, and games per
-    second of this process's CPU time (every thread's; a busy machine slows it less)."""
-    out = tempfile.mkdtemp(prefix="bench-python-bots-")
-    try:
-        config = TournamentConfig.build(rules, policies, seed=1, deals=deals)
-        began = time.process_time()
-        result = tournament(config, f"{out}/t", overwrite=True, batch=batch)
-        return result.games_per_second, result.games_computed / (time.process_time() - began)
-    finally:
-        shutil.rmtree(out)
+def tournament_rate(rules: Rules, policies: list, deals: int, batch: int | None, cpu_rates: list[float]) -> Rate:
+    """games/s of a whole duplicate tournament written to a temporary directory; games per
+    second of this process's CPU time (every thread's; a busy machine slows it less) go to
+    `cpu_rates`."""
+
+    def one_run() -> float:
+        out = tempfile.mkdtemp(prefix="bench-python-bots-")
+        try:
+            config = TournamentConfig.build(rules, policies, seed=1, deals=deals)
+            began = time.process_time()
+            result = tournament(config, f"{out}/t", overwrite=True, batch=batch)
+            cpu_rates.append(result.games_computed / (time.process_time() - began))
+            return result.games_per_second
+        finally:
+            shutil.rmtree(out)
+
+    return one_run
 
 
 @njit(cache=True)
@@ -147,51 +154,40 @@ class Profile:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=8000)  # 32,000 games: more than the largest batch
-    parser.add_argument("--batches", default="64,256,1024,2048,4096,8192,16384")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each figure; the best is reported")
-    parser.add_argument("--profile", action="store_true", help="split the steps' time (one more run per batch size)")
-    parser.add_argument("--json", action="store_true")
-    arguments = parser.parse_args()
+    arguments = parser(__doc__.splitlines()[0])
+    arguments.add_argument("--deals", type=int, default=8000)  # 32,000 games: more than the largest batch
+    arguments.add_argument("--batches", default="64,256,1024,2048,4096,8192,16384")
+    arguments.add_argument("--profile", action="store_true", help="split the steps' time (one more run per batch size)")
+    options = arguments.parse_args()
     rules = Rules(players=4)
     # A tournament compares at least two policies: the baseline's first seat is heuristic with
     # a changed parameter, where the numpy policy sits in the other.
     heuristic = ["heuristic:aggression=1.1", "heuristic", "heuristic", "heuristic"]
     with_bot = [PreferenceBot, "heuristic", "heuristic", "heuristic"]
-    run(rules, heuristic, 4, None)  # load or compile the kernels
-    run(rules, with_bot, 4, 64)
-    figures = {"deals": arguments.deals, "games": arguments.deals * 4, "batches": {}}
-    for batch in (int(b) for b in arguments.batches.split(",")):
-        # Side by side, alternating: the all-heuristic tournament right before each Python-seat
-        # run; the best of --repeat runs of each (a busy machine only ever slows a run down).
-        baselines, bots, baseline_cpu, bot_cpu = [], [], [], []
-        for _ in range(arguments.repeat):
-            for rates, cpu_rates, policies, size in ((baselines, baseline_cpu, heuristic, None), (bots, bot_cpu, with_bot, batch)):
-                wall, cpu = run(rules, policies, arguments.deals, size)
-                rates.append(wall)
-                cpu_rates.append(cpu)
-        baseline, bot = max(baselines), max(bots)
-        entry = {"numpy_seat_games_per_s": round(bot), "heuristic_games_per_s": round(baseline),
-                 "ratio": round(bot / baseline, 3),
-                 "numpy_seat_range": [round(min(bots)), round(bot)],
-                 "heuristic_range": [round(min(baselines)), round(baseline)],
-                 "per_cpu_second": {"numpy_seat": round(max(bot_cpu)), "heuristic": round(max(baseline_cpu)),
-                                    "ratio": round(max(bot_cpu) / max(baseline_cpu), 3)}}  # fmt: skip
-        if arguments.profile:
+    figures = {"deals": options.deals, "games": options.deals * 4, "batches": {}}
+    lines = []
+    for index, batch in enumerate(int(b) for b in options.batches.split(",")):
+        # Side by side in alternating pairs, the warm-up (loading the kernels) before the first.
+        bot_cpu: list[float] = []
+        baseline_cpu: list[float] = []
+        warmup = options.warmup if index == 0 else 0
+        bot, baseline, bot_over_baseline = alternate(tournament_rate(rules, with_bot, options.deals, batch, bot_cpu),
+                                         tournament_rate(rules, heuristic, options.deals, None, baseline_cpu),
+                                         options.repeats, warmup)  # fmt: skip
+        bot_per_cpu, baseline_per_cpu = Range(tuple(bot_cpu[warmup:])), Range(tuple(baseline_cpu[warmup:]))
+        entry = {"numpy_seat_games_per_s": bot, "heuristic_games_per_s": baseline, "ratio": bot_over_baseline,
+                 "per_cpu_second": {"numpy_seat": bot_per_cpu, "heuristic": baseline_per_cpu,
+                                    "ratio": ratio(bot_per_cpu, baseline_per_cpu)}}  # fmt: skip
+        if options.profile:
             with Profile() as profile:
-                run(rules, with_bot, arguments.deals, batch)
+                tournament_rate(rules, with_bot, options.deals, batch, [])()
             entry["profile"] = profile.report()
         figures["batches"][batch] = entry
-        if not arguments.json:
-            print(f"batch {batch:>6,}: numpy seat {entry['numpy_seat_games_per_s']:>7,} games/s, all heuristic "
-                  f"{entry['heuristic_games_per_s']:>7,} games/s ({entry['ratio']:.0%}; ranges "
-                  f"{entry['numpy_seat_range']} and {entry['heuristic_range']}; per CPU second "
-                  f"{entry['per_cpu_second']['numpy_seat']:,} and {entry['per_cpu_second']['heuristic']:,}, "
-                  f"{entry['per_cpu_second']['ratio']:.0%})"
-                  + (f"  profile {entry['profile']}" if arguments.profile else ""))  # fmt: skip
-    if arguments.json:
-        print(json.dumps(figures))
+        lines.append(f"batch {batch:>6,}: numpy seat {bot.text()} games/s, all heuristic {baseline.text()} games/s "
+                     f"(ratio {bot_over_baseline.text('.0%')}; per CPU second {bot_per_cpu.text()} and {baseline_per_cpu.text()}, "
+                     f"{entry['per_cpu_second']['ratio'].text('.0%')})"
+                     + (f"  profile {entry['profile']}" if options.profile else ""))  # fmt: skip
+    report(figures, lines, options.json)
 
 
 if __name__ == "__main__":
