@@ -99,15 +99,15 @@ def play_python_seats(deals: int, batch: int) -> None:
     """bench_python_bots.py's workload: a duplicate tournament with its numpy seat and three
     heuristic seats, the pool of `batch` games stepped by kernels.bot_pool.run_envs (on
     the run's threads: the kernel steps and the bot's numpy overlap)."""
-    import bench_python_bots
+    from benchmarks.bench_python_bots import PreferenceBot, tournament_rate
     from kernels.bot_pool import run_envs
     from sim import Rules
 
     rules = Rules(players=4)
-    policies = [bench_python_bots.PreferenceBot, "heuristic", "heuristic", "heuristic"]
-    bench_python_bots.run(rules, policies, 4, 64)  # load (or compile and cache) the kernels
+    policies = [PreferenceBot, "heuristic", "heuristic", "heuristic"]
+    tournament_rate(rules, policies, 4, 64, [])()  # load (or compile and cache) the kernels
     write_perf_map(run_envs)
-    rate, _ = bench_python_bots.run(rules, policies, deals, batch)
+    rate = tournament_rate(rules, policies, deals, batch, [])()
     print(f"numpy seat + 3 heuristic: {rate:,.0f} games/s at batch {batch:,}; object kept in {OBJECT}")
 
 
