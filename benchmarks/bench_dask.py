@@ -7,13 +7,12 @@ cost on a fresh worker (kernels loaded from the numba cache, or compiled with --
 
 The Dask run goes through the same path as `wizard-sim simulate --engine dask --workers N`:
 a LocalCluster of N one-thread worker processes sharing the cores, tasks writing their parts.
-The workers load the kernels before the timed run; that first task is timed on its own,
-as is the cluster start-up.
+The workers load the kernels before the timed runs; that first task is timed on its own,
+as is the cluster start-up. The local engine and the cluster then go in --repeats
+alternating pairs after --warmup runs of each (benchmarks.harness), every figure a range.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import shutil
 import tempfile
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import distributed
 
+from benchmarks.harness import Rate, alternate, parser, rate, report
 from sim.config.rules import Rules
 from sim.runs.cluster import connect
 from sim.runs.executors import Executor
@@ -45,14 +45,17 @@ def first_tasks(client) -> list[float]:
     return sorted(round(seconds, 2) for seconds in client.gather(futures))
 
 
-def timed_run(config: SimulationConfig, executor: Executor | None = None) -> float:
-    out = Path(tempfile.mkdtemp(prefix="bench-dask-"))
-    try:
-        start = time.perf_counter()
-        simulate(config, str(out / "run"), executor=executor)
-        return time.perf_counter() - start
-    finally:
-        shutil.rmtree(out)
+def simulate_rate(config: SimulationConfig, executor: Executor | None = None) -> Rate:
+    """Games/s of a whole simulate run written to a temporary directory."""
+
+    def one_run() -> float:
+        out = Path(tempfile.mkdtemp(prefix="bench-dask-"))
+        try:
+            return rate(lambda: simulate(config, str(out / "run"), executor=executor), config.games)
+        finally:
+            shutil.rmtree(out)
+
+    return one_run
 
 
 def cold_first_task(workers: int) -> list[float]:
@@ -72,41 +75,41 @@ def cold_first_task(workers: int) -> list[float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200_000)
-    parser.add_argument("--policy", default="random")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--chunk-games", type=int, default=None, help="default: simulate's default")
-    parser.add_argument("--cold", action="store_true", help="also time the first task with an empty numba cache")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    arguments = parser.parse_args()
+    arguments = parser(__doc__.splitlines()[0])
+    arguments.add_argument("--games", type=int, default=200_000)
+    arguments.add_argument("--policy", default="random")
+    arguments.add_argument("--workers", type=int, default=2)
+    arguments.add_argument("--chunk-games", type=int, default=None, help="default: simulate's default")
+    arguments.add_argument("--cold", action="store_true", help="also time the first task with an empty numba cache")
+    options = arguments.parse_args()
     config = SimulationConfig.build(
-        Rules(players=4), arguments.policy, seed=1, games=arguments.games, chunk_games=arguments.chunk_games
+        Rules(players=4), options.policy, seed=1, games=options.games, chunk_games=options.chunk_games
     )
-    run_games(config.rules, arguments.policy, seed=0, games=10)  # load (or compile into the cache) the kernels
+    # Into the numba cache before the workers start, so that their first task loads the kernels.
+    run_games(config.rules, options.policy, seed=0, games=10)
     figures: dict[str, object] = {
-        "games": arguments.games, "policy": arguments.policy, "chunk_games": config.chunk_games,
-        "chunks": len(config.chunk_ranges()), "cores": os.cpu_count(), "workers": arguments.workers,
+        "games": options.games, "policy": options.policy, "chunk_games": config.chunk_games,
+        "chunks": len(config.chunk_ranges()), "cores": os.cpu_count(), "workers": options.workers,
     }  # fmt: skip
-    figures["local_games_per_s"] = round(arguments.games / timed_run(config))
     start = time.perf_counter()
-    with connect(None, arguments.workers) as executor:
+    with connect(None, options.workers) as executor:
         figures["cluster_start_s"] = round(time.perf_counter() - start, 2)
         figures["warm_first_task_s"] = first_tasks(executor.client)
-        figures["dask_games_per_s"] = round(arguments.games / timed_run(config, executor))
-    if arguments.cold:
-        figures["cold_first_task_s"] = cold_first_task(arguments.workers)
-    if arguments.json:
-        print(json.dumps(figures))
-        return
-    print(f"{arguments.games:,} {arguments.policy} games, {figures['chunks']} chunks of {config.chunk_games:,}, "
-          f"{figures['cores']} cores")  # fmt: skip
-    print(f"local engine          : {figures['local_games_per_s']:>9,} games/s")
-    print(f"dask, {arguments.workers} local workers: {figures['dask_games_per_s']:>9,} games/s "
-          f"(cluster start {figures['cluster_start_s']} s, not included)")  # fmt: skip
-    print(f"first task on a fresh worker, warm numba cache: {figures['warm_first_task_s']} s")
-    if arguments.cold:
-        print(f"first task on a fresh worker, empty numba cache: {figures['cold_first_task_s']} s")
+        # The cluster and the local engine in alternating pairs, after --warmup runs of each.
+        figures["dask_games_per_s"], figures["local_games_per_s"], figures["dask_over_local"] = alternate(
+            simulate_rate(config, executor), simulate_rate(config), options.repeats, options.warmup)
+    if options.cold:
+        figures["cold_first_task_s"] = cold_first_task(options.workers)
+    lines = [f"{options.games:,} {options.policy} games, {figures['chunks']} chunks of {config.chunk_games:,}, "
+             f"{figures['cores']} cores",
+             f"local engine          : {figures['local_games_per_s'].text()} games/s",
+             f"dask, {options.workers} local workers: {figures['dask_games_per_s'].text()} games/s "
+             f"(cluster start {figures['cluster_start_s']} s, not included; "
+             f"{figures['dask_over_local'].text('.2f')}x the local engine)",
+             f"first task on a fresh worker, warm numba cache: {figures['warm_first_task_s']} s"]  # fmt: skip
+    if options.cold:
+        lines.append(f"first task on a fresh worker, empty numba cache: {figures['cold_first_task_s']} s")
+    report(figures, lines, options.json)
 
 
 if __name__ == "__main__":
