@@ -7,17 +7,19 @@ kernels. Requests are the page's: the unknown-opponents model (its default), see
 
     python -m benchmarks.bench_serve                  # about a minute
     python -m benchmarks.bench_serve --json
+
+The situations are interleaved, --repeats requests each after --warmup (benchmarks.harness),
+their latencies and the server's CPU seconds ranges; the concurrent requests are one load.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import statistics
 import threading
 import time
 from pathlib import Path
 
+from benchmarks.harness import Range, Rate, interleave, parser, report
 from benchmarks.serving import running_server
 
 from sim.estimation.situation import UNKNOWN_MODEL
@@ -46,64 +48,67 @@ def timed(server, body: dict) -> tuple[float, int, dict]:
     return time.perf_counter() - began, code, json.loads(text)
 
 
+def request_seconds(server, body: dict, cpu: list[float], answers: list[dict]) -> Rate:
+    """Seconds of one request of `body`; the server's CPU seconds for it go to `cpu`, its
+    answer to `answers`."""
+
+    def one_request() -> float:
+        before = cpu_seconds(server.process.pid)
+        seconds, code, answer = timed(server, body)
+        assert code == 200, answer
+        cpu.append(cpu_seconds(server.process.pid) - before)
+        answers.append(answer)
+        return seconds
+
+    return one_request
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--samples", type=int, default=100_000)
-    parser.add_argument("--repeats", type=int, default=3, help="alternating runs of each situation")
-    parser.add_argument("--concurrent", type=int, default=8)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args()
-    rows: dict = {name: [] for name in SITUATIONS}
+    arguments = parser(__doc__.split("\n\n")[0])
+    arguments.add_argument("--samples", type=int, default=100_000)
+    arguments.add_argument("--concurrent", type=int, default=8)
+    args = arguments.parse_args()
+    cpu: dict[str, list[float]] = {name: [] for name in SITUATIONS}
+    answers: dict[str, list[dict]] = {name: [] for name in SITUATIONS}
     with running_server() as server:
         status = server.status()
-        for repeat in range(args.repeats):
-            for name, situation in SITUATIONS.items():
-                body = {**PAGE, **situation, "samples": args.samples}
-                cpu = cpu_seconds(server.process.pid)
-                seconds, code, answer = timed(server, body)
-                assert code == 200, answer
-                rows[name].append({"seconds": seconds, "cpu": cpu_seconds(server.process.pid) - cpu,
-                                   "effective_samples": answer["effective_samples"]})
+        sides = [request_seconds(server, {**PAGE, **situation, "samples": args.samples}, cpu[name], answers[name])
+                 for name, situation in SITUATIONS.items()]  # fmt: skip
+        latencies = dict(zip(SITUATIONS, interleave(sides, args.repeats, args.warmup, digits=3)))
         outcome: list = []
         body = {**PAGE, **SITUATIONS["10 cards, bidding first"], "samples": args.samples}
 
         def one(seed: int) -> None:
             outcome.append(timed(server, dict(body, seed=seed)))
 
-        began, cpu = time.perf_counter(), cpu_seconds(server.process.pid)
+        # A load of its own, once: every request at the same moment, not a repeated figure.
+        began, server_cpu = time.perf_counter(), cpu_seconds(server.process.pid)
         threads = [threading.Thread(target=one, args=(seed,)) for seed in range(args.concurrent)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-        wall, cpu = time.perf_counter() - began, cpu_seconds(server.process.pid) - cpu
-    single = {name: {"seconds": [round(r["seconds"], 3) for r in runs],
-                     "median_seconds": round(statistics.median(r["seconds"] for r in runs), 3),
-                     "cpu_seconds": [round(r["cpu"], 2) for r in runs],
-                     "effective_samples": round(runs[-1]["effective_samples"])}
-              for name, runs in rows.items()}  # fmt: skip
+        wall, server_cpu = time.perf_counter() - began, cpu_seconds(server.process.pid) - server_cpu
+    single = {name: {"seconds": latencies[name], "cpu_seconds": Range(tuple(cpu[name][args.warmup:]), 2),
+                     "effective_samples": round(answers[name][-1]["effective_samples"])}
+              for name in SITUATIONS}  # fmt: skip
     concurrent = {
         "requests": args.concurrent,
         "ok": sum(code == 200 for _, code, _ in outcome),
         "errors": [answer.get("error") for _, code, answer in outcome if code != 200],
         "wall_seconds": round(wall, 3),
-        "cpu_seconds": round(cpu, 2),
+        "cpu_seconds": round(server_cpu, 2),
         "latency_seconds": sorted(round(seconds, 3) for seconds, _, _ in outcome),
     }
     figures = {"samples": args.samples, "workers": status["workers"], "single": single, "concurrent": concurrent}
-    if args.json:
-        print(json.dumps(figures))
-        return
-    print(f"server: {status['workers']} workers; {args.samples:,} samples per request, unknown-opponents model")
-    for name, entry in single.items():
-        cpu = ", ".join(f"{c:.2f}" for c in entry["cpu_seconds"])
-        print(f"  {name}: {', '.join(f'{s:.2f}' for s in entry['seconds'])} s "
-              f"(median {entry['median_seconds']:.2f} s; server CPU {cpu} s; "
-              f"{entry['effective_samples']:,} effective samples)")
-    print(f"  {args.concurrent} concurrent (10 cards, bidding first): {concurrent['ok']} ok, "
-          f"{len(concurrent['errors'])} errors, all done in {concurrent['wall_seconds']:.1f} s "
-          f"(server CPU {concurrent['cpu_seconds']:.1f} s); latencies "
-          f"{concurrent['latency_seconds'][0]:.1f}-{concurrent['latency_seconds'][-1]:.1f} s")
+    lines = [f"server: {status['workers']} workers; {args.samples:,} samples per request, unknown-opponents model"]
+    lines += [f"  {name}: {entry['seconds'].text('.2f')} s (server CPU {entry['cpu_seconds'].text('.2f')} s; "
+              f"{entry['effective_samples']:,} effective samples)" for name, entry in single.items()]  # fmt: skip
+    lines.append(f"  {args.concurrent} concurrent (10 cards, bidding first): {concurrent['ok']} ok, "
+                 f"{len(concurrent['errors'])} errors, all done in {concurrent['wall_seconds']:.1f} s "
+                 f"(server CPU {concurrent['cpu_seconds']:.1f} s); latencies "
+                 f"{concurrent['latency_seconds'][0]:.1f}-{concurrent['latency_seconds'][-1]:.1f} s")  # fmt: skip
+    report(figures, lines, args.json)
 
 
 if __name__ == "__main__":
