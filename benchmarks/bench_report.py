@@ -14,19 +14,21 @@ whole projected rounds table with pyarrow.parquet.read_table.
 table, each listed in the run's journal with its checksum), of 4 and of N games, and measures
 the peak resident memory (VmHWM) of the whole `wizard-sim report DIR --json` command and of
 `report --plots` on each: the ratio N parts / 4 parts is the figure (target: under 1.3).
+
+Every figure is a range over --repeats fresh interpreters after --warmup (benchmarks.harness);
+--many-parts alternates the two runs in pairs, the ratio taken pair by pair.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from benchmarks.harness import Range, Rate, alternate, measure, parser, report, seconds
 from sim import Rules, run_games
 from sim.runs.simulation import SimulationConfig, simulate
 from sim.runs.tables import games_table, rounds_table
@@ -66,7 +68,7 @@ def write_dataset(root: Path, games: int, part_games: int) -> int:
     return rows
 
 
-def measure(work: str) -> tuple[float, float, float]:
+def measure_fresh(work: str) -> tuple[float, float, float]:
     """Seconds, RSS after the imports and peak RSS increase of the work (MiB), measured in a
     fresh interpreter."""
     output = subprocess.run([sys.executable, "-c", MEASURE.format(work=work)], check=True, capture_output=True,
@@ -107,62 +109,65 @@ def report_peak(root: Path, *options: str) -> tuple[float, float]:
     return int(peak) / 1024, float(seconds)
 
 
-def many_parts(parts: int, repeats: int) -> dict[str, float]:
-    """Peak memory of report on a run of 4 one-game parts and on one of `parts`, alternating
-    `repeats` times (each figure: the smallest peak, the median time)."""
-    figures: dict[str, float] = {"parts": parts}
+def many_parts(parts: int, repeats: int, warmup: int) -> dict[str, object]:
+    """Peak memory and seconds of report on a run of `parts` one-game parts and on one of 4,
+    in `repeats` alternating pairs after `warmup` (benchmarks.harness); the peaks' ratio
+    N parts / 4 parts pair by pair."""
+    figures: dict[str, object] = {"parts": parts}
     with tempfile.TemporaryDirectory() as directory:
-        runs = {4: Path(directory) / "few", parts: Path(directory) / "many"}
+        runs = {parts: Path(directory) / "many", 4: Path(directory) / "few"}
         for games, root in runs.items():
-            start = time.perf_counter()
-            write_run(root, games)
-            figures[f"write_{games}_parts_seconds"] = round(time.perf_counter() - start, 1)
-        for mode, options in {"report": (), "report_plots": ("--plots", str(Path(directory) / "plots"))}.items():
-            peaks: dict[int, list[float]] = {games: [] for games in runs}
+            figures[f"write_{games}_parts_seconds"] = round(seconds(lambda: write_run(root, games)), 1)
+        for mode in ("report", "report_plots"):
             times: dict[int, list[float]] = {games: [] for games in runs}
-            for _ in range(repeats):
-                for games, root in runs.items():
-                    peak, seconds = report_peak(root, *options)
-                    peaks[games].append(peak)
-                    times[games].append(seconds)
-            for games in runs:
-                figures[f"{mode}_{games}_parts_peak_mib"] = round(min(peaks[games]), 1)
-                figures[f"{mode}_{games}_parts_peak_range_mib"] = f"{min(peaks[games]):.1f}-{max(peaks[games]):.1f}"
-                figures[f"{mode}_{games}_parts_seconds"] = round(sorted(times[games])[len(times[games]) // 2], 2)
-            figures[f"{mode}_peak_ratio"] = round(min(peaks[parts]) / min(peaks[4]), 3)
+
+            def peak(games: int) -> Rate:
+                def one_report() -> float:
+                    # report refuses to overwrite plots: every --plots run gets a directory of its own
+                    options = ("--plots", tempfile.mkdtemp(dir=directory)) if mode == "report_plots" else ()
+                    peak_mib, wall = report_peak(runs[games], *options)
+                    times[games].append(wall)
+                    return peak_mib
+
+                return one_report
+
+            many, few, ratio = alternate(peak(parts), peak(4), repeats, warmup, digits=1)
+            for games, peaks in ((parts, many), (4, few)):
+                figures[f"{mode}_{games}_parts_peak_mib"] = peaks
+                figures[f"{mode}_{games}_parts_seconds"] = Range(tuple(times[games][warmup:]), 2)
+            figures[f"{mode}_peak_ratio"] = ratio
     return figures
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=200_000, help="4-player games (60 rounds rows each)")
-    parser.add_argument("--part-games", type=int, default=25_000, help="games per part file")
-    parser.add_argument("--batch-size", type=int, default=1 << 17)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--many-parts", type=int, metavar="N",
-                        help="instead: report's peak memory on a run of N one-game parts next to one of 4")
-    parser.add_argument("--repeats", type=int, default=3, help="--many-parts: alternating measurements")
-    args = parser.parse_args()
+    arguments = parser(__doc__)
+    arguments.formatter_class = argparse.RawDescriptionHelpFormatter
+    arguments.add_argument("--games", type=int, default=200_000, help="4-player games (60 rounds rows each)")
+    arguments.add_argument("--part-games", type=int, default=25_000, help="games per part file")
+    arguments.add_argument("--batch-size", type=int, default=1 << 17)
+    arguments.add_argument("--many-parts", type=int, metavar="N",
+                           help="instead: report's peak memory on a run of N one-game parts next to one of 4")
+    args = arguments.parse_args()
 
     if args.many_parts is not None:
-        figures = many_parts(args.many_parts, args.repeats)
-        print(json.dumps(figures) if args.json else "\n".join(f"{k:>40}: {v}" for k, v in figures.items()))
-        return
+        figures = many_parts(args.many_parts, args.repeats, args.warmup)
+    else:
+        with tempfile.TemporaryDirectory() as directory:
+            root = Path(directory) / "run"
+            rows = write_dataset(root, args.games, args.part_games)
+            figures = {"rows": rows, "batch_size": args.batch_size}
+            for name, work in WORK.items():
+                runs: list[tuple[float, float, float]] = []
 
-    with tempfile.TemporaryDirectory() as directory:
-        root = Path(directory) / "run"
-        rows = write_dataset(root, args.games, args.part_games)
-        figures: dict[str, float] = {"rows": rows, "batch_size": args.batch_size}
-        for name, work in WORK.items():
-            seconds, base, increase = measure(work.format(path=str(root), batch_size=args.batch_size))
-            figures[f"{name}_seconds"] = round(seconds, 2)
-            figures[f"{name}_peak_increase_mib"] = round(increase, 1)
-        figures["rss_after_imports_mib"] = round(base, 1)
-    if args.json:
-        print(json.dumps(figures))
-        return
-    for name, value in figures.items():
-        print(f"{name:>32}: {value:,}")
+                def one_run() -> float:
+                    runs.append(measure_fresh(work.format(path=str(root), batch_size=args.batch_size)))
+                    return runs[-1][0]
+
+                figures[f"{name}_seconds"] = measure(one_run, args.repeats, args.warmup, digits=2)
+                figures[f"{name}_peak_increase_mib"] = Range(tuple(increase for _, _, increase in runs[args.warmup:]), 1)
+                figures["rss_after_imports_mib"] = round(runs[-1][1], 1)
+    report(figures, [f"{name:>40}: {value.text(',.2f') if isinstance(value, Range) else value}"
+                     for name, value in figures.items()], args.json)  # fmt: skip
 
 
 if __name__ == "__main__":
