@@ -16,11 +16,12 @@ The strength figures come from `wizard-sim tournament` (the commands in docs/lea
 """
 from __future__ import annotations
 
+import itertools
 import time
 
 import numpy as np
 
-from benchmarks.harness import Range, Rate, interleave, parser, report, seconds
+from benchmarks.harness import Range, difference, interleave, parser, report, run_seconds
 from sim import Rules, run_games
 from sim.engine.startup import start
 
@@ -36,15 +37,10 @@ def seat_costs(learned: str, games: int, repeats: int, warmup: int, seed: int) -
     tables = {"learned": [learned, *OTHERS], "mc:samples=8,play_samples=4": ["mc:samples=8,play_samples=4", *OTHERS],
               "heuristic": ["heuristic", *OTHERS]}  # fmt: skip
 
-    def table_ms(policies: list[str]) -> Rate:
-        def one_run() -> float:
-            return 1000 * seconds(lambda: run_games(rules, policies, seed=seed, games=games, threads=1), time.process_time) / games
-
-        return one_run
-
-    ranges = dict(zip(tables, interleave([table_ms(policies) for policies in tables.values()], repeats, warmup, 2)))
-    base = ranges["heuristic"].samples
-    return {name: {"table_ms": table, "seat_ms": Range(tuple(mine - plain for mine, plain in zip(table.samples, base)), 2)}
+    sides = [run_seconds(rules, policies, games, itertools.repeat(seed), clock=time.process_time, scale=1000 / games)
+             for policies in tables.values()]  # fmt: skip
+    ranges = dict(zip(tables, interleave(sides, repeats, warmup, 2)))
+    return {name: {"table_ms": table, "seat_ms": difference(table, ranges["heuristic"], digits=2)}
             for name, table in ranges.items()}  # fmt: skip
 
 

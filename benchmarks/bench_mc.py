@@ -29,20 +29,12 @@ import itertools
 
 import numba
 
-from benchmarks.harness import Range, Rate, interleave, measure, parser, report, seconds
-from sim import Rules, run_games
+from benchmarks.harness import Range, difference, interleave, measure, parser, report, run_seconds
+from sim import Rules
 from sim.policies.registry import parameter_text, parse_policy
 
 OPPONENTS = ["heuristic", "heuristic", "random"]
 ROUND_SIZES = (1, 5, 10, 15)
-
-
-def run_seconds(rules: Rules, seat0: str, games: int, threads: int) -> Rate:
-    """Wall seconds of `games` games with `seat0` at seat 0, call n playing the deals of seed n
-    (sides interleaved with the same call count play the same games)."""
-    policies = [seat0] + OPPONENTS
-    seeds = itertools.count()
-    return lambda: seconds(lambda: run_games(rules, policies, seed=next(seeds), games=games, threads=threads))
 
 
 def with_parameters(policy: str, **changes: float) -> str:
@@ -57,15 +49,11 @@ def decision_costs(rules: Rules, policy: str, games: int, repeats: int, warmup: 
     """Microseconds of one mc bid and of one mc card decision (one thread): the three tables
     interleaved on the same games, each cost taken round by round."""
     base, bids, cards = interleave(
-        [run_seconds(rules, seat0, games, 1) for seat0 in
+        [run_seconds(rules, [seat0, *OPPONENTS], games, itertools.count()) for seat0 in
          ("heuristic", with_parameters(policy, play_samples=0), with_parameters(policy, samples=0))],
         repeats, warmup)  # fmt: skip
-
-    def extra_us(sampled: Range, decisions: int) -> Range:
-        return Range(tuple(1e6 * (mine - plain) / decisions for mine, plain in zip(sampled.samples, base.samples)), 1)
-
-    return {"bid_us": extra_us(bids, games * len(rules.round_sizes)),
-            "card_us": extra_us(cards, games * sum(rules.round_sizes))}  # fmt: skip
+    return {"bid_us": difference(bids, base, 1e6 / (games * len(rules.round_sizes)), 1),
+            "card_us": difference(cards, base, 1e6 / (games * sum(rules.round_sizes)), 1)}  # fmt: skip
 
 
 def main() -> None:
@@ -80,7 +68,7 @@ def main() -> None:
     full = Rules(players=4)
     figures: dict = {"policy": policy, "threads": all_threads, "table": ",".join([policy] + OPPONENTS)}
     for threads, key in ((1, "games_per_s_1_thread"), (all_threads, "games_per_s")):
-        games_run = run_seconds(full, policy, args.games, threads)
+        games_run = run_seconds(full, [policy, *OPPONENTS], args.games, itertools.count(), threads)
         figures[key] = measure(lambda: args.games / games_run(), args.repeats, args.warmup, digits=1)
     figures["full_game"] = decision_costs(full, policy, args.games, args.repeats, args.warmup)
     figures["by_round_size"] = {

@@ -33,9 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.harness import Range, Rate, interleave, measure, parser, report, seconds
+from benchmarks.harness import Range, interleave, measure, parser, report, run_seconds
 from kernels.search import pimc
-from sim import Rules, run_games
+from sim import Rules
 from sim.policies.registry import split_policy_list
 from sim.storage import JOURNAL_FILE
 from sim.engine.startup import start
@@ -48,25 +48,20 @@ LARGEST = (f"pimc:samples={pimc.MAX_SAMPLES},play_samples={pimc.MAX_PLAY_SAMPLES
 OPPONENTS = ("heuristic", "heuristic", "random")
 
 
-def cpu_seconds_per_game(rules: Rules, policies: list[str], games: int) -> Rate:
-    """One thread's process time per game (the process does nothing else meanwhile), call n on
-    the deals of seed n (sides interleaved play the same games)."""
-    seeds = itertools.count()
-    return lambda: seconds(lambda: run_games(rules, policies, seed=next(seeds), games=games, threads=1),
-                           time.process_time) / games  # fmt: skip
-
-
 def one_seat_costs(games: int, repeats: int, warmup: int, seats: tuple[str, ...] = ("pimc", "mc"),
                    others: tuple[str, ...] = OPPONENTS) -> dict[str, Range]:  # fmt: skip
     """Each seat's table interleaved `repeats` times after `warmup` (benchmarks.harness)."""
     rules = Rules(players=4)
-    sides = [cpu_seconds_per_game(rules, [name, *others], games) for name in seats]
+    # One thread's process time per game (the process does nothing else meanwhile).
+    sides = [run_seconds(rules, [name, *others], games, itertools.count(), clock=time.process_time, scale=1 / games)
+             for name in seats]  # fmt: skip
     return dict(zip(seats, interleave(sides, repeats, warmup, digits=4)))
 
 
 def largest_setting_costs(games: int, warmup: int) -> dict[str, Range]:
     """One run a player count after `warmup` (each run at LARGEST costs seconds a game)."""
-    return {str(players): measure(cpu_seconds_per_game(Rules(players=players), [LARGEST] * players, games), 1, warmup, 3)
+    return {str(players): measure(run_seconds(Rules(players=players), [LARGEST] * players, games, itertools.count(),
+                                              clock=time.process_time, scale=1 / games), 1, warmup, 3)
             for players in (3, 4, 6)}  # fmt: skip
 
 

@@ -3,8 +3,9 @@
 The machine is shared (docs/performance.md), so no figure is one number: each is the range of
 its repeats (min, median, max). Two sides compared are measured in alternating pairs, each
 going first every other time, so that a drift of the machine's load falls on both; their
-ratio is taken pair by pair (more than two sides: `interleave`, each going first in turn). A bench's options come from `parser` (--repeats, --warmup,
---json), and it prints its figures with `report`: a table, or one JSON object.
+ratio is taken pair by pair (more than two sides: `interleave`, each going first in turn). A
+bench's options come from `parser` (--repeats, --warmup, --json), and it prints its figures
+with `report`: a table, or one JSON object.
 
     python -m benchmarks.bench_tournament --deals 2000 --json
 """
@@ -15,7 +16,9 @@ import json
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
+
+from sim import Rules, run_games
 
 Rate = Callable[[], float]  # one measurement, e.g. games/s of one run
 
@@ -69,6 +72,17 @@ def rate(work: Callable[[], object], units: float, clock: Callable[[], float] = 
     return units / seconds(work, clock)
 
 
+def run_seconds(rules: Rules, policies: list[str], games: int, seeds: Iterator[int], threads: int = 1,
+                clock: Callable[[], float] = time.perf_counter, scale: float = 1.0) -> Rate:
+    """A side that plays `games` games of `policies` and gives their seconds by `clock` times
+    `scale` (1 / games: per game), call n on the deals of the n-th of `seeds` (sides interleaved
+    with the same seeds play the same games)."""
+    def play() -> object:
+        return run_games(rules, policies, seed=next(seeds), games=games, threads=threads)
+
+    return lambda: scale * seconds(play, clock)
+
+
 def measure(side: Rate, repeats: int, warmup: int = 1, digits: int = 0) -> Range:
     """`warmup` calls whose figures are dropped (compiling, caches), then `repeats` measured
     (`digits`: decimals their JSON form keeps)."""
@@ -95,6 +109,12 @@ def interleave(sides: Sequence[Rate], rounds: int, warmup: int = 1, digits: int 
 def ratio(mine: Range, theirs: Range) -> Range:
     """The ratios of two interleaved sides' figures, round by round."""
     return Range(tuple(a / b for a, b in zip(mine.samples, theirs.samples)), digits=3)
+
+
+def difference(mine: Range, base: Range, scale: float = 1.0, digits: int = 0) -> Range:
+    """(mine - base) x scale of two interleaved sides' figures, round by round: e.g. one seat's
+    cost, a table's time less that of the same table without it."""
+    return Range(tuple(scale * (a - b) for a, b in zip(mine.samples, base.samples)), digits)
 
 
 def alternate(a: Rate, b: Rate, pairs: int, warmup: int = 1, digits: int = 0) -> tuple[Range, Range, Range]:
