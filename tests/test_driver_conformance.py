@@ -26,6 +26,8 @@ import numpy as np
 import pytest
 
 import sim
+from helpers import cards_of
+from kernels.cards import N_CARDS
 from kernels.observation import ACTION_BID0, ACTION_CARD0, ACTION_SUIT0, N_ACTIONS, OBSERVATION_SIZE
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
 from sim.config.actions import ActionError
@@ -197,9 +199,8 @@ def deal_as_chance_events(rules: sim.Rules, seed: int, game: int) -> tuple[int, 
         events.append(int((batch.rounds[0, 0]["dealer"] - rules.round_sizes[0] + 1) % n))
     for k, size in enumerate(rules.round_sizes):
         for seat in range(n):
-            hand = int(batch.seats[0, k, seat]["hand"])
-            events += [card for card in range(60) if (hand >> card) & 1]
-        if n * size < 60:
+            events += cards_of(batch.seats[0, k, seat]["hand"])
+        if n * size < N_CARDS:
             events.append(int(batch.rounds[0, k]["trump_card"]))
     return tuple(events)
 
