@@ -33,7 +33,7 @@ from kernels.learn import games
 from kernels.policies import learned
 from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PARAMS
 from sim.config.errors import ConfigError, cut
-from sim.policies.learned_models import CARD_FILE, MODEL_FORMAT, WEIGHTS_FILE, load_model, weights_digest
+from sim.policies.learned_models import CARD_FILE, MODEL_FORMAT, WEIGHTS_FILE, load_model
 from sim.config.rules import Rules
 from sim.config.seeds import check_seed
 from sim.config.version import __version__
