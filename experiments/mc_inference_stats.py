@@ -22,7 +22,7 @@ from kernels.dispatch import decide
 from kernels.search.posterior import sample_deal
 from kernels.round_state import begin_round, play_out
 from kernels.rules import dealer_of_round
-from kernels.records import DECIDE_BID, DECIDE_CARD, PLAY_DTYPE
+from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, MAX_SEAT_STATE, PLAY_DTYPE, SeatedPolicies
 from sim.policies.registry import parse_policies, policy_arrays
 from sim.config.rules import Rules
 from sim.engine.startup import start
@@ -63,15 +63,16 @@ def measure_in(storage, sampler_policies, samples, stats, decision, me, table, g
 @njit(cache=True)
 def measuring_decide(policies, decision, me, table, legal, generator):
     """The seated policy's decision; before it, at seat 0, mc's sampler statistics."""
-    policy_ids, params, sampler_policies, samples, stats = policies
+    seated, sampler_policies, samples, stats = policies
     if me.seat == 0 and (decision == DECIDE_BID or decision == DECIDE_CARD):
         measure_in(mc.new_decision_memory(), sampler_policies, samples, stats, decision, me, table, generator)
-    return decide((policy_ids, params), decision, me, table, legal, generator)
+    return decide(seated, decision, me, table, legal, generator)
 
 
 @njit(cache=True)
 def play(seed, games, rules, round_sizes, policies):
-    play_in(new_workspace(rules, (policies[0], policies[1])), seed, games, rules, round_sizes, policies)
+    seated = policies[0]
+    play_in(new_workspace(rules, (seated.ids, seated.params)), seed, games, rules, round_sizes, policies)
 
 
 @njit(cache=True)
@@ -94,12 +95,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=3)
     args = parser.parse_args()
     rules = Rules(players=4)
-    ids, params = policy_arrays(parse_policies("heuristic", 4))
-    sampler = policy_arrays(parse_policies(f"mc:infer=1,spread={args.spread},heuristic,heuristic,heuristic", 4))
+    # Heuristic seats and an mc sampler: neither keeps any state of its own.
+    no_state = np.zeros((MAX_PLAYERS, MAX_SEAT_STATE))
+    seated = SeatedPolicies(*policy_arrays(parse_policies("heuristic", 4)), no_state)
+    sampler = SeatedPolicies(*policy_arrays(parse_policies(f"mc:infer=1,spread={args.spread},heuristic,heuristic,heuristic", 4)),
+                             no_state)  # fmt: skip
     samples = int(sampler[1][0, mc.P_SAMPLES])
     stats = np.zeros((len(ROWS), 4))
     began = time.perf_counter()
-    play(args.seed, args.games, rules.to_record()[0], rules.round_sizes_array(), (ids, params, sampler, samples, stats))
+    play(args.seed, args.games, rules.to_record()[0], rules.round_sizes_array(), (seated, sampler, samples, stats))
     print(f"{args.games} heuristic games, 4 players, mc's sampler at seat 0 (spread {args.spread:g}, "
           f"{samples} samples a decision), {time.perf_counter() - began:.0f} s")  # fmt: skip
     print("| decision | decisions | effective samples | given up | candidate hands a decision |")

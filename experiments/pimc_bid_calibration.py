@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from kernels.records import DECIDE_BID
+from kernels.records import DECIDE_BID, MAX_PLAYERS, MAX_SEAT_STATE, SeatedPolicies
 from kernels.rng import STREAM_DECISIONS, seed_stream
 from kernels.search import mc, pimc
 from sim import Rules
@@ -71,7 +71,7 @@ def made_value(made, me, table, bid, first, generator):
 @njit(cache=True)
 def predicted_made(storage, policies, tables, seat_records, bids, samples, rollout, out):
     """out[i]: the share of `samples` fresh deals on which decision i's bid is made."""
-    _, params = policies
+    params = policies.params
     generator = np.zeros(1, dtype=np.uint64)
     memory = storage[0]
     for i in range(tables.shape[0]):
@@ -95,6 +95,8 @@ def mean_ci(values: np.ndarray) -> tuple[float, float]:
 def calibration(policy: str, opponent: str, players: int, sizes: list[int], games: int, samples: int) -> dict:
     rules = Rules(players=players)
     policies = policy_arrays(parse_policies([policy] + [opponent] * (players - 1), players))
+    # Each decision is in the first round of its game: no seat's state holds anything yet.
+    seated = SeatedPolicies(*policies, np.zeros((MAX_PLAYERS, MAX_SEAT_STATE)))
     rows = []
     every = {"made": [], "face_up": [], "rollout": []}
     for round_size in sizes:
@@ -106,7 +108,7 @@ def calibration(policy: str, opponent: str, players: int, sizes: list[int], game
         predicted = {}
         for name, rollout in (("face_up", False), ("rollout", True)):
             out = np.zeros(games)
-            predicted_made(pimc.new_memory(), policies, tables, seat_records, bids, samples, rollout, out)
+            predicted_made(pimc.new_memory(), seated, tables, seat_records, bids, samples, rollout, out)
             predicted[name] = out
         for name, values in (("made", made), ("face_up", predicted["face_up"]), ("rollout", predicted["rollout"])):
             every[name].append(values)

@@ -41,14 +41,13 @@ import time
 import numpy as np
 from numba import njit
 
-from kernels.batch import read_bids
 from kernels.game_loop import begin_game, deal_and_seed, new_workspace
 from kernels.bits import lowest_bit, popcount
 from kernels.cards import N_CARDS
 from kernels.search import mc, pimc
 from kernels.dispatch import decide
 from kernels.search.posterior import OPPONENT_HEURISTIC, acceptance, sample_hands
-from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTYPE, SEAT_DTYPE, TABLE_DTYPE
+from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, NO_BID, PLAY_DTYPE, SEAT_DTYPE, TABLE_DTYPE, SeatedPolicies
 from kernels.rng import seed_stream
 from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative
 from kernels.policies import heuristic
@@ -261,13 +260,14 @@ def true_values_in(storage, decision, me, table, seats, choices, params, values)
 
 
 @njit(cache=True)
-def compare_choices(policy_ids, params, decision, me, table, seats, legal, phase, generator, choice_stats,
+def compare_choices(seated, decision, me, table, seats, legal, phase, generator, choice_stats,
                     continuations):  # fmt: skip
     """The seat's choice (its own inference) and infer=0's at this decision (each from a copy of
     `generator`), and their value on the true deal."""
-    params_1 = params
+    params = seated.params
     params_0 = params.copy()
     params_0[me.seat, pimc.P_POSTERIOR] = 0.0
+    seated_0 = SeatedPolicies(seated.ids, params_0, seated.state)
     storage_1 = pimc.new_memory()
     storage_0 = pimc.new_memory()
     storage_0b = pimc.new_memory()
@@ -281,17 +281,17 @@ def compare_choices(policy_ids, params, decision, me, table, seats, legal, phase
         preferred = heuristic.choose_bid(mc.ROLLOUT_PARAMS, me, table, legal)
         if popcount(choices) < 2:
             return
-        best_1 = pimc.sampled_bid(storage_1, (policy_ids, params_1), me, table, legal, preferred, generator_1)
-        best_0 = pimc.sampled_bid(storage_0, (policy_ids, params_0), me, table, legal, preferred, generator_0)
-        best_0b = pimc.sampled_bid(storage_0b, (policy_ids, params_0), me, table, legal, preferred, generator_0b)
+        best_1 = pimc.sampled_bid(storage_1, seated, me, table, legal, preferred, generator_1)
+        best_0 = pimc.sampled_bid(storage_0, seated_0, me, table, legal, preferred, generator_0)
+        best_0b = pimc.sampled_bid(storage_0b, seated_0, me, table, legal, preferred, generator_0b)
     else:
         choices = distinct_cards(legal, in_play_for_seat(me, table))
         if popcount(choices) < 2:
             return
         preferred = representative(heuristic.choose_card(me, table, legal), choices)
-        best_1 = pimc.sampled_card(storage_1, (policy_ids, params_1), me, table, choices, preferred, generator_1)
-        best_0 = pimc.sampled_card(storage_0, (policy_ids, params_0), me, table, choices, preferred, generator_0)
-        best_0b = pimc.sampled_card(storage_0b, (policy_ids, params_0), me, table, choices, preferred, generator_0b)
+        best_1 = pimc.sampled_card(storage_1, seated, me, table, choices, preferred, generator_1)
+        best_0 = pimc.sampled_card(storage_0, seated_0, me, table, choices, preferred, generator_0)
+        best_0b = pimc.sampled_card(storage_0b, seated_0, me, table, choices, preferred, generator_0b)
     advanced = generator_1[0]  # the measurement's generator moves on as infer=1's sampling did
     generator[0] = advanced
     values = np.zeros(N_CARDS)
@@ -317,9 +317,9 @@ def compare_choices(policy_ids, params, decision, me, table, seats, legal, phase
     edge = 0.0
     for k in range(continuations):
         seed_stream(stream, int(generator[0] >> np.uint64(1)), key, k + 2, CONTINUATION_STREAM)
-        own_1, other_1 = continue_round(tables, seats_copy, table, seats, best_1, (policy_ids, params), stream, fixed_bids)
+        own_1, other_1 = continue_round(tables, seats_copy, table, seats, best_1, seated, stream, fixed_bids)
         seed_stream(stream, int(generator[0] >> np.uint64(1)), key, k + 2, CONTINUATION_STREAM)
-        own_0, other_0 = continue_round(tables, seats_copy, table, seats, best_0, (policy_ids, params), stream, fixed_bids)
+        own_0, other_0 = continue_round(tables, seats_copy, table, seats, best_0, seated, stream, fixed_bids)
         gain += (own_1 - own_0) / continuations
         edge += ((own_1 - other_1) - (own_0 - other_0)) / continuations
     choice_stats[phase, C_REAL_GAIN] += gain
@@ -331,7 +331,8 @@ def compare_choices(policy_ids, params, decision, me, table, seats, legal, phase
 @njit(cache=True)
 def measuring_decide(policies, decision, me, table, legal, generator):
     """The seated policy's decision; before it, at seat 0, the measurement."""
-    policy_ids, params, seats, measure_generator, stats, bins, brier, choice_stats, continuations, split = policies
+    seated, seats, measure_generator, stats, bins, brier, choice_stats, continuations, split = policies
+    params = seated.params
     if me.seat == 0 and (decision == DECIDE_BID or decision == DECIDE_CARD):
         if decision == DECIDE_BID:
             phase = 0
@@ -341,11 +342,11 @@ def measuring_decide(policies, decision, me, table, legal, generator):
             samples = int(params[0, pimc.P_PLAY_SAMPLES])
         if split > 0 and table.round_size >= split:
             phase += len(PHASES)  # the large rounds' rows follow the others
-        measure_in(pimc.new_memory(), (policy_ids, params), me, table, seats, phase, samples, measure_generator,
+        measure_in(pimc.new_memory(), seated, me, table, seats, phase, samples, measure_generator,
                    stats, bins, brier)  # fmt: skip
-        compare_choices(policy_ids, params, decision, me, table, seats, legal, phase, measure_generator, choice_stats,
+        compare_choices(seated, decision, me, table, seats, legal, phase, measure_generator, choice_stats,
                         continuations)  # fmt: skip
-    return decide((policy_ids, params), decision, me, table, legal, generator)
+    return decide(seated, decision, me, table, legal, generator)
 
 
 @njit(cache=True)
@@ -368,11 +369,12 @@ def play_in(storage, seed, first_game, games, rules, round_sizes, policy_ids, pa
         for size in round_sizes:
             begin_round(workspace.table, workspace.seats, size, dealer_of_round(first, size, rules.n_players))
             deal_and_seed((seed, game), workspace)
-            policies = (policy_ids, params, workspace.seats, measure_generator, stats, bins, brier, choice_stats,
+            seated = SeatedPolicies(policy_ids, params, workspace.seat_state)
+            policies = (seated, workspace.seats, measure_generator, stats, bins, brier, choice_stats,
                         continuations, split)  # fmt: skip
             play_out(measuring_decide, policies, workspace.table, workspace.seats, workspace.scratch.generator,
                      workspace.fixed_bids, NO_LOG)  # fmt: skip
-            read_bids(workspace)  # as every round on the decision step ends (infer=3 learns from it)
+            pimc.round_finished(seated, workspace.table)  # as every round on the decision step ends (learn_bids)
 
 
 def main() -> None:

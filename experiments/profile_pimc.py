@@ -50,7 +50,7 @@ from kernels.bits import at, popcount
 from kernels.search.equivalence import distinct_cards, in_play_for_seat, representative
 from kernels.policies import heuristic
 from kernels.search import mc, pimc
-from kernels.records import DECIDE_BID, DECIDE_CARD
+from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_PLAYERS, MAX_SEAT_STATE, SeatedPolicies
 from kernels.rng import STREAM_DECISIONS, seed_stream
 from sim import Rules
 from sim.policies.registry import parse_policies, policy_arrays
@@ -106,7 +106,7 @@ def staged_card_value(staged, me, table, card, first, generator):
 @njit(cache=True)
 def bid_until(storage, policies, me, table, legal, generator, stage, nodes):
     """pimc.choose_bid (bidding=1) up to the stage."""
-    _, params = policies
+    params = policies.params
     preferred = heuristic.choose_bid(mc.ROLLOUT_PARAMS, me, table, legal)
     samples = int(params[at(me.seat), pimc.P_SAMPLES])
     if samples == 0 or popcount(legal) == 1 or stage == SETUP:
@@ -123,7 +123,7 @@ def bid_until(storage, policies, me, table, legal, generator, stage, nodes):
 @njit(cache=True)
 def card_until(storage, policies, me, table, legal, generator, stage, nodes):
     """pimc.choose_card up to the stage."""
-    _, params = policies
+    params = policies.params
     preferred = heuristic.choose_card(me, table, legal)
     samples = int(params[at(me.seat), pimc.P_PLAY_SAMPLES])
     choices = distinct_cards(legal, in_play_for_seat(me, table))
@@ -167,6 +167,8 @@ def run_stage(policies, tables, seat_records, kinds, legals, stage, nodes):
 def profile(policy: str, players: int, sizes: list[int], games: int, repeats: int) -> dict:
     rules = Rules(players=players)
     policies = policy_arrays(parse_policies([policy] + OPPONENTS[: players - 1] + ["heuristic"] * max(0, players - 4), players))
+    # Each decision is in the first round of its game: no seat's state holds anything yet.
+    seated = SeatedPolicies(*policies, np.zeros((MAX_PLAYERS, MAX_SEAT_STATE)))
     rows = []
     for round_size in sizes:
         tables, seat_records, kinds, legals, _, _ = capture(rules, policies, round_size, games, CAPTURE_SEED)
@@ -175,13 +177,13 @@ def profile(policy: str, players: int, sizes: list[int], games: int, repeats: in
             arrays = (tables[chosen], seat_records[chosen], kinds[chosen], legals[chosen])
             nodes = np.zeros(1, dtype=np.int64)
             for stage in range(len(STAGES)):  # compiled or loaded, and warm
-                run_stage(policies, *(a[:2] for a in arrays), stage, nodes)
+                run_stage(seated, *(a[:2] for a in arrays), stage, nodes)
             best = [float("inf")] * len(STAGES)
             for _ in range(repeats):
                 for stage in range(len(STAGES)):
                     nodes[0] = 0
                     start = time.process_time()
-                    run_stage(policies, *arrays, stage, nodes)
+                    run_stage(seated, *arrays, stage, nodes)
                     best[stage] = min(best[stage], time.process_time() - start)
                     if stage == SOLVER:
                         solver_nodes = int(nodes[0])

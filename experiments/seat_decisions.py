@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from kernels.game_loop import begin_game, deal_and_seed, new_workspace
+from kernels.game_loop import begin_game, deal_and_seed, new_workspace, seated_policies
 from kernels.dispatch import decide
 from kernels.records import DECIDE_BID, DECIDE_CARD, SEAT_DTYPE, TABLE_DTYPE
 from kernels.round_state import NO_PLAY_LOG, begin_round, play_out
@@ -54,7 +54,7 @@ def capture_rounds(seed, game_ids, rules, round_size, policies, tables, seat_rec
     storage = new_workspace(rules, policies)
     workspace = storage[0]
     count = np.zeros(1, dtype=np.int64)
-    context = (policies, tables, seat_records, kinds, legals, count)
+    context = (seated_policies(workspace), tables, seat_records, kinds, legals, count)
     for index, game in enumerate(game_ids):
         first = begin_game((seed, game), rules, workspace)
         begin_round(workspace.table, workspace.seats, round_size, dealer_of_round(first, round_size, rules.n_players))

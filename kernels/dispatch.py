@@ -25,10 +25,10 @@ BUILT_IN = ((POLICY_RANDOM, random_policy), (POLICY_HEURISTIC, heuristic), (POLI
 def decide(policies, decision, me, table, legal, generator):
     """The choice of the policy seated at me.seat for `decision` (kernels.records.DECIDE_*): an
     index of a set bit of `legal`. `me` is the deciding seat's own record; `table` holds only
-    public state. policies = (policy id per seat, parameter row per seat); a policy reads its
-    parameters as params[me.seat, k] (slicing a row here would cost a reference count per
+    public state. policies: kernels.game_loop.SeatedPolicies; a policy reads its parameters as
+    policies.params[me.seat, k] (slicing a row here would cost a reference count per
     decision)."""
-    policy_id = policies[0][at(me.seat)]
+    policy_id = policies.ids[at(me.seat)]
     if policy_id == POLICY_MC:
         return mc.decide(decision, policies, me, table, legal, generator)
     if policy_id == POLICY_PIMC:
@@ -36,8 +36,8 @@ def decide(policies, decision, me, table, legal, generator):
     return without_search.decide(policies, decision, me, table, legal, generator)
 
 
-# The module of each built-in policy's `decide`, and whether it takes both arrays of the
-# seated policies (the searching ones read who sits where) or its own parameter row's matrix.
+# The module of each built-in policy's `decide`, and whether it takes the seated policies (the
+# searching ones read who sits where, and pimc its seat's state) or their parameter rows alone.
 DECIDE_TAKES_POLICIES = {POLICY_RANDOM: False, POLICY_HEURISTIC: False, POLICY_MC: True, POLICY_PIMC: True}
 
 
@@ -64,7 +64,7 @@ def _policy_call(policy_id: int, module_decide):
 
     @njit(inline="always")
     def with_rows(decision, policies, me, table, legal, generator):
-        return module_decide(decision, policies[1], me, table, legal, generator)
+        return module_decide(decision, policies.params, me, table, legal, generator)
 
     return with_rows
 
@@ -74,7 +74,7 @@ def _first(policy_id: int, module_decide, otherwise):
 
     @njit(inline="always")
     def decide_first(policies, decision, me, table, legal, generator):
-        if policies[0][at(me.seat)] == policy_id:
+        if policies.ids[at(me.seat)] == policy_id:
             return call(decision, policies, me, table, legal, generator)
         return otherwise(policies, decision, me, table, legal, generator)
 
@@ -86,7 +86,7 @@ def _only(policy_id: int, module_decide):
 
     @njit(inline="always")
     def decide_only(policies, decision, me, table, legal, generator):
-        if policies[0][at(me.seat)] != policy_id:
+        if policies.ids[at(me.seat)] != policy_id:
             raise ValueError("a seat plays a built-in policy this engine was not compiled for")
         return call(decision, policies, me, table, legal, generator)
 

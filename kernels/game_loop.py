@@ -16,7 +16,7 @@ from kernels.rng import STREAM_DECISIONS, seed_stream
 from kernels.round_state import begin_round, deal_round, set_rules
 from kernels.results import record_game, record_plays, record_round
 from kernels.rules import cards_dealt, dealer_of_round, first_dealer, game_winners
-from kernels.records import MAX_PARAMS, MAX_PLAYERS, N_BID_MODELS, NO_BID, WORKSPACE_DTYPE
+from kernels.records import MAX_PARAMS, MAX_PLAYERS, MAX_SEAT_STATE, NO_BID, WORKSPACE_DTYPE, SeatedPolicies
 
 
 @njit(cache=True)
@@ -54,8 +54,8 @@ def seat_listed(workspace, seating, policy_ids, params):
 
 @njit(cache=True, inline="always")
 def seated_policies(workspace):
-    """The (policy ids, parameter rows) pair that `decide` takes, viewed in the workspace."""
-    return workspace.policy_ids, workspace.params
+    """The SeatedPolicies that `decide` takes, viewed in the workspace."""
+    return SeatedPolicies(workspace.policy_ids, workspace.params, workspace.seat_state)
 
 
 @njit(cache=True)
@@ -98,13 +98,13 @@ def play_game(play_round, game_key, rules, round_sizes, workspace_storage, resul
 
 @njit(cache=True)
 def begin_game(game_key, rules, workspace):
-    """Clear the score pad and the bid evidence, and return the first dealer (drawn from the
-    DRAW stream or fixed)."""
+    """Clear the score pad and every seat's policy state, and return the first dealer (drawn
+    from the DRAW stream or fixed)."""
     seed, game = game_key
     for seat in range(MAX_PLAYERS):
         workspace.table.totals[seat] = 0
-        for model in range(N_BID_MODELS):
-            workspace.table.bid_evidence[seat, model] = 0.0
+        for k in range(MAX_SEAT_STATE):
+            workspace.seat_state[seat, k] = 0.0
     return first_dealer(seed, game, rules, workspace.scratch)
 
 

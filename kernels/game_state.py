@@ -43,6 +43,7 @@ from kernels.records import (
     RULES_DTYPE,
     SEAT_RESULT_DTYPE,
     WORKSPACE_DTYPE,
+    SeatedPolicies,
 )
 from kernels.results import write_round_result, write_seat_result
 from kernels.round_state import (
@@ -241,7 +242,7 @@ def advance(state):
 # Inlined into play_seated, which every built-in decision of a stepped game goes through.
 @njit(cache=True, inline="always")
 def policy_answer(state, policies, decision):
-    """The answer the policy `policies` (ids, parameter rows) seat at the deciding seat gives
+    """The answer the policy `policies` (a SeatedPolicies) seat at the deciding seat gives
     to `decision`, drawing from the round's DECISIONS stream as in run_games."""
     workspace = state.workspace
     return decided(decide, policies, decision, workspace.table, workspace.seats, workspace.scratch.generator)
@@ -348,10 +349,12 @@ def to_act_single(storage):
 
 @njit(cache=True)
 def policy_action_single(storage, policies):
-    """The flat action the policy `policies` seat at the seat to act would choose (not
-    applied; the round's DECISIONS stream moves on as if it were: `play`'s built-in seats,
-    and its hints on a copy)."""
+    """The flat action the policy `policies` (ids, parameter rows; each seat's state is the
+    workspace's) seat at the seat to act would choose (not applied; the round's DECISIONS
+    stream moves on as if it were: `play`'s built-in seats, and its hints on a copy)."""
     state = storage[0]
     workspace = state.workspace
     decision = pending_decision(workspace.table, workspace.seats)
-    return flat_action(decision.kind, policy_answer(state, policies, decision))
+    listed_ids, listed_params = policies
+    seated = SeatedPolicies(listed_ids, listed_params, workspace.seat_state)
+    return flat_action(decision.kind, policy_answer(state, seated, decision))

@@ -17,8 +17,9 @@ UNBOUND = "a kernel entry point was called without its engine: call it through s
 @njit(cache=True)
 def decide(policies, decision, me, table, legal, generator):
     """The choice of the policy seated at me.seat for `decision` (kernels.records.DECIDE_*):
-    an index of a set bit of `legal`. policies = (policy id per seat, parameter row per seat);
-    `me` is the deciding seat's own record, `table` holds only public state."""
+    an index of a set bit of `legal`. policies: a kernels.records.SeatedPolicies (ids, parameter
+    rows, each seat's own state); `me` is the deciding seat's own record, `table` holds only
+    public state."""
     if decision >= 0:  # always: typed as returning an int, as every bound decide does
         raise RuntimeError(UNBOUND)
     return 0
@@ -27,5 +28,5 @@ def decide(policies, decision, me, table, legal, generator):
 @njit(cache=True)
 def round_finished(policies, table):
     """After a round has finished on `table` (scored, its bids public): what the seated
-    policies keep of it. Unbound: nothing."""
+    policies keep of it, each in its seats' own state (policies.state). Unbound: nothing."""
     return None

@@ -4,6 +4,8 @@ The table record holds only public information: what every seat may see. Each se
 information (its hand and its own bid) lives in its own seat record, and a policy is handed
 its own seat record and the table, never another seat's record.
 """
+from collections import namedtuple
+
 import numpy as np
 
 from kernels.cards import N_CARDS
@@ -16,7 +18,10 @@ MAX_PLAYS_PER_ROUND = 60
 # sizes records below, so it is fixed here (this module imports no policy); sim.policies.registry
 # checks every built-in policy and bot against it.
 MAX_PARAMS = 24
-N_BID_MODELS = 5  # bid models a game's finished rounds are scored under (kernels.search.bid_evidence)
+# Floats of state per seat that its policy owns (a policy's STATE_SIZE, at most this: pimc's bid
+# evidence, 30, with room). The engine clears them when a game begins; sim.policies.registry checks
+# every built-in policy against it.
+MAX_SEAT_STATE = 32
 
 # Rules variants (docs/rules.md §2 and §4).
 BIDDING_OPEN = 0
@@ -78,9 +83,6 @@ TABLE_DTYPE = np.dtype(
         ("voids", _i8, _seats),  # bit s set once the seat has shown it holds no suit s
         ("played_by", _i8, _seats),  # the cards each seat has played this round
         ("phase", _i8),  # PHASE_*: what happens next
-        # Per seat and bid model: the log-likelihood of the seat's bids in the game's finished
-        # rounds (kernels.search.bid_evidence; kept up only when a seat learns from it).
-        ("bid_evidence", np.float64, (MAX_PLAYERS, N_BID_MODELS)),
     ]
 )
 
@@ -113,8 +115,15 @@ WORKSPACE_DTYPE = np.dtype(
         ("policy_ids", _i8, _seats),  # the policy seated at each seat
         ("params", np.float64, (MAX_PLAYERS, MAX_PARAMS)),  # its parameter row
         ("fixed_bids", _i8, _seats),  # bids imposed on seats (NO_BID: the seat's policy bids)
+        ("seat_state", np.float64, (MAX_PLAYERS, MAX_SEAT_STATE)),  # each seat's policy's own state
     ]
 )
+
+# What `decide` and `round_finished` are handed (kernels.policy_calls): the policy id and the
+# parameter row of each seat, and each seat's own state, which its policy alone reads and writes
+# (the first STATE_SIZE floats of the seat's row; kernels.game_loop.seated_policies views them in
+# a workspace).
+SeatedPolicies = namedtuple("SeatedPolicies", ("ids", "params", "state"))
 
 # Results the kernels fill, one record per game x round, game x round x seat, game x seat,
 # game x card play.

@@ -1,8 +1,9 @@
 """What a game's finished rounds say about how each seat bids (kernels.search.bid_evidence) and
 pimc's `learn_bids`, which samples deals with the bid models weighed by it: the evidence is kept
-only at the end of a round, from the public table alone; it equals the likelihoods computed
-here from the finished round's record; it tells a random bidder from the heuristic; before any
-round has ended learn_bids plays exactly as robust alone; and every driver keeps it alike."""
+only at the end of a round, from the public table alone, in the state of each seat that reads it
+and of no other; it equals the likelihoods computed here from the finished round's record; it
+tells a random bidder from the heuristic; before any round has ended learn_bids plays exactly as
+robust alone; and every driver keeps it alike."""
 import math
 
 import numpy as np
@@ -43,11 +44,21 @@ def game_rounds(spec, seed=7, game=3, players=4, rounds=None):
             kernel.next_round(state)
 
 
+def seated(state):
+    """The SeatedPolicies of a stepped game's workspace."""
+    workspace = state.workspace
+    return st.SeatedPolicies(workspace.policy_ids, workspace.params, workspace.seat_state)
+
+
+def evidence_of(state, seat):
+    """The bid evidence in `seat`'s state (a copy)."""
+    return np.array(state.workspace.seat_state[seat, : E.EVIDENCE_SIZE])
+
+
 def reference_increment(table, policies):
     """log P(bid | dealt hand, view) of each seat's bid under each bid model, from the finished
-    round's public table, the likelihoods written out here."""
-    policy_ids, params = policies
-    increments = np.zeros((st.MAX_PLAYERS, st.N_BID_MODELS))
+    round's public table, the likelihoods written out here (in evidence_index order)."""
+    increments = np.zeros((st.MAX_PLAYERS, E.N_BID_MODELS))
     view = np.zeros(1, dtype=st.TABLE_DTYPE)
     bidders = np.zeros(st.MAX_PLAYERS, dtype=st.SEAT_DTYPE)
     for position in range(int(table.n_players)):
@@ -67,7 +78,7 @@ def reference_increment(table, policies):
             kernel_of = [math.exp(-((b - estimate) ** 2) / (2 * spread**2)) for b in legal_bids]
             likelihoods.append(math.exp(-((bid - estimate) ** 2) / (2 * spread**2)) / sum(kernel_of))
         increments[seat] = [math.log(max(value, E.LEAST_LIKELIHOOD)) for value in likelihoods]
-    return increments
+    return increments.ravel()
 
 
 @pytest.mark.slow  # compiles pimc's engine for the state API (again after an edit of pimc)
@@ -76,21 +87,20 @@ def test_evidence_is_kept_only_at_the_end_of_a_round_and_equals_the_likelihoods(
     round's likelihoods added; read_round on a copy of the finished public table alone (no seat
     record) adds the same."""
     spec = f"{LEARNED},heuristic,mc:samples=2,play_samples=2,random"
-    before = np.zeros((st.MAX_PLAYERS, st.N_BID_MODELS))
+    before = np.zeros(E.EVIDENCE_SIZE)
     rounds = 0
     for storage, state, done in game_rounds(spec, rounds=(1, 3, 6, 10)):
-        table = state.workspace.table
-        evidence = np.array(table.bid_evidence)
+        evidence = evidence_of(state, 0)
         if not done:
             assert np.array_equal(evidence, before)
             continue
         rounds += 1
-        policies = (state.workspace.policy_ids, state.workspace.params)
-        np.testing.assert_allclose(evidence - before, reference_increment(table, policies), rtol=1e-12, atol=1e-9)
+        table = state.workspace.table
+        np.testing.assert_allclose(evidence - before, reference_increment(table, seated(state)), rtol=1e-12, atol=1e-9)
         public = storage["workspace"]["table"].copy()
-        public["bid_evidence"] = before
-        E.read_round(policies, public[0])
-        assert np.array_equal(public["bid_evidence"][0], evidence)
+        read = before.copy()
+        E.read_round(seated(state), public[0], read)
+        assert np.array_equal(read, evidence)
         before = evidence
     assert rounds == 4
 
@@ -98,9 +108,9 @@ def test_evidence_is_kept_only_at_the_end_of_a_round_and_equals_the_likelihoods(
 def test_a_game_starts_with_no_evidence():
     spec = f"{LEARNED},heuristic,heuristic,random"
     storage = new_game_states(Rules(players=4, rounds=(2, 3)), 1, 5, policies=spec, controlled=())
-    storage["workspace"]["table"]["bid_evidence"] = 7.0  # a previous game's
+    storage["workspace"]["seat_state"] = 7.0  # a previous game's
     kernel.start_single(storage, 0)
-    assert not storage["workspace"]["table"]["bid_evidence"].any()
+    assert not storage["workspace"]["seat_state"].any()
 
 
 @pytest.mark.slow  # compiles pimc's engine for the state API (again after an edit of pimc)
@@ -110,7 +120,20 @@ def test_no_evidence_is_kept_where_no_seat_reads_it():
     for switches in ("learn_bids=0", "posterior=0", "robust=0"):
         spec = f"pimc:samples=2,play_samples=2,{switches},heuristic,random,heuristic"
         for _, state, done in game_rounds(spec, rounds=(3, 5)):
-            assert not np.array(state.workspace.table.bid_evidence).any(), switches
+            assert not np.array(state.workspace.seat_state).any(), switches
+
+
+@pytest.mark.slow  # compiles pimc's engine for the state API (again after an edit of pimc)
+def test_each_seat_that_reads_the_evidence_keeps_its_own():
+    """Two learn_bids seats hold the same evidence, each in its own state; the others none."""
+    spec = f"{LEARNED},heuristic,{LEARNED},random"
+    rounds = 0
+    for _, state, done in game_rounds(spec, rounds=(2, 5)):
+        if done:
+            rounds += 1
+            assert evidence_of(state, 0).any() and np.array_equal(evidence_of(state, 0), evidence_of(state, 2))
+            assert not state.workspace.seat_state[[1, 3]].any()
+    assert rounds == 2
 
 
 @pytest.mark.slow  # compiles pimc's engine for the state API (again after an edit of pimc)
@@ -119,20 +142,19 @@ def test_a_full_game_tells_a_random_bidder_from_the_heuristic(seed):
     """After the 15 rounds of a 4-player game the random seat's bids are read as uniform and
     the heuristic seat's as its exact bid; a pimc seat's as a wide model, not uniform."""
     spec = f"{LEARNED},heuristic,pimc:samples=2,play_samples=2,posterior=0,mc_from=0,random"
-    table = None
+    evidence = None
     for _, state, done in game_rounds(spec, seed=seed):
-        table = state.workspace.table
-    uniform, wide, _ = E.model_shares(table, 3)
+        evidence = evidence_of(state, 0)
+    uniform, wide, _ = E.model_shares(evidence, 3)
     assert uniform > 0.9
-    uniform, wide, _ = E.model_shares(table, 1)
+    uniform, wide, _ = E.model_shares(evidence, 1)
     assert uniform < 0.01 and wide < 0.01
-    uniform, wide, _ = E.model_shares(table, 2)
+    uniform, wide, _ = E.model_shares(evidence, 2)
     assert uniform < 0.5 and wide > 0.99
 
 
 def test_no_evidence_gives_robusts_shares_to_the_bit():
-    table = np.zeros(1, dtype=st.TABLE_DTYPE)[0]
-    assert E.model_shares(table, 0) == (0.1, pimc.ROBUST_WIDE, pimc.ROBUST_WIDE_SPREAD)
+    assert E.model_shares(np.zeros(E.EVIDENCE_SIZE), 0) == (0.1, pimc.ROBUST_WIDE, pimc.ROBUST_WIDE_SPREAD)
 
 
 @pytest.mark.slow  # compiles pimc's engine (again after an edit of pimc)

@@ -23,7 +23,7 @@ from kernels.dispatch import decide
 from kernels.policies import without_search
 from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC, POLICY_RANDOM
 from kernels.rng import STREAM_DECISIONS
-from kernels.search import mc
+from kernels.search import bid_evidence, mc
 from sim.policies.registry import parse_policies, policy_arrays
 
 NO_BID = st.NO_BID
@@ -31,16 +31,21 @@ NO_SEARCH = (POLICY_HEURISTIC, POLICY_RANDOM)
 NO_FIXED_BIDS = np.full(st.MAX_PLAYERS, NO_BID, dtype=np.int64)  # every seat bids by its policy
 
 
+# The bid evidence of some finished earlier rounds (kernels.search.bid_evidence): log-likelihoods
+# per seat and bid model, unequal so that learn_bids's shares differ from seat to seat. Every
+# seat's state holds it (pimc's: what its seat saw of the earlier rounds, all public).
+EARLIER_EVIDENCE = -(np.arange(bid_evidence.EVIDENCE_SIZE, dtype=float) % 7)
+
+
 def policies_for(spec, players):
-    return policy_arrays(parse_policies(spec, players))
+    """The seated policies `decide` takes, each seat's state holding EARLIER_EVIDENCE."""
+    ids, params = policy_arrays(parse_policies(spec, players))
+    state = np.zeros((st.MAX_PLAYERS, st.MAX_SEAT_STATE))
+    state[:, : bid_evidence.EVIDENCE_SIZE] = EARLIER_EVIDENCE
+    return st.SeatedPolicies(ids, params, state)
 
 
 # ------------------------------------------------------------------------------ building states
-
-
-# The bid evidence of some finished earlier rounds (kernels.search.bid_evidence): log-likelihoods
-# per seat and bid model, unequal so that learn_bids's shares differ from seat to seat.
-EARLIER_EVIDENCE = -(np.arange(st.MAX_PLAYERS * st.N_BID_MODELS, dtype=float).reshape(st.MAX_PLAYERS, st.N_BID_MODELS) % 7)
 
 
 def mc_decide(policies, decision, me, table, legal, generator):
@@ -64,7 +69,6 @@ def started_round(rules, policies, seed, game, r, dealer, totals=None):
     """A table after deal and trump (the engine's own steps), with the round's DECISIONS stream."""
     storage, seats = new_table(rules.to_record()[0])
     table = storage[0]
-    storage["bid_evidence"][0] = EARLIER_EVIDENCE  # public: what earlier rounds showed (pimc's learn_bids reads it)
     if totals is not None:
         storage["totals"][0][: rules.players] = totals
     R.begin_round(table, seats, r, dealer)

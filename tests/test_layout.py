@@ -210,11 +210,15 @@ def test_the_core_imports_no_policy(name):
 
 
 def test_the_policies_state_is_their_own():
-    """The core loops keep no policy's state: a round's end is one unbound call
-    (kernels.policy_calls.round_finished) that pimc binds to read the bids."""
+    """The core keeps no policy's state: a round's end is one unbound call
+    (kernels.policy_calls.round_finished) that pimc binds to read the bids, and what pimc keeps
+    of them is in its seats' own state (the workspace's seat_state, which the core only clears),
+    never in the public table or another core record."""
     for name in ("kernels.batch", "kernels.game_state"):
         source = MODULES[name].read_text()
-        assert "round_finished(" in source and "pimc" not in source and "bid_evidence" not in source, name
+        assert "round_finished(" in source and "pimc" not in source, name
+    for name in ("kernels.batch", "kernels.game_state", "kernels.game_loop", "kernels.records"):
+        assert "bid_evidence" not in MODULES[name].read_text() and "BID_MODEL" not in MODULES[name].read_text(), name
 
 
 def test_the_engine_layer_alone_runs_kernels_for_the_layers_above():

@@ -326,7 +326,7 @@ def test_mc_inference_models_the_heuristic_seats_by_their_parameters_and_no_othe
     mc.start_sampling(policies, seats[0], storage[0], memory[0], generator)
     model = memory[0]["model"]
     assert list(model["kind"][:4][1:]) == [posterior.OPPONENT_HEURISTIC, posterior.OPPONENT_UNINFORMATIVE, posterior.OPPONENT_UNINFORMATIVE]
-    _, params = policies
+    params = policies.params
     assert np.array_equal(model["params"][1], params[1])
     assert not np.array_equal(params[1], mc.ROLLOUT_PARAMS[1])  # aggression 1.1: not the rollouts' row
     assert model["spread"] == 0.0  # the default: the heuristic seats exactly

@@ -19,7 +19,7 @@ from kernels.estimate.situation import Sampling, deal_sample, new_estimate_memor
 from kernels.observation import encode_observation, flat_action, write_action_mask
 from kernels.policy_calls import decide
 from kernels.search.posterior import new_work, sample_deal
-from kernels.records import DECIDE_BID, MAX_PLAYERS, NO_BID, SEAT_DTYPE, TABLE_DTYPE
+from kernels.records import DECIDE_BID, MAX_PLAYERS, MAX_SEAT_STATE, NO_BID, SEAT_DTYPE, TABLE_DTYPE, SeatedPolicies
 from kernels.rng import STREAM_PILOT, next_u64, seed_stream, uniform
 from kernels.round_state import checked, trump_view
 
@@ -150,6 +150,9 @@ def observe_rows(proposal_storage, answering, evaluated, questions, answers, row
     """observe_block's loop on its proposal memory (a new_proposal_memory array, whose
     records are taken here, where the caller holds it: kernels.estimate.situation.known_legal_actions)."""
     seat, decision = evaluated.seat, evaluated.kind
+    listed_ids, listed_params = answering
+    # A situation's seats have no finished round of this game behind them: their state is clear.
+    seated = SeatedPolicies(listed_ids, listed_params, np.zeros((MAX_PLAYERS, MAX_SEAT_STATE)))
     proposal = proposal_storage[0]
     record = proposal.record[0]
     view = proposal.views[seat]
@@ -164,7 +167,7 @@ def observe_rows(proposal_storage, answering, evaluated, questions, answers, row
         write_action_mask(view.phase, legal, answers.masks[i])
         generator[0] = questions.states[i]
         try:
-            answer = checked(decide(answering, decision, record, view, legal, generator), legal)
+            answer = checked(decide(seated, decision, record, view, legal, generator), legal)
         except Exception:  # numba cannot bind it
             return i
         answers.fallback[i] = flat_action(decision, answer)
@@ -176,7 +179,7 @@ def observe_decisions(known, likelihood, answering, evaluated, questions, answer
     and mask of the evaluated decision (DECIDE_BID: its bid, in the view the posterior rebuilt
     in likelihood, a likelihood_work storage; DECIDE_TRUMP: the dealer's trump choice, in
     round_state.trump_view) on the seat's hand, and the flat answer its fallback gives
-    (answering = seated (ids, parameter rows); a random fallback draws from the question's
+    (answering = the listed (ids, parameter rows); a random fallback draws from the question's
     generator state). known = (rules, situation) one-record arrays. Returns the first
     question whose fallback failed, or NO_FAILURE."""
     n = questions.states.shape[0]

@@ -19,7 +19,7 @@ from numba import njit, prange
 from kernels.bits import at, lowest_bit, popcount
 from kernels.blocks import block_rows, n_blocks
 from kernels.cards import N_CARDS
-from kernels.game_loop import begin_game, deal_and_seed, new_workspace
+from kernels.game_loop import begin_game, deal_and_seed, new_workspace, seated_policies
 from kernels.policies import heuristic, learned
 from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC
 from kernels.rng import below, seed_stream
@@ -62,7 +62,7 @@ def teacher_values(decision, policies, me, table, legal, generator, values):
     """The teacher's (mc's) answer to `decision`, as mc.decide answers it, and its mean
     rollout score of every legal answer into values (by bid or card id); returns (answer,
     whether it searched: with one choice, or no samples, it does not)."""
-    _, params = policies
+    params = policies.params
     if decision == DECIDE_BID:
         preferred = heuristic.choose_bid(mc.ROLLOUT_PARAMS, me, table, legal)
         samples = int(params[at(me.seat), mc.P_SAMPLES])
@@ -137,7 +137,7 @@ def play_episode(workspace_storage, seed, episode, n_players, teacher_params, sa
     table = workspace.table
     seats = workspace.seats
     generator = workspace.scratch.generator
-    policies = (workspace.policy_ids, workspace.params)
+    policies = seated_policies(workspace)
     row = first_row
     while True:
         decision = next_decision(table, seats, workspace.fixed_bids)
@@ -165,10 +165,9 @@ def play_episode(workspace_storage, seed, episode, n_players, teacher_params, sa
 
 @njit(cache=True, inline="always")
 def mc_or_heuristic(policies, decision, me, table, legal, generator):
-    policy_ids, params = policies
-    if policy_ids[at(me.seat)] == POLICY_MC:
+    if policies.ids[at(me.seat)] == POLICY_MC:
         return mc.decide(decision, policies, me, table, legal, generator)
-    return heuristic.decide(decision, params, me, table, legal, generator)
+    return heuristic.decide(decision, policies.params, me, table, legal, generator)
 
 
 @njit(cache=True)

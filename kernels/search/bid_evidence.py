@@ -3,8 +3,9 @@
 At the end of a round every card has been played, so the public table shows every seat's
 whole dealt hand (table.played_by), the trump and every bid (shown at the end in every
 bidding mode). `read_round` scores each seat's bid there under five bid models and adds the
-log-likelihoods to table.bid_evidence[seat], which carries over from round to round like the
-score pad (kernels.game_loop.begin_game clears it):
+log-likelihoods to an evidence array (EVIDENCE_SIZE floats, evidence_index(seat, model)): pimc
+keeps one in the state of each of its seats that reads it, which carries over from round to round
+like the score pad (kernels.game_loop.begin_game clears every seat's state):
 
 - BID_MODEL_UNIFORM: any legal bid equally likely (a random bidder);
 - BID_MODEL_EXACT: the heuristic's bid from the seat's hand and view, exactly;
@@ -28,7 +29,7 @@ from kernels.bits import at, popcount
 from kernels.policies import heuristic
 from kernels.policies.ids import POLICY_HEURISTIC, POLICY_MC, POLICY_PIMC
 from kernels.round_state import bidding_view, bidder_at
-from kernels.records import MAX_PARAMS, MAX_PLAYERS, N_BID_MODELS, NO_BID, SEAT_DTYPE, TABLE_DTYPE
+from kernels.records import MAX_PARAMS, MAX_PLAYERS, NO_BID, SEAT_DTYPE, TABLE_DTYPE
 from kernels.search.posterior import wide_likelihood
 
 BID_MODEL_UNIFORM = 0
@@ -38,7 +39,8 @@ BID_MODEL_WIDE = 2  # the first of the wide models, one per spread
 # for seats whose bids stray further from the heuristic's estimate (mc's own spread around it
 # grows from 0.5 tricks in 1-3 card rounds to 1.3 in 9-15).
 WIDE_SPREADS = np.array([0.6, 1.2, 2.4])
-assert N_BID_MODELS == BID_MODEL_WIDE + WIDE_SPREADS.shape[0]
+N_BID_MODELS = BID_MODEL_WIDE + WIDE_SPREADS.shape[0]
+EVIDENCE_SIZE = MAX_PLAYERS * N_BID_MODELS  # the evidence of every seat under every model
 
 # Before any evidence: 10% uniform (mc's floor of random bids), the rest split evenly between
 # the exact model and the wide ones, most on robust's spread, so that the shares are robust's
@@ -61,7 +63,7 @@ def seat_model_row(policies, seat, rows):
     """rows[seat] = the heuristic's parameters the robust likelihood reads `seat` with: its
     own when it plays the heuristic, MC_MODEL_PARAMS when it plays mc or pimc, else the
     defaults (a random seat, a bot's fallback that is not the heuristic)."""
-    policy_ids, params = policies
+    policy_ids, params = policies.ids, policies.params
     policy = policy_ids[at(seat)]
     for k in range(MAX_PARAMS):
         if policy == POLICY_HEURISTIC:
@@ -87,6 +89,12 @@ READ_DTYPE = np.dtype(
 )
 
 
+@njit(cache=True, inline="always")
+def evidence_index(seat, model):
+    """Where an evidence array holds the log-likelihood of `seat`'s bids under `model`."""
+    return seat * N_BID_MODELS + model
+
+
 @njit(cache=True)
 def bid_likelihoods(rows, record, view, legal, bid, likelihoods):
     """likelihoods[model] = P(bid | the dealt hand of `record`, and its view) under each model."""
@@ -98,15 +106,15 @@ def bid_likelihoods(rows, record, view, legal, bid, likelihoods):
 
 
 @njit(cache=True)
-def read_round(policies, table):
+def read_round(policies, table, evidence):
     """Add the log-likelihoods of every seat's bid in the finished round on `table`
-    (PHASE_DONE: every card played, every bid shown) to table.bid_evidence. Reads only the
-    public table and the seating."""
-    read_round_in(np.zeros(1, dtype=READ_DTYPE), policies, table)
+    (PHASE_DONE: every card played, every bid shown) to `evidence`. Reads only the public
+    table and the seating."""
+    read_round_in(np.zeros(1, dtype=READ_DTYPE), policies, table, evidence)
 
 
 @njit(cache=True)
-def read_round_in(storage, policies, table):
+def read_round_in(storage, policies, table, evidence):
     """read_round in `storage` (a one-record READ_DTYPE array), whose record is taken here,
     where the caller holds the array (kernels/blocks.py)."""
     work = storage[0]
@@ -124,22 +132,22 @@ def read_round_in(storage, policies, table):
         record.bid = NO_BID
         bid_likelihoods(work.rows, record, work.bidder_view, legal, bid, work.likelihoods)
         for model in range(N_BID_MODELS):
-            table.bid_evidence[seat, model] += np.log(max(work.likelihoods[model], LEAST_LIKELIHOOD))
+            evidence[evidence_index(seat, model)] += np.log(max(work.likelihoods[model], LEAST_LIKELIHOOD))
 
 
 @njit(cache=True)
-def model_shares(table, seat):
+def model_shares(evidence, seat):
     """(uniform share, wide share, wide spread) of the seat's bid likelihood from its
     evidence: the posterior probability of the uniform model; that of the wide models among
     all but the uniform one (kernels.search.posterior.set_bid_weights mixes them so); the
     spread of the likeliest wide model."""
     largest = -np.inf
     for model in range(N_BID_MODELS):
-        largest = max(largest, table.bid_evidence[seat, model])
+        largest = max(largest, evidence[evidence_index(seat, model)])
     weights = np.zeros(N_BID_MODELS)
     for model in range(N_BID_MODELS):
         # Without evidence (every entry 0) the weights are PRIOR exactly: robust's shares.
-        weights[model] = PRIOR[model] * np.exp(table.bid_evidence[seat, model] - largest)
+        weights[model] = PRIOR[model] * np.exp(evidence[evidence_index(seat, model)] - largest)
     wide = 0.0
     likeliest = BID_MODEL_WIDE
     for model in range(BID_MODEL_WIDE, N_BID_MODELS):

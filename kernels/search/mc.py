@@ -194,7 +194,7 @@ def table_model(policies, me, table, model):
     trump) like it with their own parameters; the bids of seats playing anything else (mc,
     random, a bot) are taken to say nothing: modelling them as the heuristic's made mc weaker,
     not stronger (docs/mc.md, "Inference"). The sampler's tuning is mc's."""
-    policy_ids, params = policies
+    policy_ids, params = policies.ids, policies.params
     set_model(model, table.n_players, params, params[at(me.seat), P_SPREAD])
     for seat in range(table.n_players):
         if policy_ids[seat] != POLICY_HEURISTIC:
@@ -210,7 +210,7 @@ def table_model(policies, me, table, model):
 def start_sampling(policies, me, table, scratch, generator):
     """Prepare the decision's deals: with inference, the posterior sampler of the unseen cards
     given the bids and trump choice the table model explains (table_model, kernels.search.posterior)."""
-    _, params = policies
+    params = policies.params
     scratch.inferring = params[at(me.seat), P_INFER] != 0
     if not scratch.inferring:
         return
@@ -312,7 +312,7 @@ def card_value(scratch, me, table, card, first, generator):
 def sampled_or_heuristic_bid(sampled_bid, new_storage, policies, me, table, legal, generator):
     """The bid decision of mc and pimc: the heuristic's bid when there is nothing to sample
     (`samples` 0 or one legal bid), else sampled_bid(new_storage(), ..., preferred, ...)."""
-    _, params = policies
+    params = policies.params
     preferred = heuristic.choose_bid(ROLLOUT_PARAMS, me, table, legal)
     samples = int(params[at(me.seat), P_SAMPLES])
     if samples == 0 or popcount(legal) == 1:
@@ -326,7 +326,7 @@ def sampled_or_heuristic_card(sampled_card, new_storage, policies, me, table, le
     pruned), the heuristic's card when there is nothing to sample (`play_samples` 0 or one
     distinct card), else sampled_card(new_storage(), ...); a choice equivalent to the
     heuristic's card is played as that card."""
-    _, params = policies
+    params = policies.params
     preferred = heuristic.choose_card(me, table, legal)
     samples = int(params[at(me.seat), P_PLAY_SAMPLES])
     choices = distinct_cards(legal, in_play_for_seat(me, table))
@@ -347,7 +347,7 @@ def sampled_bid(storage, policies, me, table, legal, preferred, generator):
     """choose_bid's rollouts in `storage` (a new_decision_memory array). Its record is taken
     here, where the caller holds the array: numba frees a local array right after its last
     use, even while a record taken from it is still read (kernels/blocks.py)."""
-    _, params = policies
+    params = policies.params
     scratch = storage[0]
     start_sampling(policies, me, table, scratch, generator)
     samples = int(params[me.seat, P_SAMPLES])
@@ -362,7 +362,7 @@ def choose_card(policies, me, table, legal, generator):
 @njit(cache=True)
 def sampled_card(storage, policies, me, table, choices, preferred_choice, generator):
     """choose_card's rollouts over `choices` in `storage` (as sampled_bid)."""
-    _, params = policies
+    params = policies.params
     scratch = storage[0]
     start_sampling(policies, me, table, scratch, generator)
     samples = int(params[me.seat, P_PLAY_SAMPLES])
@@ -371,8 +371,8 @@ def sampled_card(storage, policies, me, table, choices, preferred_choice, genera
 
 @njit(cache=True, inline="always")
 def decide(decision, policies, me, table, legal, generator):
-    """policies = (policy id per seat, parameter row per seat), as the dispatch has them: the
-    opponent model of inference reads which seats play the heuristic."""
+    """policies: the kernels.game_loop.SeatedPolicies, as the dispatch has them: the opponent
+    model of inference reads which seats play the heuristic."""
     if decision == DECIDE_BID:
         return choose_bid(policies, me, table, legal, generator)
     if decision == DECIDE_CARD:

@@ -11,8 +11,8 @@ It reads only its own seat record (hand, bid) and the public table: the deals ar
 uniform given the voids shown or, with `posterior`, from the posterior given the bids and trump
 choice shown; the switches `robust`, `learn_bids`, `ess_fallback`, `uniform_when_all_dealt` and
 `uniform_when_most_dealt` each change one rule of that posterior (docs/pimc.md, "Inference
-switches"; learn_bids reads the table's public evidence of the game's finished rounds,
-kernels.search.bid_evidence). Bids the mode hides are mc's estimates.
+switches"; learn_bids reads the evidence of the game's finished rounds, kernels.search.bid_evidence,
+which the seat keeps in its own state from the public table). Bids the mode hides are mc's estimates.
 Its random numbers all come from the generator it is given (the round's DECISIONS stream).
 """
 from typing import NamedTuple
@@ -24,10 +24,10 @@ from kernels.bits import at
 from kernels.cards import N_CARDS
 from kernels.policies import heuristic
 from kernels.search import faceup, mc
-from kernels.search.bid_evidence import WIDE_SPREADS, model_shares, read_round, seat_model_row
+from kernels.search.bid_evidence import EVIDENCE_SIZE, WIDE_SPREADS, model_shares, read_round, seat_model_row
 from kernels.policies.ids import POLICY_MC, POLICY_PIMC
 from kernels.search.posterior import DEFAULT_TRUMP_MISS, OPPONENT_HEURISTIC, prepare
-from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_ROUND_SIZE, PHASE_PLAY
+from kernels.records import DECIDE_BID, DECIDE_CARD, MAX_ROUND_SIZE, PHASE_PLAY, SeatedPolicies
 from kernels.round_state import NO_PLAY_LOG, apply_card, play_until, restart_bidding
 from kernels.rules import cards_dealt, every_card_dealt, round_score
 from kernels.search import solver
@@ -90,6 +90,9 @@ BIDDING_BLEND = 2  # each deal valued by the mean of the face-up evaluation and 
 
 NAME = "pimc"
 SUMMARY = "perfect-information Monte Carlo: sampled deals played face up, the last tricks solved exactly"
+# Each pimc seat's own state: the bid evidence of the game's finished rounds it reads with
+# learn_bids (kernels.search.bid_evidence; kept up by round_finished only where it is read).
+STATE_SIZE = EVIDENCE_SIZE
 # The defaults (wizard-sim 0.2): inference with every switch on (so uniform deals where most
 # cards are dealt), 64 card samples, and rounds of 7 cards or more played as mc at 128/224
 # samples. Stronger than 0.1's defaults (`pimc:play_samples=96,posterior=0,mc_from=0`) at every
@@ -171,7 +174,7 @@ def start_sampling(policies, me, table, deals, generator):
     table model explains (mc.table_model: heuristic seats by their parameters) and, with
     mc_spread > 0, the bids of the mc and pimc seats as the heuristic's (MC_MODEL_PARAMS) with
     that much noise."""
-    policy_ids, params = policies
+    policy_ids, params = policies.ids, policies.params
     row = params[at(me.seat)]
     deals.inferring = row[P_POSTERIOR] != 0.0 and not uniform_round(row, table)
     if not deals.inferring:
@@ -217,7 +220,8 @@ def robust_model(policies, me, table, model, learned):
         model.wide[seat] = ROBUST_WIDE
         model.wide_spread[seat] = ROBUST_WIDE_SPREAD
         if learned:
-            uniform, model.wide[seat], model.wide_spread[seat] = model_shares(table, seat)
+            evidence = policies.state[at(me.seat)]  # this seat's own (round_finished)
+            uniform, model.wide[seat], model.wide_spread[seat] = model_shares(evidence, seat)
             # Never below mc's floor (table_model's): it keeps the sampler from spinning, and
             # from skipping samples at its cap, on bids the likelihood makes rare.
             model.floor[seat] = max(model.floor[seat], uniform)
@@ -225,26 +229,32 @@ def robust_model(policies, me, table, model, learned):
 
 
 @njit(cache=True)
-def learns_bids(policies, n_players):
-    """Whether a seat plays pimc with posterior, robust and learn_bids, which read
-    table.bid_evidence (so the game loops keep it up: round_finished)."""
-    policy_ids, params = policies
-    for seat in range(n_players):
-        # learn_bids acts only with the posterior and robust (start_sampling).
-        row = params[seat]
-        learning = row[P_POSTERIOR] != 0.0 and row[P_ROBUST] != 0.0 and row[P_LEARN_BIDS] != 0.0
-        if policy_ids[seat] == POLICY_PIMC and learning:
-            return True
-    return False
+def learns_bids(policies, seat):
+    """Whether `seat` plays pimc with posterior, robust and learn_bids, which reads the bid
+    evidence in the seat's state (so the game loops keep it up: round_finished)."""
+    # learn_bids acts only with the posterior and robust (start_sampling).
+    row = policies.params[seat]
+    learning = row[P_POSTERIOR] != 0.0 and row[P_ROBUST] != 0.0 and row[P_LEARN_BIDS] != 0.0
+    return policies.ids[seat] == POLICY_PIMC and learning
 
 
 @njit(cache=True)
 def round_finished(policies, table):
     """pimc's hook when a round has finished (kernels.policy_calls): add what its bids say to
-    the table's bid evidence when a seat reads it. Every round on the decision step ends
-    there; the fast path's twin seats no pimc, so it has none to keep."""
-    if learns_bids(policies, table.n_players):
-        read_round(policies, table)
+    the bid evidence in the state of each seat that reads it (read once, from the public table,
+    so every such seat holds the same). Every round on the decision step ends there; the fast
+    path's twin seats no pimc, so it has none to keep."""
+    increments = np.zeros(EVIDENCE_SIZE)
+    read = False
+    for seat in range(table.n_players):
+        if not learns_bids(policies, seat):
+            continue
+        if not read:
+            read_round(policies, table, increments)
+            read = True
+        evidence = policies.state[seat]
+        for k in range(EVIDENCE_SIZE):
+            evidence[k] += increments[k]
 
 
 @njit(cache=True, inline="always")
@@ -354,7 +364,7 @@ def card_value(evaluation, me, table, card, first, generator):
 
 @njit(cache=True)
 def choose_bid(policies, me, table, legal, generator):
-    _, params = policies
+    params = policies.params
     if params[at(me.seat), P_BIDDING] == BIDDING_ROLLOUTS:
         return mc.choose_bid(policies, me, table, legal, generator)
     return mc.sampled_or_heuristic_bid(sampled_bid, new_memory, policies, me, table, legal, generator)
@@ -364,7 +374,7 @@ def choose_bid(policies, me, table, legal, generator):
 def sampled_bid(storage, policies, me, table, legal, preferred, generator):
     """choose_bid's samples in `storage` (a new_memory array), whose record is taken here,
     where the caller holds the array (mc.sampled_bid: why)."""
-    _, params = policies
+    params = policies.params
     memory = storage[0]
     start_sampling(policies, me, table, memory.deals, generator)
     evaluation = new_evaluation(memory, params[at(me.seat)], False, params[at(me.seat), P_BIDDING] == BIDDING_BLEND)
@@ -380,7 +390,7 @@ def choose_card(policies, me, table, legal, generator):
 @njit(cache=True)
 def sampled_card(storage, policies, me, table, choices, preferred_choice, generator):
     """choose_card's samples over `choices` in `storage` (as sampled_bid)."""
-    _, params = policies
+    params = policies.params
     memory = storage[0]
     start_sampling(policies, me, table, memory.deals, generator)
     solved_now = table.round_size - table.trick <= int(params[at(me.seat), P_DEPTH])
@@ -401,19 +411,19 @@ def plays_as_mc(row, table):
 def as_mc(policies, seat):
     """The policies as mc reads them for `seat` in a round it plays as mc: its row's sample counts
     mc_samples and mc_play_samples, no inference (a copy: the seating's rows are never written)."""
-    policy_ids, params = policies
+    policy_ids, params = policies.ids, policies.params
     rows = params.copy()
     rows[seat, mc.P_SAMPLES] = params[seat, P_MC_SAMPLES]
     rows[seat, mc.P_PLAY_SAMPLES] = params[seat, P_MC_PLAY_SAMPLES]
     rows[seat, mc.P_INFER] = 0.0
     rows[seat, mc.P_SPREAD] = 0.0
-    return policy_ids, rows
+    return SeatedPolicies(policy_ids, rows, policies.state)
 
 
 @njit(cache=True, inline="always")
 def decide(decision, policies, me, table, legal, generator):
-    """policies = (policy id per seat, parameter row per seat), as the dispatch has them."""
-    _, params = policies
+    """policies: the kernels.game_loop.SeatedPolicies, as the dispatch has them."""
+    params = policies.params
     if plays_as_mc(params[at(me.seat)], table):
         return mc.decide(decision, as_mc(policies, me.seat), me, table, legal, generator)
     if decision == DECIDE_BID:

@@ -60,10 +60,9 @@ def _decide_with_bot(previous, bot: object, policy_id: int):
 
     @njit(inline="always")
     def decide(policies, decision, me, table, legal, generator):
-        policy_ids, params = policies
-        if policy_ids[me.seat] != policy_id:
+        if policies.ids[me.seat] != policy_id:
             return previous(policies, decision, me, table, legal, generator)
-        row = params[me.seat]
+        row = policies.params[me.seat]
         if decision == DECIDE_BID:
             return bid(me, table, legal, row, generator)
         if decision == DECIDE_TRUMP:
@@ -80,8 +79,7 @@ def _decide_with_model(previous, model: LearnedModel, policy_id: int):
 
     @njit(inline="always")
     def decide(policies, decision, me, table, legal, generator):
-        policy_ids, _ = policies
-        if policy_ids[me.seat] != policy_id:
+        if policies.ids[me.seat] != policy_id:
             return previous(policies, decision, me, table, legal, generator)
         weights = (bid_w1, bid_b1, bid_w2, bid_b2, bid_w3, bid_b3, play_w1, play_b1, play_w2, play_b2, play_w3, play_b3)
         return learned.decide(decision, me, table, legal, weights)

@@ -15,7 +15,7 @@ import numpy as np
 
 from kernels.dispatch import BUILT_IN
 from kernels.policies import learned
-from kernels.records import MAX_PARAMS, MAX_PLAYERS
+from kernels.records import MAX_PARAMS, MAX_PLAYERS, MAX_SEAT_STATE
 from sim.config.errors import ConfigError, cut, echo
 from sim.config.limits import MAX_BOT_PARAMETER, check_parameter
 from sim.policies.external_bots import ExternalBot, check_bot_path, external_ids, load_bot
@@ -52,6 +52,9 @@ def _built_in_kind(policy_id: int, module: object) -> PolicyKind:
     if len(module.PARAMETERS) > MAX_PARAMS:
         raise ImportError(f"policy {module.NAME} has {len(module.PARAMETERS)} parameters; a row holds at most "
                           f"{MAX_PARAMS} (kernels.records.MAX_PARAMS)")  # fmt: skip
+    if getattr(module, "STATE_SIZE", 0) > MAX_SEAT_STATE:
+        raise ImportError(f"policy {module.NAME} keeps {module.STATE_SIZE} floats of state per seat; a seat holds "
+                          f"at most {MAX_SEAT_STATE} (kernels.records.MAX_SEAT_STATE)")  # fmt: skip
     return PolicyKind(
         module.NAME,
         policy_id,
