@@ -302,8 +302,9 @@ def test_each_thing_has_its_own_name():
     a run's games with Python policies (sim.runs.bot_games) and the seats of a list of policies
     held by Python policies (now Seating.python, sim.engine.seating). Two classes were called
     WizardGame and WizardState (issue #60): the state API's and OpenSpiel's game and state (now
-    OpenSpielWizardGame and OpenSpielWizardState). A class name means one thing in sim/ and
-    kernels/."""
+    OpenSpielWizardGame and OpenSpielWizardState), and two named tuples Samples (issue #60):
+    estimate's samples and the learner's teacher samples (now TeacherSamples). A class or named
+    tuple's name means one thing in sim/ and kernels/."""
     assert not [name for name in MODULES if name.rpartition(".")[2] == "python_seats"]
     assert {"kernels.bot_pool", "sim.runs.bot_games", "sim.engine.seating"} <= set(MODULES)
     assert "def python_seats(" not in MODULES["sim.policies.registry"].read_text()
@@ -312,6 +313,8 @@ def test_each_thing_has_its_own_name():
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(node, ast.ClassDef):
                 defined.setdefault(node.name, []).append(name)
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and getattr(node.value.func, "id", "") == "namedtuple":
+                defined.setdefault(node.targets[0].id, []).append(name)
     assert {cls: modules for cls, modules in defined.items() if len(modules) > 1} == {}
     assert defined["WizardState"] == ["sim.env.state_api"] and defined["OpenSpielWizardState"] == ["sim.openspiel.game"]
 

@@ -37,14 +37,14 @@ LEARNER = -1  # the learned seat's policy id in duplicate_margins (no engine pol
 
 # What teacher_rounds records, one row per decision (rows of an episode that fewer decisions
 # fill keep kind -1).
-Samples = namedtuple(
-    "Samples", ("features", "kind", "legal", "choice", "values", "searched", "seat", "tricks", "round_size")
+TeacherSamples = namedtuple(
+    "TeacherSamples", ("features", "kind", "legal", "choice", "values", "searched", "seat", "tricks", "round_size")
 )
 
 
-def new_samples(episodes: int) -> Samples:
+def new_samples(episodes: int) -> TeacherSamples:
     rows = episodes * ROWS_PER_EPISODE
-    return Samples(
+    return TeacherSamples(
         np.zeros((rows, learned.FEATURE_COUNT), dtype=np.uint8),
         np.full(rows, -1, dtype=np.int8),
         np.zeros(rows, dtype=np.int64),

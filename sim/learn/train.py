@@ -210,7 +210,7 @@ def teacher_row(options: TrainOptions) -> np.ndarray:
     return row
 
 
-def data_chunk(options: TrainOptions, chunk: int) -> games.Samples:
+def data_chunk(options: TrainOptions, chunk: int) -> games.TeacherSamples:
     """Data chunk `chunk`: EPISODES_PER_CHUNK rounds at PLAYER_CYCLE's table, the decisions
     recorded (rows of no decision dropped). A pure function of the seed and `chunk`."""
     players = PLAYER_CYCLE[chunk % len(PLAYER_CYCLE)]
@@ -219,10 +219,10 @@ def data_chunk(options: TrainOptions, chunk: int) -> games.Samples:
     # Off the main thread, so that Ctrl-C is seen at once (sim.engine.calls.off_main_thread).
     off_main_thread(games.teacher_rounds, options.seed, episodes, Rules(players=players).to_record(), teacher_row(options), samples)
     kept = samples.kind >= 0
-    return games.Samples(*(array[kept] for array in samples))
+    return games.TeacherSamples(*(array[kept] for array in samples))
 
 
-def chunk_digest(previous: str, samples: games.Samples) -> str:
+def chunk_digest(previous: str, samples: games.TeacherSamples) -> str:
     """The data digest after `samples`: SHA-256 of the previous digest and every array of the
     chunk (the same seed and code give the same chain)."""
     digest = hashlib.sha256(previous.encode())
@@ -235,7 +235,7 @@ def legal_matrix(legal: np.ndarray) -> np.ndarray:
     return ((legal[:, None] >> np.arange(N_CARDS, dtype=np.int64)) & 1).astype(bool)
 
 
-def add_chunk(samples: games.Samples, bids: Buffer, cards: Buffer) -> None:
+def add_chunk(samples: games.TeacherSamples, bids: Buffer, cards: Buffer) -> None:
     is_bid = samples.kind == DECIDE_BID
     bids.add(features=samples.features[is_bid], round_size=samples.round_size[is_bid], tricks=samples.tricks[is_bid])
     # Cards: the decisions mc searched (with one distinct card there is nothing to learn).
