@@ -25,7 +25,7 @@ BUILT_IN = ((POLICY_RANDOM, random_policy), (POLICY_HEURISTIC, heuristic), (POLI
 def decide(policies, decision, me, table, legal, generator):
     """The choice of the policy seated at me.seat for `decision` (kernels.records.DECIDE_*): an
     index of a set bit of `legal`. `me` is the deciding seat's own record; `table` holds only
-    public state. policies: kernels.game_loop.SeatedPolicies; a policy reads its parameters as
+    public state. policies: kernels.records.SeatedPolicies; a policy reads its parameters as
     policies.params[me.seat, k] (slicing a row here would cost a reference count per
     decision)."""
     policy_id = policies.ids[at(me.seat)]

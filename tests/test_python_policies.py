@@ -277,13 +277,19 @@ def test_a_parameter_row_holds_every_built_in_policy():
     built-in declaring more stops the registry with one line (bots: the case above)."""
     import types
 
-    from kernels.records import MAX_PARAMS
+    from kernels.dispatch import BUILT_IN
+    from kernels.records import MAX_PARAMS, MAX_SEAT_STATE
     from sim.policies.registry import REGISTRY, _built_in_kind
 
     assert MAX_PARAMS == 24 and max(len(kind.parameters) for kind in REGISTRY.values()) <= MAX_PARAMS
     wide = types.SimpleNamespace(NAME="wide", SUMMARY="", PARAMETERS=tuple((f"p{k}", 0.0) for k in range(25)))
     with pytest.raises(ImportError, match=r"^policy wide has 25 parameters; a row holds at most 24 \(kernels"):
         _built_in_kind(9, wide)
+    # Likewise each seat's own state (kernels.records.MAX_SEAT_STATE).
+    assert max(getattr(module, "STATE_SIZE", 0) for _, module in BUILT_IN) <= MAX_SEAT_STATE == 32
+    keeping = types.SimpleNamespace(NAME="keeping", SUMMARY="", PARAMETERS=(), STATE_SIZE=33)
+    with pytest.raises(ImportError, match=r"^policy keeping keeps 33 floats of state per seat; a seat holds at most 32 \("):
+        _built_in_kind(9, keeping)
 
 
 def test_a_module_that_fails_to_import_is_one_line_naming_it(tmp_path):

@@ -12,7 +12,7 @@ from kernels.policies.ids import POLICY_HEURISTIC
 @njit(cache=True, inline="always")
 def decide(policies, decision, me, table, legal, generator):
     """The choice of the heuristic or random seat at me.seat (kernels.dispatch.decide's
-    arguments: policies, a kernels.game_loop.SeatedPolicies)."""
+    arguments: policies, a kernels.records.SeatedPolicies)."""
     if policies.ids[at(me.seat)] == POLICY_HEURISTIC:
         return heuristic.decide(decision, policies.params, me, table, legal, generator)
     return random_policy.decide(decision, policies.params, me, table, legal, generator)

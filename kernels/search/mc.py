@@ -371,7 +371,7 @@ def sampled_card(storage, policies, me, table, choices, preferred_choice, genera
 
 @njit(cache=True, inline="always")
 def decide(decision, policies, me, table, legal, generator):
-    """policies: the kernels.game_loop.SeatedPolicies, as the dispatch has them: the opponent
+    """policies: the kernels.records.SeatedPolicies, as the dispatch has them: the opponent
     model of inference reads which seats play the heuristic."""
     if decision == DECIDE_BID:
         return choose_bid(policies, me, table, legal, generator)

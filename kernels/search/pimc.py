@@ -244,17 +244,18 @@ def round_finished(policies, table):
     the bid evidence in the state of each seat that reads it (read once, from the public table,
     so every such seat holds the same). Every round on the decision step ends there; the fast
     path's twin seats no pimc, so it has none to keep."""
+    first = 0
+    while first < table.n_players and not learns_bids(policies, first):
+        first += 1
+    if first == table.n_players:
+        return  # no seat reads it: nothing is read or allocated
     increments = np.zeros(EVIDENCE_SIZE)
-    read = False
-    for seat in range(table.n_players):
-        if not learns_bids(policies, seat):
-            continue
-        if not read:
-            read_round(policies, table, increments)
-            read = True
-        evidence = policies.state[seat]
-        for k in range(EVIDENCE_SIZE):
-            evidence[k] += increments[k]
+    read_round(policies, table, increments)
+    for seat in range(first, table.n_players):
+        if learns_bids(policies, seat):
+            evidence = policies.state[seat]
+            for k in range(EVIDENCE_SIZE):
+                evidence[k] += increments[k]
 
 
 @njit(cache=True, inline="always")
@@ -422,7 +423,7 @@ def as_mc(policies, seat):
 
 @njit(cache=True, inline="always")
 def decide(decision, policies, me, table, legal, generator):
-    """policies: the kernels.game_loop.SeatedPolicies, as the dispatch has them."""
+    """policies: the kernels.records.SeatedPolicies, as the dispatch has them."""
     params = policies.params
     if plays_as_mc(params[at(me.seat)], table):
         return mc.decide(decision, as_mc(policies, me.seat), me, table, legal, generator)
