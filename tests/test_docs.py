@@ -2,15 +2,16 @@
 order, the specifications number theirs, no page is longer than 400 lines, every relative link in
 README.md, docs/*.md and experiments/*.md reaches an existing file and, with a #fragment, an
 existing heading, and a figure results/ publishes is shown only through a block rendered from its
-JSON (results/figures.py), never copied by hand."""
+JSON (experiments/result_figures.py), never copied by hand."""
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from experiments import result_figures
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -187,15 +188,7 @@ def test_no_page_is_longer_than_400_lines(page):
     assert len(page.read_text(encoding="utf-8").splitlines()) <= 400, f"{page.relative_to(ROOT)} is over 400 lines"
 
 
-def load_figures():
-    """results/figures.py (results/ is not a package: load it by path)."""
-    spec = importlib.util.spec_from_file_location("results_figures", RESULTS / "figures.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-FIGURES = load_figures()
+FIGURES = result_figures
 PUBLISHED = FIGURES.published(RESULTS)
 
 
@@ -294,8 +287,8 @@ def published_figure(written: list[tuple[float, int]]) -> bool:
 def test_published_figures_are_not_copied_by_hand(page):
     copies = hand_copies(page.read_text(encoding="utf-8"))
     assert not copies, (f"{page.relative_to(ROOT)} copies figures of results/*.json by hand: {copies}; show them in a "
-                        "block (<!-- results: NAME --><!-- /results -->, results/figures.py) and run "
-                        "python results/regenerate.py --readme")
+                        "block (<!-- results: NAME --><!-- /results -->, experiments/result_figures.py) and run "
+                        "python -m experiments.regenerate_results --readme")
 
 
 def test_the_copy_check_finds_a_copy_and_spares_other_numbers():
@@ -314,4 +307,4 @@ def test_the_copy_check_finds_a_copy_and_spares_other_numbers():
 def test_generated_blocks_are_up_to_date(page):
     stale = FIGURES.stale(page.read_text(encoding="utf-8"), PUBLISHED)
     assert not stale, (f"{page.relative_to(ROOT)}: blocks {stale} differ from results/*.json: "
-                       "run python results/regenerate.py --readme")
+                       "run python -m experiments.regenerate_results --readme")

@@ -4,7 +4,7 @@ numba frees a local array right after its last use, even while a record taken fr
 still being read: a record holds no reference. `storage = new_memory(); memory = storage[0]`
 followed by reads of `memory` (or `return best_choice(storage[0].totals, ...)` as the last
 use) reads freed memory. pimc's 146 KB decision memory was unmapped by malloc and the read
-segfaulted (`results/regenerate.py --quick` after the suite had filled the cache); mc's
+segfaulted (`experiments/regenerate_results.py --quick` after the suite had filled the cache); mc's
 smaller one was read from the heap, intact unless another thread took the chunk first (2 of
 120,000 tricks differed in a Dask test). The rule the kernels follow: a record is taken from
 an array only in a function the array is passed to (its caller holds it), in the function

@@ -1,8 +1,7 @@
-"""`python results/regenerate.py --quick` writes every reference figure (small sizes), and
+"""`python -m experiments.regenerate_results --quick` writes every reference figure (small sizes), and
 results/README.md is what the published JSON gives."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -12,13 +11,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+PROGRAM = "python -m experiments.regenerate_results"  # its usage and error lines name it so
 
 
 @pytest.mark.figures
 def test_regenerate_quick(tmp_path):
     # -X faulthandler: a crash in a kernel prints its Python stack (it once was a segfault).
-    subprocess.run([sys.executable, "-X", "faulthandler", str(ROOT / "results" / "regenerate.py"), "--quick", "--out", str(tmp_path)],
-                   check=True)  # fmt: skip
+    subprocess.run([sys.executable, "-X", "faulthandler", "-m", "experiments.regenerate_results", "--quick", "--out", str(tmp_path)],
+                   check=True, cwd=ROOT)  # fmt: skip
     for name in ("README.md", "accuracy.json", "accuracy_vs_baseline.png", "tournament.json", "tournament.png",
                  "estimate.json", "estimate.png", "inference.json", "learned_inference.json",
                  "fresh_deals.json"):  # fmt: skip
@@ -63,29 +63,26 @@ def test_regenerate_quick(tmp_path):
 def test_only_refuses_an_out_without_the_other_steps(tmp_path):
     # --only reads the other sections back: without them it must refuse before playing, exit 2
     out = tmp_path / "figures"
-    done = subprocess.run([sys.executable, str(ROOT / "results" / "regenerate.py"), "--quick", "--only", "learned",
-                           "--out", str(out)], capture_output=True, text=True)  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "experiments.regenerate_results", "--quick", "--only", "learned",
+                           "--out", str(out)], capture_output=True, text=True, cwd=ROOT)  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.splitlines()[-1].startswith("regenerate.py: error: --only reads the other steps' JSON")
+    assert done.stderr.splitlines()[-1].startswith(f"{PROGRAM}: error: --only reads the other steps' JSON")
     assert "accuracy.json" in done.stderr and "learned_inference.json" not in done.stderr
     assert not out.exists()
 
 
 @pytest.mark.figures  # importing regenerate.py (pandas, matplotlib, the package) takes seconds
 def test_the_readme_is_what_the_json_gives(tmp_path):
-    """results/README.md is written from results/*.json (python results/regenerate.py --readme):
+    """results/README.md is written from results/*.json (python -m experiments.regenerate_results --readme):
     a figure changed in a JSON, or in the README by hand, fails here. The header names the
     command that wrote it, so only the sections are compared."""
-    spec = importlib.util.spec_from_file_location("regenerate", ROOT / "results" / "regenerate.py")
-    regenerate = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = regenerate  # its dataclasses look their module up
-    spec.loader.exec_module(regenerate)
+    from experiments import regenerate_results as regenerate
     results = {name: json.loads((ROOT / "results" / file).read_text()) for name, file in regenerate.FILES.items()
                if (ROOT / "results" / file).exists()}  # fmt: skip
-    regenerate.write_readme(tmp_path, results, "python results/regenerate.py --readme")
+    regenerate.write_readme(tmp_path, results, "python -m experiments.regenerate_results --readme")
     sections = [text.split("\n## ", 1)[1] for text in ((tmp_path / "README.md").read_text(),
                                                        (ROOT / "results" / "README.md").read_text())]
-    assert sections[0] == sections[1], "results/README.md differs from its JSON: python results/regenerate.py --readme"
+    assert sections[0] == sections[1], "results/README.md differs from its JSON: python -m experiments.regenerate_results --readme"
     for section in sections[1].split("\n## "):  # each says which version played it (they differ after --only)
         assert re.search(r"Played by wizard-sim \d+\.\d+\.\d+ on \d{4}-\d{2}-\d{2}, seed \d+", section), section[:80]
 
@@ -94,8 +91,8 @@ def test_the_readme_is_what_the_json_gives(tmp_path):
 def test_readme_refuses_an_out_without_the_json(tmp_path):
     # --readme plays nothing: without the steps' JSON it must refuse, exit 2, and write nothing
     out = tmp_path / "figures"
-    done = subprocess.run([sys.executable, str(ROOT / "results" / "regenerate.py"), "--readme", "--out", str(out)],
-                          capture_output=True, text=True)  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "experiments.regenerate_results", "--readme", "--out", str(out)],
+                          capture_output=True, text=True, cwd=ROOT)  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.splitlines()[-1].startswith("regenerate.py: error: --readme reads every step's JSON")
+    assert done.stderr.splitlines()[-1].startswith(f"{PROGRAM}: error: --readme reads every step's JSON")
     assert not out.exists()

@@ -1,16 +1,16 @@
 """The published figures in results/ are what today's code gives: each section of
-results/regenerate.py is recomputed on a cheap seeded slice (its first games, deals or samples)
+experiments/regenerate_results.py is recomputed on a cheap seeded slice (its first games, deals or samples)
 and every published figure must lie within the slice's interval. A change of behaviour that
-moves a published figure fails here until `python results/regenerate.py` is run again."""
+moves a published figure fails here until `python -m experiments.regenerate_results` is run again."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
+
+from experiments import regenerate_results
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
@@ -20,15 +20,7 @@ Z = 4.5
 Z_95 = 1.959964
 
 
-def load_regenerate():
-    spec = importlib.util.spec_from_file_location("regenerate", RESULTS / "regenerate.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-REGENERATE = load_regenerate()
+REGENERATE = regenerate_results
 SLICE = REGENERATE.Sizes(accuracy_games=8_000, tournament_deals=300, estimate_samples=8_000,
                          calibration_games=200_000, calibration_samples=8_000, inference_deals=80,
                          pimc_deals=12, openspiel_deals=2, learned_deals=4, fresh_deals=4, agent_deals=4)  # fmt: skip
@@ -43,7 +35,7 @@ def check(label: str, published_value: float, published_se: float, fresh_value: 
     spread = math.sqrt(published_se**2 + fresh_se**2)
     assert abs(published_value - fresh_value) <= Z * spread + 1e-12, (
         f"{label}: published {published_value:.4f} (se {published_se:.4f}) but a fresh slice gives {fresh_value:.4f} "
-        f"(se {fresh_se:.4f}): regenerate results/ (python results/regenerate.py)"
+        f"(se {fresh_se:.4f}): regenerate results/ (python -m experiments.regenerate_results)"
     )
 
 

@@ -1,12 +1,13 @@
-"""Regenerate every reference figure in results/ (seeded: it reproduces exactly).
+"""Regenerate every reference figure in results/ (seeded: it reproduces exactly), from the
+repository root:
 
-    python results/regenerate.py              # full size (about 45 minutes on 2 cores; openspiel about 15 more,
-                                              # learned about an hour more)
-    python results/regenerate.py --quick --out /tmp/results   # a small smoke run
-    python results/regenerate.py --only calibration           # one figure; the README from the JSONs
-    python results/regenerate.py --readme                     # plays nothing: the README and the docs' blocks
+    python -m experiments.regenerate_results                  # full size (about 45 minutes on 2 cores;
+                                                              # openspiel about 15 more, learned about an hour more)
+    python -m experiments.regenerate_results --quick --out /tmp/results   # a small smoke run
+    python -m experiments.regenerate_results --only calibration   # one figure; the README from the JSONs
+    python -m experiments.regenerate_results --readme             # plays nothing: the README and the docs' blocks
 
-Writes, into --out (default: this directory): README.md (tables and links), accuracy.json and
+Writes, into --out (default: results/): README.md (tables and links), accuracy.json and
 accuracy_vs_baseline.png (heuristic bid accuracy by round size next to the published
 baseline), tournament.json and tournament.png (mc / heuristic / random duplicate tournament),
 estimate.json and estimate.png (an example per-hand estimate), calibration.json and
@@ -26,8 +27,8 @@ infer=K names pimc's former inference level K, each a set of switches today (doc
 "Inference switches").
 The datasets behind them go to --runs (default results/runs/, not in git). Every figure
 records its seed and the package version that played it, and the README says them section by
-section. Writing into this directory also renders the figures the README and docs/*.md show in
-generated blocks (results/figures.py).
+section. Writing into results/ also renders the figures the README and docs/*.md show in
+generated blocks (experiments/result_figures.py).
 """
 from __future__ import annotations
 
@@ -57,7 +58,10 @@ from sim.runs.tournament import summarize_tournament
 from sim.runs.verification import verify_run
 from sim.storage import read_run
 
-HERE = Path(__file__).resolve().parent
+from experiments import result_figures
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "results"  # where the published figures go
 # Schumacher & Pleines, "Improving Bidding and Playing Strategies in the Trick-Taking game
 # Wizard using Deep Q-Networks", IEEE CoG 2022: rule-based agent, 4 players, rounds 1..15.
 BASELINE = (0.84, 0.71, 0.59, 0.51, 0.48, 0.46, 0.44, 0.43, 0.42, 0.41, 0.41, 0.41, 0.41, 0.41, 0.40)
@@ -606,10 +610,9 @@ def load_script(name: str, path: Path):
 
 def load_bench_estimate():
     """benchmarks/bench_estimate.py, which holds the calibration."""
-    return load_script("bench_estimate", HERE.parent / "benchmarks" / "bench_estimate.py")
+    return load_script("bench_estimate", ROOT / "benchmarks" / "bench_estimate.py")
 
 
-FIGURES = load_script("results_figures", HERE / "figures.py")  # the blocks the README and docs/*.md show
 
 
 def calibration_figures(sizes: Sizes, out: Path) -> dict:
@@ -833,8 +836,8 @@ def pimc_seatings(result: dict) -> str:
 def played(result: dict, step: str) -> str:
     """A section's first sentence: which version played its figures, when, on which seed, and the
     command that replays it (the sections' versions differ when steps were replayed apart)."""
-    text = FIGURES.provenance(result)
-    return f"{text[0].upper()}{text[1:]} (`python results/regenerate.py --only {step}`)."
+    text = result_figures.provenance(result)
+    return f"{text[0].upper()}{text[1:]} (`python -m experiments.regenerate_results --only {step}`)."
 
 
 def write_readme(out: Path, results: dict[str, dict], command: str) -> None:
@@ -854,10 +857,10 @@ def write_readme(out: Path, results: dict[str, dict], command: str) -> None:
             "#": range(1, len(classes) + 1),
             "situation (4 players, a 5 turned up)": [row["situation"] for row in classes],
             "games": [f"{row['games']:,}" for row in classes],
-            "self-play ± SE": [FIGURES.percent(row["self_play"], row["self_play_se"]) for row in classes],
-            "estimate": [FIGURES.percent(row["estimate"]) for row in classes],
+            "self-play ± SE": [result_figures.percent(row["self_play"], row["self_play_se"]) for row in classes],
+            "estimate": [result_figures.percent(row["estimate"]) for row in classes],
             "z": [row.get("z", "-") for row in classes],
-            "infer=False": [FIGURES.percent(row["no_infer"]) for row in classes],
+            "infer=False": [result_figures.percent(row["no_infer"]) for row in classes],
         }
     )
     text = f"""# Reference results
@@ -939,9 +942,9 @@ deals them uniformly. Issue #14 asks for mc with inference to win with its inter
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m experiments.regenerate_results", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
-    parser.add_argument("--out", type=Path, default=HERE, help="where the figures and README go")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where the figures and README go")
     parser.add_argument("--runs", type=Path, default=None, help="where the datasets go (default OUT/runs)")
     parser.add_argument("--only", choices=STEPS, action="append",
                         help="run only this step (repeatable); the README reads the others' JSON from OUT")
@@ -965,7 +968,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     if only:
         runs.mkdir(parents=True, exist_ok=True)
-    command = ("python results/regenerate.py" + (" --quick" if arguments.quick else "")
+    command = ("python -m experiments.regenerate_results" + (" --quick" if arguments.quick else "")
                + (" --readme" if arguments.readme else ""))
     steps = (("accuracy", lambda: accuracy(sizes, out, runs)), ("tournament", lambda: tournament_figures(sizes, out, runs)),
              ("estimate", lambda: estimate_figures(sizes, out)),
@@ -990,9 +993,9 @@ def main() -> None:
         command += "".join(f" --only {name}" for name in arguments.only)
     write_readme(out, results, command)
     print(f"wrote {out / 'README.md'}")
-    if out.resolve() == HERE:  # a smoke run elsewhere must not write its figures into the docs
-        for page in FIGURES.write_pages(FIGURES.published(HERE)):
-            print(f"wrote {page.relative_to(HERE.parent)}")
+    if out.resolve() == RESULTS:  # a smoke run elsewhere must not write its figures into the docs
+        for page in result_figures.write_pages(result_figures.published(RESULTS)):
+            print(f"wrote {page.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

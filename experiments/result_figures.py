@@ -6,7 +6,7 @@ blocks of the README and docs/*.md:
 A block's name is either one of BLOCKS (a sentence or a table drawn from several figures) or a
 path into one JSON file: its name without .json, then keys and list indexes, to a figure with
 its 95% interval (a pair or comparison: difference, ci_low, ci_high), written as
-"+55.8 (+53.3 to +58.2)". `python results/regenerate.py --readme` rewrites every block from
+"+55.8 (+53.3 to +58.2)". `python -m experiments.regenerate_results --readme` rewrites every block from
 the JSON; tests/test_docs.py fails on a block that differs from it. It reads JSON only (no
 package import), so the docs' test stays fast.
 """
@@ -17,15 +17,15 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "results"  # the published figures
 # A name is lower case (file names, keys, indexes): "<!-- results: NAME -->" in prose is an example.
 BLOCK = re.compile(r"<!-- results: (?P<name>[a-z][a-z0-9_.]*) -->(?P<body>.*?)<!-- /results -->", re.S)
 
 Published = dict[str, dict]
 
 
-def published(results: Path = HERE) -> Published:
+def published(results: Path = RESULTS) -> Published:
     """Every results/*.json by its name without .json."""
     return {path.stem: json.loads(path.read_text()) for path in sorted(results.glob("*.json"))}
 
