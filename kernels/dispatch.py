@@ -1,14 +1,19 @@
 """The built-in policies' registry and the jitted dispatch that chooses a policy by id:
-`decide_of` and `round_finished_of`, over the policies an engine compiles in
-(sim.engine.policy_engine binds them to kernels.policy_calls' unbound calls), and `decide`,
-the reference over every built-in policy (the fast path's conformance tests hold their twin
-to it). No core kernel imports this module.
+`decide_of` and `round_finished_of`, over the policies an engine compiles in, each one
+`PolicyCalls` whatever its kind (sim.engine.policy_engine adapts numba bots and learned
+models to it, and binds the two to kernels.policy_calls' unbound calls), and `decide`, the
+reference over every built-in policy (the fast path's conformance tests hold their twin to
+it). No core kernel imports this module.
 
 Adding a built-in policy: write its module (`decide`, optionally `round_finished`, and NAME,
 SUMMARY, PARAMETERS, optional COUNTS and RANGES: what sim.policies.registry registers), then give
 it an id (kernels/policies/ids.py), a branch in `decide` and an entry in BUILT_IN here.
 """
+import inspect
+from dataclasses import dataclass
+
 from numba import njit
+from numba.core.dispatcher import Dispatcher
 
 from kernels import policy_calls
 from kernels.bits import at
@@ -36,30 +41,58 @@ def decide(policies, decision, me, table, legal, generator):
     return without_search.decide(policies, decision, me, table, legal, generator)
 
 
-# The module of each built-in policy's `decide`, and whether it takes the seated policies (the
-# searching ones read who sits where, and pimc its seat's state) or their parameter rows alone.
-DECIDE_TAKES_POLICIES = {POLICY_RANDOM: False, POLICY_HEURISTIC: False, POLICY_MC: True, POLICY_PIMC: True}
+@dataclass(frozen=True)
+class PolicyCalls:
+    """One policy as an engine compiles it in, whatever its kind (built-in, numba bot, learned
+    model): the id its seats have, its `decide`(decision, policies, me, table, legal,
+    generator) and its optional `round_finished`(policies, table) hook (kernels.policy_calls'
+    two calls, for its seats)."""
+
+    policy_id: int
+    decide: Dispatcher
+    round_finished: Dispatcher | None = None
 
 
-def decide_of(policy_ids: tuple[int, ...]):
-    """`decide` over the built-in policies `policy_ids` alone, for an engine compiled for the
-    policies a run seats (sim.engine.policy_engine): a policy not seated is not compiled in, so an
-    engine of heuristic seats and a bot reaches no search. Each seated policy decides exactly
-    as in `decide`; a seat of any other id raises, loudly, instead of playing another policy.
-    (Python: a factory of jitted closures, run once per engine, like blocks.parallel_and_serial.)"""
+def built_in_calls(policy_ids: tuple[int, ...]) -> list[PolicyCalls]:
+    """The calls of the built-in policies `policy_ids`, each deciding exactly as in `decide`."""
     modules = dict(BUILT_IN)
-    ordered = sorted(set(policy_ids))
-    if not ordered or not set(ordered) <= set(modules):
+    if not set(policy_ids) <= set(modules):
         raise ValueError(f"built-in policy ids expected, got {policy_ids}")
-    chosen = _only(ordered[-1], modules[ordered[-1]].decide)
-    for policy_id in reversed(ordered[:-1]):
-        chosen = _first(policy_id, modules[policy_id].decide, chosen)
+    return [PolicyCalls(policy_id, _policy_call(modules[policy_id].decide), getattr(modules[policy_id], "round_finished", None))
+            for policy_id in sorted(set(policy_ids))]  # fmt: skip
+
+
+def decide_of(calls: list[PolicyCalls]):
+    """`decide` over the policies of `calls` alone, for an engine compiled for the policies a
+    run seats (sim.engine.policy_engine): a policy not seated is not compiled in, so an engine
+    of heuristic seats and a bot reaches no search. A seat of any other id raises, loudly,
+    instead of playing another policy. (Python: a factory of jitted closures, run once per
+    engine, like blocks.parallel_and_serial.)"""
+    ordered = sorted(calls, key=lambda call: call.policy_id)
+    ids = [call.policy_id for call in ordered]
+    if not ordered or len(set(ids)) != len(ids):
+        raise ValueError(f"one call per policy id expected, got ids {ids}")
+    chosen = _only(ordered[-1].policy_id, ordered[-1].decide)
+    for call in reversed(ordered[:-1]):
+        chosen = _first(call.policy_id, call.decide, chosen)
     return chosen
 
 
-def _policy_call(policy_id: int, module_decide):
-    """module_decide called with what it takes (the seated policies or their parameter rows)."""
-    if DECIDE_TAKES_POLICIES[policy_id]:
+def round_finished_of(calls: list[PolicyCalls]):
+    """The `round_finished` hooks of `calls` that have one, called in turn in id order
+    (kernels.policy_calls.round_finished, which does nothing, if none has)."""
+    hooks = [call.round_finished for call in sorted(calls, key=lambda call: call.policy_id) if call.round_finished is not None]
+    chosen = policy_calls.round_finished
+    for hook in hooks:
+        chosen = _both(chosen, hook) if chosen is not policy_calls.round_finished else hook
+    return chosen
+
+
+def _policy_call(module_decide: Dispatcher):
+    """module_decide called with what it takes, as its second parameter says: `policies`, the
+    seated record (the searching policies read who sits where, and pimc its seat's state), or
+    `params`, their parameter rows alone."""
+    if list(inspect.signature(module_decide.py_func).parameters)[1] == "policies":
         return module_decide
 
     @njit(inline="always")
@@ -69,9 +102,7 @@ def _policy_call(policy_id: int, module_decide):
     return with_rows
 
 
-def _first(policy_id: int, module_decide, otherwise):
-    call = _policy_call(policy_id, module_decide)
-
+def _first(policy_id: int, call, otherwise):
     @njit(inline="always")
     def decide_first(policies, decision, me, table, legal, generator):
         if policies.ids[at(me.seat)] == policy_id:
@@ -81,26 +112,14 @@ def _first(policy_id: int, module_decide, otherwise):
     return decide_first
 
 
-def _only(policy_id: int, module_decide):
-    call = _policy_call(policy_id, module_decide)
-
+def _only(policy_id: int, call):
     @njit(inline="always")
     def decide_only(policies, decision, me, table, legal, generator):
         if policies.ids[at(me.seat)] != policy_id:
-            raise ValueError("a seat plays a built-in policy this engine was not compiled for")
+            raise ValueError("a seat plays a policy this engine was not compiled for")
         return call(decision, policies, me, table, legal, generator)
 
     return decide_only
-
-
-def round_finished_of(policy_ids: tuple[int, ...]):
-    """The `round_finished` hooks of the built-in policies `policy_ids` that have one, called
-    in turn (kernels.policy_calls.round_finished, which does nothing, if none has)."""
-    hooks = [module.round_finished for policy_id, module in BUILT_IN if policy_id in policy_ids and hasattr(module, "round_finished")]
-    chosen = policy_calls.round_finished
-    for hook in hooks:
-        chosen = _both(chosen, hook) if chosen is not policy_calls.round_finished else hook
-    return chosen
 
 
 def _both(first, then):

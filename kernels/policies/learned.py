@@ -2,7 +2,7 @@
 
 A model is data: its arrays (`WEIGHT_NAMES`, shapes from `weight_shapes`) reach this module as
 arguments, never as globals, so one compiled kernel serves any model of the same shapes, and
-the engine binds a run's model to its seats (sim.engine.bot_engine._decide_with_model).
+the engine binds a run's model to its seats (sim.engine.policy_engine.model_calls).
 
 What a seat sees is encoded by `encode` into FEATURE_COUNT integer-valued features (the
 layout below, `FEATURE_FIELDS`; the version a model was trained on is FEATURE_VERSION): its

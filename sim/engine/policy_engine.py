@@ -11,7 +11,10 @@ its Python source with the dispatch over the policies compiled in (`rebind`), wh
   search, and one with pimc compiles pimc's closure and not another policy's;
 - the numba bots seated (sim.policies.external_bots), each answering for its external id;
 - the learned models seated (sim.policies.learned_models), each answering for its id with its weights
-  bound as constants of the compiled code (`_decide_with_model`).
+  bound as constants of the compiled code (`model_calls`).
+
+Every kind reaches the dispatch the same way, as one kernels.dispatch.PolicyCalls: a built-in
+policy's module, a bot (`bot_calls`) or a model (`model_calls`) adapted to its `decide`.
 
 The copies are cached on disk (engine_cache), stamped with the sources they can contain, so
 only the first process with a given set of policies pays the compile, and an edit of one
@@ -54,14 +57,13 @@ KERNELS = Path(inspect.getfile(dispatch)).resolve().parent  # the kernels packag
 ALWAYS_COMPILED = (POLICY_RANDOM, POLICY_HEURISTIC)
 
 
-def _decide_with_bot(previous, bot: object, policy_id: int):
-    """A dispatch that sends the seats of `policy_id` to the bot, every other seat to `previous`."""
+def bot_calls(bot: object, policy_id: int) -> dispatch.PolicyCalls:
+    """A numba bot as the dispatch takes a policy: its seats (`policy_id`) ask the bot's
+    function of the decision with the seat's parameter row."""
     bid, choose_trump, play = (getattr(bot, name) for name in BOT_FUNCTIONS)
 
     @njit(inline="always")
-    def decide(policies, decision, me, table, legal, generator):
-        if policies.ids[me.seat] != policy_id:
-            return previous(policies, decision, me, table, legal, generator)
+    def decide(decision, policies, me, table, legal, generator):
         row = policies.params[me.seat]
         if decision == DECIDE_BID:
             return bid(me, table, legal, row, generator)
@@ -69,22 +71,20 @@ def _decide_with_bot(previous, bot: object, policy_id: int):
             return choose_trump(me, table, row, generator)
         return play(me, table, legal, row, generator)
 
-    return decide
+    return dispatch.PolicyCalls(policy_id, decide)
 
 
-def _decide_with_model(previous, model: LearnedModel, policy_id: int):
-    """A dispatch that sends the seats of `policy_id` to the learned policy with `model`'s
-    weights (bound as constants of the compiled code), every other seat to `previous`."""
+def model_calls(model: LearnedModel, policy_id: int) -> dispatch.PolicyCalls:
+    """A learned model as the dispatch takes a policy: its seats (`policy_id`) play the learned
+    policy with the model's weights (bound as constants of the compiled code)."""
     bid_w1, bid_b1, bid_w2, bid_b2, bid_w3, bid_b3, play_w1, play_b1, play_w2, play_b2, play_w3, play_b3 = model.weights
 
     @njit(inline="always")
-    def decide(policies, decision, me, table, legal, generator):
-        if policies.ids[me.seat] != policy_id:
-            return previous(policies, decision, me, table, legal, generator)
+    def decide(decision, policies, me, table, legal, generator):
         weights = (bid_w1, bid_b1, bid_w2, bid_b2, bid_w3, bid_b3, play_w1, play_b1, play_w2, play_b2, play_w3, play_b3)
         return learned.decide(decision, me, table, legal, weights)
 
-    return decide
+    return dispatch.PolicyCalls(policy_id, decide)
 
 
 def _global_names(code: types.CodeType) -> set[str]:
@@ -415,12 +415,10 @@ def compiled_engine(
     built_in = compiled_policies(tuple(int(policy_id) for policy_id in seated))
     key = (tuple(ids), built_in, tuple(learned_ids))
     if key not in _ENGINES:
-        decide = dispatch.decide_of(built_in)
-        for path, policy_id in ids.items():
-            decide = _decide_with_bot(decide, by_path[path].bot, policy_id)
-        for digest, policy_id in learned_ids.items():
-            decide = _decide_with_model(decide, by_digest[digest], policy_id)
-        replacements = {policy_calls.decide: decide, policy_calls.round_finished: dispatch.round_finished_of(built_in)}
+        calls = dispatch.built_in_calls(built_in)
+        calls += [bot_calls(by_path[path].bot, policy_id) for path, policy_id in ids.items()]
+        calls += [model_calls(by_digest[digest], policy_id) for digest, policy_id in learned_ids.items()]
+        replacements = {policy_calls.decide: dispatch.decide_of(calls), policy_calls.round_finished: dispatch.round_finished_of(calls)}
         _ENGINES[key] = _Engine(replacements, {}, engine_cache(bots, built_in, tuple(learned_ids)))
     engine = _ENGINES[key]
     return rebind(entry, engine.replacements, engine.memo, engine.cache)
