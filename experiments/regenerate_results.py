@@ -12,7 +12,7 @@ accuracy_vs_baseline.png (heuristic bid accuracy by round size next to the publi
 baseline), tournament.json and tournament.png (mc / heuristic / random duplicate tournament),
 estimate.json and estimate.png (an example per-hand estimate), calibration.json and
 calibration.png (estimate's P(take the trick) against round-1 self-play, with and without
-inference from the earlier bids; benchmarks/bench_estimate.py --calibration), inference.json
+inference from the earlier bids; sim/estimation/calibration.py), inference.json
 (mc with inference against mc without, a duplicate tournament), pimc.json (wizard-sim 0.1's
 pimc player against mc at its defaults, against the heuristic, with and without inference,
 and bid accuracy by round size), openspiel.json (OpenSpiel's ISMCTS, openspiel:ismcts, at two
@@ -49,6 +49,7 @@ from matplotlib.figure import Figure
 import sim
 from kernels.search.pimc import former_infer
 from sim.analysis.report import accuracy_tables
+from sim.estimation.calibration import calibration
 from sim.policies.learned_models import SHIPPED_MODEL
 from sim.policies.registry import parameter_text, parse_policy
 from sim.config.rules import Rules
@@ -600,24 +601,9 @@ def estimate_figures(sizes: Sizes, out: Path) -> dict:
 
 
 # -- estimate against self-play ------------------------------------------------------------------
-def load_script(name: str, path: Path):
-    """The module of a script outside any package (benchmarks/, results/), loaded by path."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def load_bench_estimate():
-    """benchmarks/bench_estimate.py, which holds the calibration."""
-    return load_script("bench_estimate", ROOT / "benchmarks" / "bench_estimate.py")
-
-
-
-
 def calibration_figures(sizes: Sizes, out: Path) -> dict:
     seed = SEEDS["calibration"]
-    measured = load_bench_estimate().calibration(sizes.calibration_games, sizes.calibration_samples, seed=seed)
+    measured = calibration(sizes.calibration_games, sizes.calibration_samples, seed=seed)
     result = {**provenance(seed, players=4, policy="heuristic", rounds=[1]), **measured}
     (out / "calibration.json").write_text(json.dumps(result, indent=2) + "\n")
     figure = new_figure(7, 6.5)
@@ -912,7 +898,7 @@ forced, so whether the card takes the trick depends on the cards alone), pooled 
 P(make 1) for the hand and bids shown (trump card 5H, {calibration_result['samples']:,} samples, seed
 {calibration_result['estimate_seed']}) with inference (the default) and with `infer=False` (uniform deals).
 z = (estimate - self-play) / sqrt(p(1-p)/games + SE(estimate)²), p the estimate. Generated {calibration_result['generated']} by
-`python -m benchmarks.bench_estimate --calibration`'s code.
+`sim.estimation.calibration`.
 
 {markdown_table(cal)}
 

@@ -10,12 +10,12 @@ import pytest
 from typer.testing import CliRunner
 
 import reference
-import sim
 from helpers import JESTERS, WIZARDS, cards_of, mask
 from kernels.estimate import situation as E
 from kernels import rules as K
 from kernels import records as st
 from kernels.cards import NO_CARD
+from sim.estimation.calibration import CALIBRATION_CLASSES, in_class, self_play_round_one
 from sim.estimation.request import make_situation
 from sim.estimation.run import estimate, run_estimate
 from sim.cli import app
@@ -267,56 +267,30 @@ def test_api_raises_config_error():
 # --- inference: the earlier bids and the dealer's trump choice ---------------------------
 
 
-def self_play_round_one(games: int, seed: int):
-    """4-player heuristic self-play of round 1 only (play is forced: who takes the trick
-    depends on the cards alone): per game the first two bidders' cards and the first bid,
-    the turned-up card and whether the second bidder (or the first) took the trick."""
-    batch = sim.run_games(sim.Rules(players=4, rounds=[1]), "heuristic", seed=seed, games=games)
-    hands, bids, tricks = (batch.seats[field][:, 0, :] for field in ("hand", "bid", "tricks"))
-    dealer = batch.rounds["dealer"][:, 0].astype(np.int64)
-    rows = np.arange(dealer.shape[0])
-    first, second = (dealer + 1) % 4, (dealer + 2) % 4
-    card = {"first": np.log2(hands[rows, first].astype(np.float64)).astype(np.int64),
-            "second": np.log2(hands[rows, second].astype(np.float64)).astype(np.int64)}
-    return {
-        "first_card": card["first"], "second_card": card["second"], "first_bid": bids[rows, first],
-        "turned": batch.rounds["trump_card"][:, 0].astype(np.int64),
-        "first_won": tricks[rows, first], "second_won": tricks[rows, second],
-    }
-
-
 @pytest.mark.statistics
 def test_estimate_is_calibrated_against_self_play_after_informative_bids():
     """Round 1, heuristic everywhere: a Wizard or a non-trump King held by the second bidder
     (a 5 of another suit turned up; suits are symmetric, so every such game counts), after
     a first bid of 0 or 1, and a non-trump King bidding first: the self-play frequency of
     taking the trick equals estimate's P(make 1) within statistical error. Without
-    inference the Wizard after a bid of 1 is far off (benchmarks/bench_estimate.py
-    --calibration runs the large version)."""
+    inference the Wizard after a bid of 1 is far off (sim.estimation.calibration holds these
+    classes; `python -m benchmarks.bench_estimate --calibration` runs the large version)."""
     play = self_play_round_one(400_000, seed=11)
-    five = (play["turned"] >= 0) & (play["turned"] < 52) & (play["turned"] % 13 == 3)
-    suit_of_turned = play["turned"] // 13
-
-    def king(card):
-        return (card < 52) & (card % 13 == 11) & (card // 13 != suit_of_turned)
-
-    wizard = (play["second_card"] >= 52) & (play["second_card"] < 56)
-    cases = [
-        ("W", 1, "1", wizard & five & (play["first_bid"] == 1), "second_won"),
-        ("W", 1, "0", wizard & five & (play["first_bid"] == 0), "second_won"),
-        ("KS", 1, "0", king(play["second_card"]) & five & (play["first_bid"] == 0), "second_won"),
-        ("KS", 1, "1", king(play["second_card"]) & five & (play["first_bid"] == 1), "second_won"),
-        ("KS", 0, "", king(play["first_card"]) & five, "first_won"),
-    ]
-    for hand, position, bids, selected, won in cases:
+    cases = [situation for situation in CALIBRATION_CLASSES
+             if (situation.hand, situation.bids) in {("W", (1,)), ("W", (0,)), ("KS", (0,)), ("KS", (1,)), ("KS", ())}]
+    assert len(cases) == 5
+    for situation in cases:
+        selected = in_class(play, situation)
         games = int(selected.sum())
-        observed = float(play[won][selected].mean())
-        result = run_estimate(hand, trump="5H", players=4, position=position, bids=bids, samples=20_000, seed=3)
+        observed = float(play.won[selected, situation.position].mean())
+        result = run_estimate(situation.hand, trump="5H", players=4, position=situation.position, bids=situation.bids,
+                              samples=20_000, seed=3)  # fmt: skip
         predicted = result.stats[1].p_make
         sigma = math.sqrt(observed * (1 - observed) / games + predicted * (1 - predicted) / result.effective_samples)
-        assert games > 250 and abs(observed - predicted) <= 4 * sigma + 1e-9, (hand, bids, games, observed, predicted)
+        assert games > 250 and abs(observed - predicted) <= 4 * sigma + 1e-9, (situation.label, games, observed, predicted)
+    wizard = next(situation for situation in cases if situation.hand == "W" and situation.bids == (1,))
     uniform = run_estimate("W", trump="5H", players=4, position=1, bids="1", samples=20_000, seed=3, infer=False)
-    wizard_after_one = float(play["second_won"][cases[0][3]].mean())
+    wizard_after_one = float(play.won[in_class(play, wizard), 1].mean())
     assert uniform.stats[1].p_make - wizard_after_one > 0.15
 
 

@@ -324,8 +324,10 @@ def test_each_thing_has_its_own_name():
 FOLDER_IMPORTS = {
     # statistics compute from additive sums: no run machinery, storage, engine or kernels
     "sim.stats": ("sim.config.errors",),
-    # estimate plays no run and stores nothing: it calls the kernels through the engine
-    "sim.estimation": ("sim.play.session", "sim.engine", "sim.stats", "sim.policies", "sim.config", "kernels"),
+    # estimate stores nothing and calls the kernels through the engine; the one run it plays is
+    # its calibration's self-play (run_games)
+    "sim.estimation": ("sim.play.session", "sim.runs.games", "sim.engine", "sim.stats", "sim.policies", "sim.config",
+                       "kernels"),  # fmt: skip
     # configuration is values: the kernels' constants and layouts, no dispatch, policy or user module
     "sim.config": ("kernels.records", "kernels.cards", "kernels.observation"),
 }

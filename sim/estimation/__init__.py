@@ -2,8 +2,8 @@
 request and its checks (`request`), the situation and the opponent model as the kernels take
 them (`situation`), the driver of the posterior's samples and their rollouts (`run`), its
 kernel calls in slices (`slices`), the samples with Python policies at the table
-(`bot_rollouts`), the figures found (`results`) and `play`'s bid hint (`hints`). The kernels
-are kernels/estimate/.
+(`bot_rollouts`), the figures found (`results`), `play`'s bid hint (`hints`) and the
+calibration against self-play (`calibration`). The kernels are kernels/estimate/.
 
 Named `estimation`, not `estimate`: a subpackage `sim.estimate` would, once imported, replace
 the public function `sim.estimate` as the attribute of `sim`."""
