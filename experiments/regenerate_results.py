@@ -47,13 +47,15 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 import sim
+from sim import (LeagueConfig, Rules, SimulationConfig, TournamentConfig, league, parse_policy, resume_tournament,
+                 simulate, tournament)  # fmt: skip
+# Beyond the public API: reading finished runs back (what `report`, `verify` and `compare` do on
+# the command line), the calibration, the shipped model's card and pimc's former labels.
 from kernels.search.pimc import former_infer
 from sim.analysis.report import accuracy_tables
 from sim.estimation.calibration import calibration
 from sim.policies.learned_models import SHIPPED_MODEL
-from sim.policies.registry import parameter_text, parse_policy
-from sim.config.rules import Rules
-from sim import LeagueConfig, SimulationConfig, TournamentConfig, league, resume_tournament, simulate, tournament
+from sim.policies.registry import parameter_text
 from sim.runs.comparison import compare_tournaments
 from sim.runs.tournament import summarize_tournament
 from sim.runs.verification import verify_run
