@@ -3,6 +3,7 @@ parameters, reproducibility, and clear errors for broken bots."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -80,6 +81,44 @@ def test_broken_bots_are_one_line_errors(tmp_path, policy, message):
 def test_illegal_action_is_reported(tmp_path):
     with pytest.raises(BotError, match="policy broken_bots:IllegalPlayer chose card 2C for seat 0"):
         run_games(Rules(players=3, rounds=(5,)), "broken_bots:IllegalPlayer,random,random", seed=1, games=20)
+
+
+@pytest.mark.parametrize(
+    "policy, message",
+    [
+        ("stateful_bots:TooMuchState", "stateful_bots:TooMuchState: STATE_SIZE must be a whole number 0..32"),
+        ("stateful_bots:StateWithoutDecide", "keeps state (STATE_SIZE) but has no decide to read it with"),
+    ],
+)
+def test_a_bots_state_is_checked(policy, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        parse_policy(policy)
+
+
+STATEFUL = "stateful_bots:RoundCounter,heuristic,stateful_bots:RoundCounter,stateful_bots:ForgetsNothing"
+
+
+@pytest.mark.slow
+def test_a_bot_in_the_built_in_form_keeps_state_per_seat_across_rounds():
+    """A bot written as a built-in policy is (decide, round_finished, STATE_SIZE): each of its
+    seats keeps its own state, which its hook updates after every round, once per seat, and
+    which is clear when each game begins, on any thread count; without a hook it stays clear."""
+    rules = Rules(players=4, rounds=(3, 4, 5, 6))
+    played = run_games(rules, STATEFUL, seed=2, games=30)
+    bids = played.seats["bid"].astype(int)  # [game, round, seat]
+    for seat in (0, 2):  # the rounds this seat finished before each round of every game
+        assert (bids[:, :, seat] == range(4)).all(), bids[:3, :, seat]
+    assert (bids[:, :, 3] == 0).all()
+    again = run_games(rules, STATEFUL, seed=2, games=30, threads=1)
+    assert (again.seats == played.seats).all() and (again.rounds == played.rounds).all()
+
+
+@pytest.mark.slow
+def test_a_bots_failing_round_finished_is_named():
+    # The same bots as above (one compiled engine), the first seat's hook failing after a round.
+    with pytest.raises(BotError, match=r"policy stateful_bots:RoundCounter raised ValueError: nowhere to keep the "
+                                       r"round in its round_finished \(stateful_bots.py:\d+\) in game 0, round of 3 cards"):
+        run_games(Rules(players=4, rounds=(3, 4)), STATEFUL.replace("Counter,", "Counter:fails_after=1,", 1), seed=1, games=5)
 
 
 @pytest.mark.slow

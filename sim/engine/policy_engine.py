@@ -57,10 +57,14 @@ KERNELS = Path(inspect.getfile(dispatch)).resolve().parent  # the kernels packag
 ALWAYS_COMPILED = (POLICY_RANDOM, POLICY_HEURISTIC)
 
 
-def bot_calls(bot: object, policy_id: int) -> dispatch.PolicyCalls:
-    """A numba bot as the dispatch takes a policy: its seats (`policy_id`) ask the bot's
-    function of the decision with the seat's parameter row."""
-    bid, choose_trump, play = (getattr(bot, name) for name in BOT_FUNCTIONS)
+def bot_calls(bot: ExternalBot, policy_id: int) -> dispatch.PolicyCalls:
+    """A numba bot as the dispatch takes a policy, for its seats (`policy_id`): in the built-in
+    form its own `decide`, and its `round_finished` called for each of its seats; else a
+    `decide` that asks the bot's function of the decision with the seat's parameter row."""
+    if bot.decides:
+        return dispatch.PolicyCalls(policy_id, bot.bot.decide, _each_seat(bot.bot.round_finished, policy_id)
+                                    if "round_finished" in bot.functions else None)  # fmt: skip
+    bid, choose_trump, play = (getattr(bot.bot, name) for name in BOT_FUNCTIONS)
 
     @njit(inline="always")
     def decide(decision, policies, me, table, legal, generator):
@@ -72,6 +76,19 @@ def bot_calls(bot: object, policy_id: int) -> dispatch.PolicyCalls:
         return play(me, table, legal, row, generator)
 
     return dispatch.PolicyCalls(policy_id, decide)
+
+
+def _each_seat(hook: Dispatcher, policy_id: int):
+    """round_finished(policies, table) that calls a bot's hook(policies, table, seat) for each of
+    its seats (a bot does not know the id its seats have in a run)."""
+
+    @njit(inline="always")
+    def round_finished(policies, table):
+        for seat in range(table.n_players):
+            if policies.ids[seat] == policy_id:
+                hook(policies, table, seat)
+
+    return round_finished
 
 
 def model_calls(model: LearnedModel, policy_id: int) -> dispatch.PolicyCalls:
@@ -261,7 +278,7 @@ def compile_failure(bots: list[ExternalBot], error: Exception) -> str:
     if reason.endswith(":") and len(reason_lines) > 1:  # e.g. "... found for signature:" and the signature
         reason = f"{reason} {reason_lines[1].lstrip('>').strip()}"
     own_lines = {  # the bots' own functions: not the kernels they call
-        bot.path: [_lines_of(function) for function in reached_functions([getattr(bot.bot, name) for name in BOT_FUNCTIONS])
+        bot.path: [_lines_of(function) for function in reached_functions([getattr(bot.bot, name) for name in bot.functions])
                    if not Path(inspect.getfile(function.py_func)).resolve().is_relative_to(KERNELS)]
         for bot in bots
     }  # fmt: skip
@@ -380,7 +397,7 @@ def engine_cache(bots: list[ExternalBot], built_in: tuple[int, ...], models: tup
     stamp = [f"numba {numba.__version__}", sys.version, graph.digest(frozenset(policy_sources | own))]
     by_path = {bot.path: bot for bot in bots}
     for path, policy_id in external_ids(bots).items():
-        files, values = reached_code([getattr(by_path[path].bot, name) for name in BOT_FUNCTIONS])
+        files, values = reached_code([getattr(by_path[path].bot, name) for name in by_path[path].functions])
         identity.append(f"{policy_id} {path} {sorted(files)}")
         stamp += [f"{policy_id} {path}", *values]
         stamp += [f"{file}:{_digest_of_file(file)}" for file in sorted(files)]
@@ -416,7 +433,7 @@ def compiled_engine(
     key = (tuple(ids), built_in, tuple(learned_ids))
     if key not in _ENGINES:
         calls = dispatch.built_in_calls(built_in)
-        calls += [bot_calls(by_path[path].bot, policy_id) for path, policy_id in ids.items()]
+        calls += [bot_calls(by_path[path], policy_id) for path, policy_id in ids.items()]
         calls += [model_calls(by_digest[digest], policy_id) for digest, policy_id in learned_ids.items()]
         replacements = {policy_calls.decide: dispatch.decide_of(calls), policy_calls.round_finished: dispatch.round_finished_of(calls)}
         _ENGINES[key] = _Engine(replacements, {}, engine_cache(bots, built_in, tuple(learned_ids)))

@@ -1,15 +1,24 @@
 """Bots from outside the package: `--policy mymodule:MyBot[:key=value,...]`.
 
-A bot is any object (a class, a module, a namespace) with three numba-jitted functions:
+A bot is any object (a class, a module, a namespace) with numba-jitted functions, in one of two
+forms. Three functions, one per decision:
 
     bid(me, table, legal, params, generator) -> int           # a set bit of legal (the bid)
     choose_trump(me, table, params, generator) -> int         # suit 0..3, when a Wizard is turned up
     play(me, table, legal, params, generator) -> int          # a set bit of legal (the card id)
 
+or a built-in policy's form (kernels.dispatch.PolicyCalls), for a bot that reads who sits where
+or keeps state across the rounds of a game:
+
+    decide(decision, policies, me, table, legal, generator) -> int   # kernels.records.DECIDE_*
+    round_finished(policies, table, seat)                     # optional: after each round, per seat of the bot
+    STATE_SIZE = n                                            # floats of state per seat, policies.state[seat, :n]
+
 and optionally PARAMETERS = (("name", default), ...) (at most MAX_PARAMS). `me` is the bot's
 own seat record, `table` the public table (docs/policies.md, Guarantees), `params` its
-float64 parameter row, `generator` the game's seeded random stream (kernels.rng.below,
-kernels.rng.uniform) — use nothing else, so runs stay reproducible.
+float64 parameter row (policies.params[me.seat] in the second form), `generator` the game's
+seeded random stream (kernels.rng.below, kernels.rng.uniform) — use nothing else, so runs stay
+reproducible. A seat's state is cleared when a game begins.
 """
 from __future__ import annotations
 
@@ -21,21 +30,36 @@ from pathlib import Path
 
 from numba.core.dispatcher import Dispatcher
 
-from kernels.records import MAX_PARAMS
+from kernels.records import MAX_PARAMS, MAX_SEAT_STATE
 from sim.config.errors import BotError, ConfigError, echo
 from sim.policies.python_protocol import PythonBot, error_text, is_python_policy, load_python_bot
 
-BOT_FUNCTIONS = ("bid", "choose_trump", "play")
+BOT_FUNCTIONS = ("bid", "choose_trump", "play")  # the first form: one function per decision
+DECIDE_FUNCTIONS = ("decide", "round_finished")  # the second: a built-in policy's (round_finished optional)
 FIRST_EXTERNAL_ID = 100  # ids of external bots in one run: 100, 101, ...
 
 
 @dataclass(frozen=True)
 class ExternalBot:
-    """A loaded bot: its `module:object` path and the object holding its functions."""
+    """A loaded bot: its `module:object` path, the object holding its functions, the names of
+    the jitted functions it has (BOT_FUNCTIONS, or `decide` and maybe `round_finished`) and
+    the floats of state it keeps per seat."""
 
     path: str
     bot: object
     parameters: tuple[tuple[str, float], ...]
+    functions: tuple[str, ...] = BOT_FUNCTIONS
+    state_size: int = 0
+
+    @property
+    def decides(self) -> bool:
+        """Whether it has the built-in form, `decide` (else one function per decision)."""
+        return self.functions[0] == "decide"
+
+    def function_of(self, decision_function: str) -> Dispatcher:
+        """Its jitted function that answers a decision (`bid`, `choose_trump`, `play`): that one,
+        or `decide` in the built-in form."""
+        return getattr(self.bot, "decide" if self.decides else decision_function)
 
 
 def check_bot_path(path: str) -> None:
@@ -75,17 +99,29 @@ def load_bot(path: str) -> ExternalBot | PythonBot:
         raise ConfigError(f"module {module_name!r} has no {object_name!r}")
     if is_python_policy(bot):
         return load_python_bot(path, bot)
-    for name in BOT_FUNCTIONS:
-        function = getattr(bot, name, None)
-        if not isinstance(function, Dispatcher):
+    functions = _bot_functions(path, bot)
+    parameters = tuple((str(key), float(value)) for key, value in getattr(bot, "PARAMETERS", ()))
+    if len(parameters) > MAX_PARAMS:
+        raise ConfigError(f"{path} has {len(parameters)} parameters; at most {MAX_PARAMS}")
+    state_size = getattr(bot, "STATE_SIZE", 0)
+    if functions == BOT_FUNCTIONS and state_size:
+        raise ConfigError(f"{path} keeps state (STATE_SIZE) but has no decide to read it with; see docs/numba-bots.md")
+    if isinstance(state_size, bool) or not isinstance(state_size, int) or not 0 <= state_size <= MAX_SEAT_STATE:
+        raise ConfigError(f"{path}: STATE_SIZE must be a whole number 0..{MAX_SEAT_STATE} (floats per seat)")
+    return ExternalBot(path, bot, parameters, functions, state_size)
+
+
+def _bot_functions(path: str, bot: object) -> tuple[str, ...]:
+    """The names of the bot's jitted functions: the built-in form's if it has `decide`, else
+    the three of one function per decision (each checked to be numba-jitted)."""
+    names = tuple(name for name in DECIDE_FUNCTIONS if hasattr(bot, name)) if hasattr(bot, "decide") else BOT_FUNCTIONS
+    for name in names:
+        if not isinstance(getattr(bot, name, None), Dispatcher):
             raise ConfigError(
                 f"{path} must be a Python policy or a numba bot (a Python policy has a method act or act_one; "
                 f"in a numba bot, {name} must be a numba-jitted function); see docs/numba-bots.md"
             )
-    parameters = tuple((str(key), float(value)) for key, value in getattr(bot, "PARAMETERS", ()))
-    if len(parameters) > MAX_PARAMS:
-        raise ConfigError(f"{path} has {len(parameters)} parameters; at most {MAX_PARAMS}")
-    return ExternalBot(path, bot, parameters)
+    return names
 
 
 def _names_module(error: ModuleNotFoundError, module_name: str) -> bool:

@@ -104,7 +104,13 @@ def replay_failure(seating: Seating, seed: int, game: int, rules: Rules) -> Game
     table, seats = workspace[0]["table"], workspace[0]["seats"]
     decision, seat, round_size = int(table["phase"]), int(current_seat(table)), int(table["round_size"])
     rest = f", round of {round_size} card{'s' if round_size != 1 else ''}"
-    if seat == records.NO_SEAT:  # not at a decision: the engine itself failed
+    if seat == records.NO_SEAT:  # not at a decision: a bot's round_finished failed, or the engine itself
+        hooked = {policy.kind.bot.path: policy.kind.bot for policy in policies
+                  if policy.kind.bot is not None and "round_finished" in policy.kind.bot.functions}  # fmt: skip
+        if int(table["phase"]) == records.PHASE_DONE and len(hooked) == 1:  # the one bot with a hook
+            (path, bot), = hooked.items()
+            place = function_place(bot.bot.round_finished)
+            return GameFailure(f"policy {path} raised {exception_text(failure)} in its round_finished ({place})", game, rest)
         return GameFailure(f"the engine failed: {exception_text(failure)}", game, rest)
     policy = policies[seat]
     where = f"for seat {seat}'s {DECISION_NAMES[decision]} decision"
@@ -114,8 +120,8 @@ def replay_failure(seating: Seating, seed: int, game: int, rules: Rules) -> Game
         legal_set = f"{rest}; legal: {legal_text(decision, legal)}"
         return GameFailure(f"policy {policy.label} chose {chose} {where}", game, legal_set)
     if policy.kind.bot is not None:  # the bot's own function for this decision raised
-        name = BOT_FUNCTION_OF_DECISION[decision]
-        where = f"in its {name} ({function_place(getattr(policy.kind.bot.bot, name))}) {where}"
+        function = policy.kind.bot.function_of(BOT_FUNCTION_OF_DECISION[decision])
+        where = f"in its {function.py_func.__name__} ({function_place(function)}) {where}"
     return GameFailure(f"policy {policy.label} raised {exception_text(failure)} {where}", game, rest)
 
 
