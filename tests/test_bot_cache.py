@@ -110,3 +110,66 @@ def test_cache_directory_and_unwritable_fallback(tmp_path, monkeypatch):
     (tmp_path / "a file").write_text("")
     monkeypatch.setenv(external.CACHE_DIR_VARIABLE, str(tmp_path / "a file"))
     assert engine_cache([load_copy(tmp_path / "a", "copy_unwritable")], HEURISTIC) is None  # compiled, not cached
+
+
+
+# A bot that bids the lowest legal bid, or the highest with HIGHEST: two copies of one code,
+# which a process compiles in the same order, so that numba numbers their functions alike.
+BIDDER = """
+from numba import njit
+from kernels.bits import highest_bit, lowest_bit
+
+HIGHEST = {highest}
+
+
+class Bot:
+    @staticmethod
+    @njit
+    def bid(me, table, legal, params, generator):
+        return highest_bit(legal) if HIGHEST else lowest_bit(legal)
+
+    @staticmethod
+    @njit
+    def choose_trump(me, table, params, generator):
+        return 0
+
+    @staticmethod
+    @njit
+    def play(me, table, legal, params, generator):
+        return lowest_bit(legal)
+"""
+
+# Plays `module:Bot,random,random` for each module given, in turn, in one process, and prints
+# the bot's bids of each.
+PLAY_EACH = """
+import json, sys
+from sim.config.rules import Rules
+from sim.runs.games import run_games
+
+bids = [run_games(Rules(players=3, rounds=(3, 4)), f"{module}:Bot,random,random", seed=2, games=4).seats["bid"][:, :, 0].tolist()
+        for module in sys.argv[1:]]
+print(json.dumps(bids))
+"""
+
+
+@pytest.mark.processes
+def test_engines_compiled_in_two_processes_are_loaded_together(tmp_path):
+    """numba links compiled functions by name, and numbers the functions a process compiles in
+    the order it compiles them: an engine's copy of a kernel, named as its original, had the
+    same name in two processes that compiled two engines alike. Loaded together from the cache,
+    the second engine then ran the first's copies: its bot's seat played the other bot."""
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    for name, highest in (("low_bidder", False), ("high_bidder", True)):
+        (bots / f"{name}.py").write_text(BIDDER.format(highest=highest))
+    environment = {**os.environ, "PYTHONPATH": str(bots), external.CACHE_DIR_VARIABLE: str(tmp_path / "cache")}
+
+    def play(*modules: str) -> list:
+        done = subprocess.run([sys.executable, "-c", PLAY_EACH, *modules], cwd=bots, env=environment,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+        assert done.returncode == 0, (modules, done.stderr[-2000:])
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    low, high = play("low_bidder")[0], play("high_bidder")[0]
+    assert low != high
+    assert play("low_bidder", "high_bidder") == [low, high]

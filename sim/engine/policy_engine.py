@@ -112,20 +112,32 @@ def _global_names(code: types.CodeType) -> set[str]:
     return names
 
 
-def rebind(function: Dispatcher, replacements: dict, memo: dict, cache: EngineCache | None = None) -> Dispatcher:
+@dataclass
+class _Engine:
+    """One set of policies' engine in this process: the jitted calls its copies bind
+    (replacements), the copies made so far (memo: original -> copy), its on-disk cache (None:
+    not writable) and the tag its copies' names carry."""
+
+    replacements: dict
+    memo: dict
+    cache: EngineCache | None
+    tag: str
+
+
+def rebind(function: Dispatcher, engine: _Engine) -> Dispatcher:
     """`function`, recompiled wherever it reaches a replaced jitted function; a recompiled copy
-    of a cached function is cached in `cache` (if any)."""
-    if function in replacements:
-        return replacements[function]
-    if function in memo:
-        return memo[function]
+    of a cached function is cached in the engine's cache (if any)."""
+    if function in engine.replacements:
+        return engine.replacements[function]
+    if function in engine.memo:
+        return engine.memo[function]
     source = function.py_func
-    memo[function] = function  # co_names also lists attribute names, which may repeat this name
+    engine.memo[function] = function  # co_names also lists attribute names, which may repeat this name
     overrides = {}
     for name in _global_names(source.__code__):
         value = source.__globals__.get(name)
         if isinstance(value, Dispatcher):
-            rebound = rebind(value, replacements, memo, cache)
+            rebound = rebind(value, engine)
             if rebound is not value:
                 overrides[name] = rebound
     if not overrides:
@@ -133,12 +145,16 @@ def rebind(function: Dispatcher, replacements: dict, memo: dict, cache: EngineCa
     copy = types.FunctionType(
         source.__code__, {**source.__globals__, **overrides}, source.__name__, source.__defaults__, source.__closure__
     )
-    copy.__qualname__ = source.__qualname__
+    # numba links compiled code by name: its module, its qualified name and a number counted per
+    # process. Named as its original, a copy compiled in one process could take the name of
+    # another engine's copy (or of the original) compiled in another, and once both were loaded
+    # from the cache one engine ran the other's code. The engine's tag keeps the names apart.
+    copy.__qualname__ = f"{source.__qualname__}__{engine.tag}"
     options = {key: value for key, value in function.targetoptions.items() if key != "nopython"}  # njit implies it
     rebound = njit(**options)(copy)
-    if cache is not None and not isinstance(function._cache, NullCache):
-        cache.attach(rebound, function)
-    memo[function] = rebound
+    if engine.cache is not None and not isinstance(function._cache, NullCache):
+        engine.cache.attach(rebound, function)
+    engine.memo[function] = rebound
     return rebound
 
 
@@ -394,7 +410,9 @@ def engine_cache(bots: list[ExternalBot], built_in: tuple[int, ...], models: tup
     own = {dispatch.__name__, policy_calls.__name__}  # their own bytes: dispatch imports every policy
     identity = [f"built-in {list(built_in)}", str(KERNELS)]  # one checkout's entries never replace another's
     identity += [f"model {digest}" for digest in models]
-    stamp = [f"numba {numba.__version__}", sys.version, graph.digest(frozenset(policy_sources | own))]
+    # This module's own bytes too: how it copies and names the kernels is in every entry.
+    stamp = [f"numba {numba.__version__}", sys.version, graph.digest(frozenset(policy_sources | own)),
+             f"engine {_digest_of_file(__file__)}"]  # fmt: skip
     by_path = {bot.path: bot for bot in bots}
     for path, policy_id in external_ids(bots).items():
         files, values = reached_code([getattr(by_path[path].bot, name) for name in by_path[path].functions])
@@ -403,13 +421,6 @@ def engine_cache(bots: list[ExternalBot], built_in: tuple[int, ...], models: tup
         stamp += [f"{file}:{_digest_of_file(file)}" for file in sorted(files)]
     digest = hashlib.sha256("\n".join(identity).encode()).hexdigest()[:20]
     return EngineCache(directory, digest, hashlib.sha256("\n".join(stamp).encode()).hexdigest())
-
-
-@dataclass
-class _Engine:
-    replacements: dict
-    memo: dict
-    cache: EngineCache | None
 
 
 _ENGINES: dict[tuple, _Engine] = {}
@@ -436,6 +447,6 @@ def compiled_engine(
         calls += [bot_calls(by_path[path], policy_id) for path, policy_id in ids.items()]
         calls += [model_calls(by_digest[digest], policy_id) for digest, policy_id in learned_ids.items()]
         replacements = {policy_calls.decide: dispatch.decide_of(calls), policy_calls.round_finished: dispatch.round_finished_of(calls)}
-        _ENGINES[key] = _Engine(replacements, {}, engine_cache(bots, built_in, tuple(learned_ids)))
-    engine = _ENGINES[key]
-    return rebind(entry, engine.replacements, engine.memo, engine.cache)
+        tag = "engine_" + hashlib.sha256(repr(key).encode()).hexdigest()[:16]  # one per set of policies
+        _ENGINES[key] = _Engine(replacements, {}, engine_cache(bots, built_in, tuple(learned_ids)), tag)
+    return rebind(entry, _ENGINES[key])
