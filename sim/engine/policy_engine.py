@@ -46,7 +46,7 @@ from kernels.policies import learned
 from kernels.cache_stamps import kernel_graph, module_name
 from kernels.policies.ids import POLICY_HEURISTIC, POLICY_RANDOM
 from kernels.records import DECIDE_BID, DECIDE_CARD, DECIDE_TRUMP
-from sim.policies.external_bots import BOT_FUNCTIONS, ExternalBot, external_ids
+from sim.policies.external_bots import ExternalBot, external_ids
 from sim.policies.learned_models import LearnedModel
 from sim.policies.registry import model_ids
 
@@ -62,9 +62,9 @@ def bot_calls(bot: ExternalBot, policy_id: int) -> dispatch.PolicyCalls:
     form its own `decide`, and its `round_finished` called for each of its seats; else a
     `decide` that asks the bot's function of the decision with the seat's parameter row."""
     if bot.decides:
-        return dispatch.PolicyCalls(policy_id, bot.bot.decide, _each_seat(bot.bot.round_finished, policy_id)
-                                    if "round_finished" in bot.functions else None)  # fmt: skip
-    bid, choose_trump, play = (getattr(bot.bot, name) for name in BOT_FUNCTIONS)
+        hook = bot.round_finished
+        return dispatch.PolicyCalls(policy_id, bot.bot.decide, None if hook is None else _each_seat(hook, policy_id))
+    bid, choose_trump, play = bot.jitted  # BOT_FUNCTIONS, in their order
 
     @njit(inline="always")
     def decide(decision, policies, me, table, legal, generator):
@@ -294,7 +294,7 @@ def compile_failure(bots: list[ExternalBot], error: Exception) -> str:
     if reason.endswith(":") and len(reason_lines) > 1:  # e.g. "... found for signature:" and the signature
         reason = f"{reason} {reason_lines[1].lstrip('>').strip()}"
     own_lines = {  # the bots' own functions: not the kernels they call
-        bot.path: [_lines_of(function) for function in reached_functions([getattr(bot.bot, name) for name in bot.functions])
+        bot.path: [_lines_of(function) for function in reached_functions(bot.jitted)
                    if not Path(inspect.getfile(function.py_func)).resolve().is_relative_to(KERNELS)]
         for bot in bots
     }  # fmt: skip
@@ -415,7 +415,7 @@ def engine_cache(bots: list[ExternalBot], built_in: tuple[int, ...], models: tup
              f"engine {_digest_of_file(__file__)}"]  # fmt: skip
     by_path = {bot.path: bot for bot in bots}
     for path, policy_id in external_ids(bots).items():
-        files, values = reached_code([getattr(by_path[path].bot, name) for name in by_path[path].functions])
+        files, values = reached_code(by_path[path].jitted)
         identity.append(f"{policy_id} {path} {sorted(files)}")
         stamp += [f"{policy_id} {path}", *values]
         stamp += [f"{file}:{_digest_of_file(file)}" for file in sorted(files)]

@@ -56,6 +56,16 @@ class ExternalBot:
         """Whether it has the built-in form, `decide` (else one function per decision)."""
         return self.functions[0] == "decide"
 
+    @property
+    def jitted(self) -> list[Dispatcher]:
+        """Its jitted functions: what an engine compiles in of it."""
+        return [getattr(self.bot, name) for name in self.functions]
+
+    @property
+    def round_finished(self) -> Dispatcher | None:
+        """Its hook after each round (the built-in form's, optional), or None."""
+        return self.bot.round_finished if "round_finished" in self.functions else None
+
     def function_of(self, decision_function: str) -> Dispatcher:
         """Its jitted function that answers a decision (`bid`, `choose_trump`, `play`): that one,
         or `decide` in the built-in form."""

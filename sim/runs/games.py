@@ -105,11 +105,11 @@ def replay_failure(seating: Seating, seed: int, game: int, rules: Rules) -> Game
     decision, seat, round_size = int(table["phase"]), int(current_seat(table)), int(table["round_size"])
     rest = f", round of {round_size} card{'s' if round_size != 1 else ''}"
     if seat == records.NO_SEAT:  # not at a decision: a bot's round_finished failed, or the engine itself
-        hooked = {policy.kind.bot.path: policy.kind.bot for policy in policies
-                  if policy.kind.bot is not None and "round_finished" in policy.kind.bot.functions}  # fmt: skip
+        hooked = {policy.kind.bot.path: policy.kind.bot.round_finished for policy in policies
+                  if policy.kind.bot is not None and policy.kind.bot.round_finished is not None}  # fmt: skip
         if int(table["phase"]) == records.PHASE_DONE and len(hooked) == 1:  # the one bot with a hook
-            (path, bot), = hooked.items()
-            place = function_place(bot.bot.round_finished)
+            (path, hook), = hooked.items()
+            place = function_place(hook)
             return GameFailure(f"policy {path} raised {exception_text(failure)} in its round_finished ({place})", game, rest)
         return GameFailure(f"the engine failed: {exception_text(failure)}", game, rest)
     policy = policies[seat]

@@ -5,6 +5,8 @@ from numba import njit
 from kernels.bits import lowest_bit
 from kernels.records import DECIDE_BID
 
+from broken_bots import IllegalPlayer  # three functions, never compiled here
+
 
 class RoundCounter:
     """Bids the number of rounds its seat has finished in this game (the lowest legal bid at
@@ -43,22 +45,7 @@ class TooMuchState:
     decide = RoundCounter.decide
 
 
-class StateWithoutDecide:
+class StateWithoutDecide(IllegalPlayer):
     """One function per decision cannot read a seat's state: STATE_SIZE is refused."""
 
     STATE_SIZE = 1
-
-    @staticmethod
-    @njit
-    def bid(me, table, legal, params, generator):
-        return lowest_bit(legal)
-
-    @staticmethod
-    @njit
-    def choose_trump(me, table, params, generator):
-        return 0
-
-    @staticmethod
-    @njit
-    def play(me, table, legal, params, generator):
-        return lowest_bit(legal)
